@@ -1,0 +1,122 @@
+// One logical Vulkan device used for compute: buffers, transfers, pipelines and dispatch.
+// Every operation is synchronous (it returns when the device has finished), which keeps the
+// ownership rules simple; each phase's wall time is recorded in timings().
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "runtime/device_info.hpp"
+#include "runtime/disk_cache.hpp"
+#include "runtime/shader_compiler.hpp"
+
+namespace wavestack::runtime {
+
+struct PhaseTimings {
+  double compile_ms = 0.0;
+  double upload_ms = 0.0;
+  double dispatch_ms = 0.0;
+  double download_ms = 0.0;
+  bool spirv_from_cache = false;  // of the last pipeline created
+  uint64_t bytes_uploaded = 0;
+  uint64_t bytes_downloaded = 0;
+};
+
+struct SpecializationConstant {
+  uint32_t id = 0;
+  uint32_t value = 0;
+};
+
+struct PipelineSpec {
+  uint32_t buffer_count = 0;         // storage buffers at bindings 0..buffer_count-1 of set 0
+  uint32_t push_constant_bytes = 0;  // multiple of 4
+  std::vector<SpecializationConstant> specialization;
+  ShaderOptions shader;
+};
+
+class ComputeContext;
+
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  DeviceBuffer(DeviceBuffer&& other) noexcept;
+  DeviceBuffer& operator=(DeviceBuffer&& other) noexcept;
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  ~DeviceBuffer();
+
+  [[nodiscard]] size_t size() const noexcept { return size_; }
+  [[nodiscard]] bool valid() const noexcept { return handle_ != nullptr; }
+
+ private:
+  friend class ComputeContext;
+  struct Handle;
+  void release() noexcept;
+  Handle* handle_ = nullptr;
+  size_t size_ = 0;
+};
+
+class ComputePipeline {
+ public:
+  ComputePipeline() = default;
+  ComputePipeline(ComputePipeline&& other) noexcept;
+  ComputePipeline& operator=(ComputePipeline&& other) noexcept;
+  ComputePipeline(const ComputePipeline&) = delete;
+  ComputePipeline& operator=(const ComputePipeline&) = delete;
+  ~ComputePipeline();
+
+  [[nodiscard]] uint32_t buffer_count() const noexcept { return buffer_count_; }
+  [[nodiscard]] uint32_t push_constant_bytes() const noexcept { return push_constant_bytes_; }
+  [[nodiscard]] bool spirv_from_cache() const noexcept { return spirv_from_cache_; }
+
+ private:
+  friend class ComputeContext;
+  struct Handle;
+  void release() noexcept;
+  Handle* handle_ = nullptr;
+  uint32_t buffer_count_ = 0;
+  uint32_t push_constant_bytes_ = 0;
+  bool spirv_from_cache_ = false;
+};
+
+class ComputeContext {
+ public:
+  // Opens `device` (from list_devices()). Throws DeviceError when it no longer exists and
+  // VulkanError when the driver refuses.
+  explicit ComputeContext(const DeviceInfo& device, DiskCache cache = DiskCache());
+  ~ComputeContext();
+  ComputeContext(const ComputeContext&) = delete;
+  ComputeContext& operator=(const ComputeContext&) = delete;
+
+  [[nodiscard]] const DeviceInfo& device() const noexcept;
+  [[nodiscard]] const DiskCache& cache() const noexcept;
+
+  // A storage buffer of `bytes` (> 0) bytes, preferably in device-local memory.
+  [[nodiscard]] DeviceBuffer allocate(size_t bytes);
+  void upload(DeviceBuffer& buffer, std::span<const std::byte> data, size_t offset = 0);
+  void download(const DeviceBuffer& buffer, std::span<std::byte> data, size_t offset = 0);
+  void fill_zero(DeviceBuffer& buffer);
+
+  // Compiles (or loads from the disk cache) and creates a compute pipeline.
+  [[nodiscard]] ComputePipeline create_pipeline(std::string_view glsl, const PipelineSpec& spec);
+
+  // Binds buffers in order, pushes the constants, dispatches `groups` and waits.
+  void dispatch(const ComputePipeline& pipeline, std::span<DeviceBuffer* const> buffers,
+                std::span<const std::byte> push_constants, std::array<uint32_t, 3> groups);
+
+  [[nodiscard]] const PhaseTimings& timings() const noexcept;
+  void reset_timings() noexcept;
+
+  // Opaque device state, shared with the buffer and pipeline handles it created.
+  struct State;
+
+ private:
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace wavestack::runtime

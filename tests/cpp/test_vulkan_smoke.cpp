@@ -1,0 +1,152 @@
+// End-to-end checks of the compute layer on the selected device (lavapipe in CI): results
+// are compared with a CPU reference on random data.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <numeric>
+#include <random>
+
+#include "test_support.hpp"
+#include "runtime/compute_context.hpp"
+#include "runtime/error.hpp"
+#include "runtime/selftest.hpp"
+
+namespace fs = std::filesystem;
+using namespace wavestack::runtime;
+
+namespace {
+
+fs::path fresh_cache_dir() {
+  std::random_device random;
+  fs::path path = fs::temp_directory_path() / ("wavestack-cache-" + std::to_string(random()));
+  fs::remove_all(path);
+  return path;
+}
+
+std::vector<float> random_floats(size_t n, uint32_t seed) {
+  std::mt19937 engine(seed);
+  std::uniform_real_distribution<float> distribution(-100.0F, 100.0F);
+  std::vector<float> values(n);
+  for (auto& value : values) value = distribution(engine);
+  return values;
+}
+
+// Sums 256 values per workgroup in shared memory with a tree of barriers; partial sums of
+// integers so the result is exact and order-independent.
+constexpr const char* kReductionShader = R"glsl(#version 450
+layout(local_size_x = 256) in;
+layout(std430, binding = 0) readonly buffer In { uint values[]; };
+layout(std430, binding = 1) writeonly buffer Out { uint partial[]; };
+layout(push_constant) uniform Push { uint n; } push;
+shared uint tile[256];
+void main() {
+  uint i = gl_GlobalInvocationID.x;
+  uint local = gl_LocalInvocationID.x;
+  tile[local] = i < push.n ? values[i] : 0u;
+  barrier();
+  for (uint stride = 128u; stride > 0u; stride >>= 1u) {
+    if (local < stride) tile[local] += tile[local + stride];
+    barrier();
+  }
+  if (local == 0u) partial[gl_WorkGroupID.x] = tile[0];
+}
+)glsl";
+
+}  // namespace
+
+TEST(VulkanSmoke, VectorAddMatchesCpu) {
+  WAVESTACK_REQUIRE_DEVICE(device);
+  ComputeContext context(*device, DiskCache(fresh_cache_dir()));
+  for (size_t n : {1UL, 63UL, 64UL, 1000UL, 100003UL}) {
+    const auto a = random_floats(n, static_cast<uint32_t>(n));
+    const auto b = random_floats(n, static_cast<uint32_t>(n + 1));
+    const auto out = run_vector_add(context, a, b);
+    ASSERT_EQ(out.size(), n);
+    for (size_t i = 0; i < n; ++i) ASSERT_EQ(out[i], a[i] + b[i]) << "element " << i << " of " << n;
+  }
+}
+
+TEST(VulkanSmoke, SharedMemoryReductionMatchesCpu) {
+  WAVESTACK_REQUIRE_DEVICE(device);
+  ComputeContext context(*device, DiskCache(fresh_cache_dir()));
+  const uint32_t n = 200000;
+  std::mt19937 engine(7);
+  std::vector<uint32_t> values(n);
+  for (auto& value : values) value = static_cast<uint32_t>(engine() % 1000);
+  const uint32_t groups = (n + 255) / 256;
+
+  PipelineSpec spec;
+  spec.buffer_count = 2;
+  spec.push_constant_bytes = 4;
+  ComputePipeline pipeline = context.create_pipeline(kReductionShader, spec);
+  DeviceBuffer input = context.allocate(n * sizeof(uint32_t));
+  DeviceBuffer partial = context.allocate(groups * sizeof(uint32_t));
+  context.upload(input, std::as_bytes(std::span(values)));
+  DeviceBuffer* buffers[] = {&input, &partial};
+  context.dispatch(pipeline, buffers, std::as_bytes(std::span(&n, 1)), {groups, 1, 1});
+  std::vector<uint32_t> sums(groups);
+  context.download(partial, std::as_writable_bytes(std::span(sums)));
+
+  for (uint32_t g = 0; g < groups; ++g) {
+    const auto begin = values.begin() + g * 256;
+    const auto end = values.begin() + std::min<uint32_t>(n, (g + 1) * 256);
+    ASSERT_EQ(sums[g], std::accumulate(begin, end, 0U)) << "workgroup " << g;
+  }
+}
+
+TEST(VulkanSmoke, SecondCompilationHitsTheDiskCache) {
+  WAVESTACK_REQUIRE_DEVICE(device);
+  const fs::path dir = fresh_cache_dir();
+  PipelineSpec spec;
+  spec.buffer_count = 3;
+  spec.push_constant_bytes = 4;
+  spec.specialization = {{0, 64}};
+  {
+    ComputeContext first(*device, DiskCache(dir));
+    const ComputePipeline pipeline = first.create_pipeline(vector_add_shader_source(), spec);
+    EXPECT_FALSE(pipeline.spirv_from_cache());
+  }
+  ASSERT_TRUE(fs::exists(dir / "spirv"));
+  ASSERT_TRUE(fs::exists(dir / "pipeline-cache"));
+  {
+    // A new context (as in a new process) finds the SPIR-V on disk instead of recompiling.
+    ComputeContext second(*device, DiskCache(dir));
+    const ComputePipeline pipeline = second.create_pipeline(vector_add_shader_source(), spec);
+    EXPECT_TRUE(pipeline.spirv_from_cache());
+    EXPECT_TRUE(second.timings().spirv_from_cache);
+  }
+  fs::remove_all(dir);
+}
+
+TEST(VulkanSmoke, InvalidGlslNamesTheLine) {
+  WAVESTACK_REQUIRE_DEVICE(device);
+  ComputeContext context(*device, DiskCache(std::nullopt));
+  PipelineSpec spec;
+  try {
+    (void)context.create_pipeline("#version 450\nlayout(local_size_x = 1) in;\nvoid main() { undefined_name = 1; }\n",
+                                  spec);
+    FAIL() << "expected ShaderCompileError";
+  } catch (const ShaderCompileError& error) {
+    EXPECT_NE(std::string(error.what()).find("undefined_name"), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find(":3:"), std::string::npos) << error.what();
+  }
+}
+
+TEST(VulkanSmoke, BadDispatchArgumentsAreRejectedBeforeWork) {
+  WAVESTACK_REQUIRE_DEVICE(device);
+  ComputeContext context(*device, DiskCache(std::nullopt));
+  PipelineSpec spec;
+  spec.buffer_count = 3;
+  spec.push_constant_bytes = 4;
+  spec.specialization = {{0, 64}};
+  ComputePipeline pipeline = context.create_pipeline(vector_add_shader_source(), spec);
+  DeviceBuffer a = context.allocate(16);
+  DeviceBuffer* too_few[] = {&a};
+  const uint32_t n = 4;
+  EXPECT_THROW(context.dispatch(pipeline, too_few, std::as_bytes(std::span(&n, 1)), {1, 1, 1}), InvalidArgument);
+  EXPECT_THROW((void)context.allocate(0), InvalidArgument);
+  std::vector<std::byte> big(32);
+  EXPECT_THROW(context.upload(a, big), InvalidArgument);
+  EXPECT_EQ(context.timings().dispatch_ms, 0.0);
+}
