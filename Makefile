@@ -1,0 +1,39 @@
+# The two commands of the README: `make demo` and `make test`. Everything else is a step of
+# theirs. The project is installed into .venv in editable mode; its CMake build directory is
+# build/py, which also holds the C++ tests that ctest runs.
+SHELL := /bin/bash
+VENV := .venv
+PY := $(VENV)/bin/python
+BUILD_DIR := build/py
+INSTALLED := $(VENV)/.wavestack-installed
+CMAKE_ARGS := -Cbuild-dir=$(BUILD_DIR) -Ccmake.define.WAVESTACK_BUILD_TESTS=ON \
+              -Ccmake.define.WAVESTACK_WERROR=$(if $(CI),ON,OFF)
+
+.PHONY: demo test build bootstrap format-check tidy cuda-check clean
+
+demo: build
+	$(PY) examples/demo.py
+
+test: build
+	$(PY) scripts/run_tests.py --build-dir $(BUILD_DIR)
+
+bootstrap:
+	@scripts/bootstrap.sh
+
+# The editable install configures and builds once; later runs rebuild incrementally.
+build: bootstrap
+	@if [[ ! -f $(INSTALLED) || ! -f $(BUILD_DIR)/build.ninja ]]; then \
+	  echo "build: installing wavestack into $(VENV) (editable)"; \
+	  $(PY) -m pip install -q --no-build-isolation $(CMAKE_ARGS) -e '.[test]' && touch $(INSTALLED); \
+	else \
+	  cmake --build $(BUILD_DIR); \
+	fi
+
+format-check:
+	@scripts/check_format.sh
+
+tidy: build
+	@scripts/run_tidy.sh $(BUILD_DIR)
+
+clean:
+	rm -rf build $(INSTALLED)

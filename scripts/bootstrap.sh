@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Prepares a fresh Debian 12 machine for `make demo` and `make test`: system packages (when
+# run as root; otherwise prints the exact apt-get line), then .venv with the Python build and
+# test dependencies from PyPI. Safe to rerun: it only installs what is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+apt_packages=(
+  build-essential cmake ninja-build pkg-config git
+  python3-venv python3-dev
+  libvulkan-dev libvulkan-volk-dev glslang-dev glslang-tools spirv-tools
+  mesa-vulkan-drivers vulkan-tools
+  libopenmpi-dev openmpi-bin
+  libgtest-dev googletest
+  clang-format clang-tidy
+  wabt clang lld wasi-libc libclang-rt-14-dev-wasm32
+  libfftw3-dev libfftw3-mpi-dev
+)
+
+missing=()
+for package in "${apt_packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$package")
+  fi
+done
+
+if ((${#missing[@]} > 0)); then
+  if [[ $(id -u) -eq 0 ]]; then
+    echo "bootstrap: installing ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  else
+    echo "bootstrap: missing system packages. Install them with:" >&2
+    echo "  sudo apt-get install -y ${missing[*]}" >&2
+    exit 1
+  fi
+fi
+
+python=${PYTHON:-python3}
+if [[ ! -x .venv/bin/python ]]; then
+  echo "bootstrap: creating .venv with $($python --version)"
+  "$python" -m venv .venv
+fi
+
+python_requirements=(pip "scikit-build-core>=0.10" "nanobind>=2.0" "numpy>=1.22" "pytest>=7" "mpi4py>=3.1" "wasmtime>=20")
+stamp=.venv/.wavestack-requirements
+wanted="${python_requirements[*]}"
+if [[ ! -f $stamp || $(cat "$stamp") != "$wanted" ]]; then
+  echo "bootstrap: installing Python requirements into .venv"
+  .venv/bin/python -m pip install -q --upgrade "${python_requirements[@]}"
+  echo "$wanted" >"$stamp"
+fi

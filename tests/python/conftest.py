@@ -1,0 +1,24 @@
+"""Shared fixtures of the Python tests."""
+
+import os
+
+import pytest
+
+
+def gpu_required() -> bool:
+    """CI sets WAVESTACK_REQUIRE_GPU=1 so that a missing Vulkan device fails instead of skipping."""
+    return os.environ.get("WAVESTACK_REQUIRE_GPU") == "1"
+
+
+@pytest.fixture
+def vulkan_device():
+    """The device the runtime selects (software adapters as the environment allows), else skip or fail."""
+    from wave_gpu import _native
+
+    device = _native.select_device(False)
+    if device is None:
+        reason = "no usable Vulkan device: " + (_native.vulkan_status()["reason"] or "none reported")
+        if gpu_required():
+            pytest.fail(reason + " (WAVESTACK_REQUIRE_GPU=1)")
+        pytest.skip(reason + "; software adapters need WAVESTACK_ALLOW_SOFTWARE_GPU=1")
+    return device
