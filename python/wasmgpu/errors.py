@@ -37,4 +37,16 @@ class UnsupportedFeature(ModuleError):
         self.feature = feature
 
 
-__all__ = ["ModuleError", "MalformedModule", "InvalidModule", "UnsupportedFeature"]
+class UnsupportedAndMalformed(UnsupportedFeature, MalformedModule):
+    """An encoding that a later proposal defines and WebAssembly 2.0 calls malformed (a tag
+    import or export, shared-memory limits). The spec's tests pin the 2.0 verdict, so the
+    error is both; ``reason`` starts with the spec's wording and names the feature."""
+
+
+class UnsupportedAndInvalid(UnsupportedFeature, InvalidModule):
+    """A construct that a later proposal allows and WebAssembly 2.0 calls invalid (a second
+    memory, from multi-memory). Both, as for UnsupportedAndMalformed."""
+
+
+__all__ = ["ModuleError", "MalformedModule", "InvalidModule", "UnsupportedFeature", "UnsupportedAndMalformed",
+           "UnsupportedAndInvalid"]

@@ -99,7 +99,10 @@ NB_MODULE(_native, module) {
     } catch (const wasm::InvalidModule& invalid) {
       bindings::raise_module_error("InvalidModule", invalid, "");
     } catch (const wasm::UnsupportedFeature& unsupported) {
-      bindings::raise_module_error("UnsupportedFeature", unsupported, unsupported.feature());
+      const char* name = "UnsupportedFeature";
+      if (unsupported.spec_verdict() == wasm::SpecVerdict::kMalformed) name = "UnsupportedAndMalformed";
+      if (unsupported.spec_verdict() == wasm::SpecVerdict::kInvalid) name = "UnsupportedAndInvalid";
+      bindings::raise_module_error(name, unsupported, unsupported.feature());
     }
   });
 

@@ -69,6 +69,12 @@ void read_memarg(ByteReader& reader, Instruction& instruction) {
   }
 }
 
+void note_data_index(const ExpressionContext& context, std::size_t at) {
+  if (context.has_data_count) return;
+  if (context.data_index_without_count == nullptr) throw MalformedModule(at, "data count section required");
+  if (!context.data_index_without_count->has_value()) *context.data_index_without_count = at;
+}
+
 void read_prefixed_fc(ByteReader& reader, const ExpressionContext& context, std::size_t at,
                       Instruction& instruction) {
   const std::uint32_t sub = reader.u32();
@@ -76,12 +82,12 @@ void read_prefixed_fc(ByteReader& reader, const ExpressionContext& context, std:
   instruction.opcode = static_cast<std::uint16_t>(op::kPrefixFC + sub);
   switch (instruction.opcode) {
     case op::kMemoryInit:
-      if (!context.has_data_count) throw MalformedModule(at, "data count section required");
+      note_data_index(context, at);
       instruction.a = reader.u32();
       read_zero_byte(reader);
       break;
     case op::kDataDrop:
-      if (!context.has_data_count) throw MalformedModule(at, "data count section required");
+      note_data_index(context, at);
       instruction.a = reader.u32();
       break;
     case op::kMemoryCopy:

@@ -76,7 +76,8 @@ void decode_import_section(ByteReader& reader, Module& module) {
         ++module.imported_globals;
         break;
       case 4:
-        throw UnsupportedFeature(kind_at, feature::kExceptions, "an imported tag");
+        throw UnsupportedFeature(kind_at, feature::kExceptions, "kind 4 imports a tag", SpecVerdict::kMalformed,
+                                 "malformed import kind");
       default:
         reader.fail_at(kind_at, "malformed import kind");
     }
@@ -125,7 +126,10 @@ void decode_export_section(ByteReader& reader, Module& module) {
     entry.name = reader.name();
     const std::size_t kind_at = reader.offset();
     const std::uint8_t kind = reader.u8();
-    if (kind == 4) throw UnsupportedFeature(kind_at, feature::kExceptions, "an exported tag");
+    if (kind == 4) {
+      throw UnsupportedFeature(kind_at, feature::kExceptions, "kind 4 exports a tag", SpecVerdict::kMalformed,
+                               "malformed export kind");
+    }
     if (kind > 3) reader.fail_at(kind_at, "malformed export kind");
     entry.kind = static_cast<ExternKind>(kind);
     entry.index = reader.u32();
@@ -185,7 +189,7 @@ void decode_code_section(ByteReader& reader, Module& module) {
   const std::uint32_t count = reader.u32();
   const std::size_t declared = module.function_types.size() - module.imported_functions;
   if (count != declared) reader.fail_at(count_at, "function and code section have inconsistent lengths");
-  const ExpressionContext context{module.data_count.has_value()};
+  const ExpressionContext context{module.data_count.has_value(), &module.data_index_without_count};
   for (std::uint32_t k = 0; k < count; ++k) {
     FunctionBody body;
     body.byte_offset = reader.offset();

@@ -69,6 +69,7 @@ TableType read_table_type(ByteReader& reader) {
   table.element = read_reference_type(reader);
   const std::size_t at = reader.offset();
   const std::uint8_t flags = reader.u8();
+  if ((flags & 0x80U) != 0) reader.fail_at(at, "integer representation too long");
   if (flags >= 4 && flags <= 7) throw UnsupportedFeature(at, feature::kMemory64, "a table with 64-bit limits");
   if (flags > 1) reader.fail_at(at, "integer too large");
   table.limits = read_limits(reader, flags);
@@ -78,7 +79,11 @@ TableType read_table_type(ByteReader& reader) {
 MemoryType read_memory_type(ByteReader& reader) {
   const std::size_t at = reader.offset();
   const std::uint8_t flags = reader.u8();
-  if (flags == 2 || flags == 3) throw UnsupportedFeature(at, feature::kThreads, "a shared memory");
+  if ((flags & 0x80U) != 0) reader.fail_at(at, "integer representation too long");
+  if (flags == 2 || flags == 3) {
+    throw UnsupportedFeature(at, feature::kThreads, "limits flag 2 or 3 declares a shared memory",
+                             SpecVerdict::kMalformed, "integer too large");
+  }
   if (flags >= 4 && flags <= 7) throw UnsupportedFeature(at, feature::kMemory64, "a memory with 64-bit limits");
   if (flags >= 8 && flags <= 15) throw UnsupportedFeature(at, feature::kCustomPageSizes, "a memory page size");
   if (flags > 1) reader.fail_at(at, "integer too large");

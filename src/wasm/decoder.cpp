@@ -96,6 +96,12 @@ Module decode_module(const std::uint8_t* data, std::size_t size) {
   if (!saw_data && module.data_count.value_or(0) != 0) {
     throw MalformedModule(size, "data count and data section have inconsistent lengths");
   }
+  // WebAssembly requires the data count section whenever code uses a data index. When the
+  // module has no data segments at all, the spec's tests treat such an index as unknown
+  // (a validation error, "unknown data segment"), so only the case with segments is malformed.
+  if (module.data_index_without_count && !module.data.empty()) {
+    throw MalformedModule(*module.data_index_without_count, "data count section required");
+  }
   return module;
 }
 

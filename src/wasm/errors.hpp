@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
@@ -33,15 +34,25 @@ class InvalidModule : public ModuleError {
   InvalidModule(std::size_t offset, std::string reason);
 };
 
+// What WebAssembly 2.0 itself says about an encoding that a later proposal defines.
+// The spec's tests pin a few of these (a tag import kind, shared-memory limit flags, a
+// second memory): the error is then both the unsupported feature and the 2.0 verdict.
+enum class SpecVerdict : std::uint8_t { kNone, kMalformed, kInvalid };
+
 // The module uses something outside the supported profile (SIMD, threads, memory64, ...).
-// `feature` is the short name of the feature; the reason says what was found.
+// `feature` is the short name of the feature; the reason says what was found. With a
+// spec verdict the reason starts with the spec's wording, then names the feature.
 class UnsupportedFeature : public ModuleError {
  public:
   UnsupportedFeature(std::size_t offset, std::string feature, std::string detail);
+  UnsupportedFeature(std::size_t offset, std::string feature, std::string detail, SpecVerdict verdict,
+                     const std::string& spec_reason);
   [[nodiscard]] const std::string& feature() const noexcept { return feature_; }
+  [[nodiscard]] SpecVerdict spec_verdict() const noexcept { return verdict_; }
 
  private:
   std::string feature_;
+  SpecVerdict verdict_ = SpecVerdict::kNone;
 };
 
 // Short feature names, used by the decoder and validator and matched by the tests.

@@ -139,7 +139,7 @@ class FunctionValidator {
     return module_.tables[index];
   }
   void check_data_segment(std::uint32_t index) {
-    if (!module_.data_count || index >= *module_.data_count) invalid("unknown data segment " + std::to_string(index));
+    if (index >= module_.data_count.value_or(0)) invalid("unknown data segment " + std::to_string(index));
   }
   const ElementSegment& element_segment(std::uint32_t index) {
     if (index >= module_.elements.size()) invalid("unknown elem segment " + std::to_string(index));

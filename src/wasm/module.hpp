@@ -144,6 +144,8 @@ struct Module {
   std::vector<ElementSegment> elements;
   std::vector<DataSegment> data;
   std::optional<std::uint32_t> data_count;
+  // Where code first used a data index without a data count section (see decoder.cpp).
+  std::optional<std::size_t> data_index_without_count;
   std::vector<FunctionBody> bodies;  // defined functions only
 
   // Filled by validation: the executable form of every defined function.

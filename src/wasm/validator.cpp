@@ -66,7 +66,8 @@ void validate_exports(const Module& module) {
 }
 
 void validate_segments(const Module& module) {
-  const auto all_globals = static_cast<std::uint32_t>(module.global_types.size());
+  // In WebAssembly 2.0 every constant expression sees only the imported globals.
+  const std::uint32_t all_globals = module.imported_globals;
   for (const ElementSegment& segment : module.elements) {
     if (segment.mode == SegmentMode::kActive) {
       if (segment.table >= module.tables.size()) {
@@ -107,7 +108,8 @@ void validate_module(Module& module) {
   if (module.memories.size() > 1) {
     // WebAssembly 2.0 allows one memory; the multi-memory proposal is outside the profile.
     throw UnsupportedFeature(0, feature::kMultipleMemories,
-                             "the module declares " + std::to_string(module.memories.size()) + " memories");
+                             "the module declares " + std::to_string(module.memories.size()) + " memories",
+                             SpecVerdict::kInvalid, "multiple memories");
   }
   for (const Global& global : module.globals) {
     validate_const_expr(module, global.init, global.type.type, module.imported_globals);
