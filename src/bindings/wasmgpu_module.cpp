@@ -7,9 +7,11 @@
 #include <memory>
 
 #include "bindings/runtime_bindings.hpp"
+#include "wasm/decoder.hpp"
 #include "wasm/errors.hpp"
 #include "wasm/loader.hpp"
 #include "wasm/opcodes.hpp"
+#include "wasm/validator.hpp"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -137,6 +139,16 @@ NB_MODULE(_native, module) {
 
   module.def("load_module", &bindings::load, "data"_a, "host_modules"_a,
              "Decodes, validates and checks the imports of a WebAssembly binary");
+  module.def(
+      "decode_and_validate",
+      [](nb::bytes data) {
+        const auto* bytes = static_cast<const std::uint8_t*>(data.data());
+        const std::size_t size = data.size();
+        nb::gil_scoped_release release;
+        wasm::Module decoded = wasm::decode_module(bytes, size);
+        wasm::validate_module(decoded);
+      },
+      "data"_a, "Decodes and validates only (no import policy); for differential tests");
   module.attr("OP_JUMP") = wasm::op::kJump;
   module.attr("OP_JUMP_IF_ZERO") = wasm::op::kJumpIfZero;
   module.attr("OP_BR_TABLE_ENTRY") = wasm::op::kBrTableEntry;
