@@ -63,9 +63,11 @@ nb::list imports(const NativeModule& self) {
 
 std::string signature(const wasm::FuncType& type) {
   std::string text = "(";
-  for (std::size_t k = 0; k < type.params.size(); ++k) text += (k ? ", " : "") + std::string(wasm::val_type_name(type.params[k]));
+  for (std::size_t k = 0; k < type.params.size(); ++k)
+    text += (k ? ", " : "") + std::string(wasm::val_type_name(type.params[k]));
   text += ") -> (";
-  for (std::size_t k = 0; k < type.results.size(); ++k) text += (k ? ", " : "") + std::string(wasm::val_type_name(type.results[k]));
+  for (std::size_t k = 0; k < type.results.size(); ++k)
+    text += (k ? ", " : "") + std::string(wasm::val_type_name(type.results[k]));
   return text + ")";
 }
 

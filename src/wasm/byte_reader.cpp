@@ -9,9 +9,13 @@ namespace wavestack::wasm {
 ByteReader::ByteReader(const std::uint8_t* data, std::size_t begin, std::size_t end, const char* end_reason)
     : data_(data), position_(begin), end_(end), end_reason_(end_reason) {}
 
-void ByteReader::fail(const std::string& reason) const { throw MalformedModule(position_, reason); }
+void ByteReader::fail(const std::string& reason) const {
+  throw MalformedModule(position_, reason);
+}
 
-void ByteReader::fail_at(std::size_t offset, const std::string& reason) const { throw MalformedModule(offset, reason); }
+void ByteReader::fail_at(std::size_t offset, const std::string& reason) const {
+  throw MalformedModule(offset, reason);
+}
 
 std::uint8_t ByteReader::u8() {
   if (position_ >= end_) fail(end_reason_);
@@ -40,10 +44,18 @@ std::uint64_t ByteReader::leb(unsigned bits, bool is_signed) {
   return result.value;
 }
 
-std::uint32_t ByteReader::u32() { return static_cast<std::uint32_t>(leb(32, false)); }
-std::int32_t ByteReader::s32() { return static_cast<std::int32_t>(leb(32, true)); }
-std::int64_t ByteReader::s33() { return static_cast<std::int64_t>(leb(33, true)); }
-std::int64_t ByteReader::s64() { return static_cast<std::int64_t>(leb(64, true)); }
+std::uint32_t ByteReader::u32() {
+  return static_cast<std::uint32_t>(leb(32, false));
+}
+std::int32_t ByteReader::s32() {
+  return static_cast<std::int32_t>(leb(32, true));
+}
+std::int64_t ByteReader::s33() {
+  return static_cast<std::int64_t>(leb(33, true));
+}
+std::int64_t ByteReader::s64() {
+  return static_cast<std::int64_t>(leb(64, true));
+}
 
 std::uint32_t ByteReader::fixed_u32() {
   if (remaining() < 4) fail(end_reason_);

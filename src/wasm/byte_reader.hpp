@@ -23,13 +23,13 @@ class ByteReader {
 
   std::uint8_t u8();
   [[nodiscard]] std::uint8_t peek_u8() const;
-  std::uint32_t u32();   // unsigned LEB128, 32 bits
-  std::int32_t s32();    // signed LEB128, 32 bits
-  std::int64_t s33();    // signed LEB128, 33 bits (block types)
-  std::int64_t s64();    // signed LEB128, 64 bits
+  std::uint32_t u32();        // unsigned LEB128, 32 bits
+  std::int32_t s32();         // signed LEB128, 32 bits
+  std::int64_t s33();         // signed LEB128, 33 bits (block types)
+  std::int64_t s64();         // signed LEB128, 64 bits
   std::uint32_t fixed_u32();  // little-endian, 4 bytes (f32 bit patterns, the version)
   std::uint64_t fixed_u64();  // little-endian, 8 bytes (f64 bit patterns)
-  std::string name();    // u32 length + UTF-8 bytes, validated
+  std::string name();         // u32 length + UTF-8 bytes, validated
   // Claims `length` bytes (checked against the end: "length out of bounds") and returns
   // a reader over them; this reader moves past them.
   ByteReader take(std::size_t length, const char* end_reason);

@@ -8,18 +8,27 @@
 
 namespace wavestack::wasm {
 
-void validate_const_expr(const Module& module, const ConstExpr& expr, ValType expected,
-                         std::uint32_t visible_globals) {
+void validate_const_expr(const Module& module, const ConstExpr& expr, ValType expected, std::uint32_t visible_globals) {
   std::vector<ValType> stack;
   for (std::size_t k = 0; k < expr.code.size(); ++k) {
     const Instruction& instruction = expr.code[k];
     const std::size_t at = expr.offsets[k];
     switch (instruction.opcode) {
-      case op::kI32Const: stack.push_back(ValType::kI32); break;
-      case op::kI64Const: stack.push_back(ValType::kI64); break;
-      case op::kF32Const: stack.push_back(ValType::kF32); break;
-      case op::kF64Const: stack.push_back(ValType::kF64); break;
-      case op::kRefNull: stack.push_back(static_cast<ValType>(instruction.a)); break;
+      case op::kI32Const:
+        stack.push_back(ValType::kI32);
+        break;
+      case op::kI64Const:
+        stack.push_back(ValType::kI64);
+        break;
+      case op::kF32Const:
+        stack.push_back(ValType::kF32);
+        break;
+      case op::kF64Const:
+        stack.push_back(ValType::kF64);
+        break;
+      case op::kRefNull:
+        stack.push_back(static_cast<ValType>(instruction.a));
+        break;
       case op::kRefFunc:
         if (instruction.a >= module.function_types.size()) {
           throw InvalidModule(at, "unknown function " + std::to_string(instruction.a));
@@ -37,8 +46,8 @@ void validate_const_expr(const Module& module, const ConstExpr& expr, ValType ex
       }
       case op::kEnd:
         if (stack.size() != 1 || stack.front() != expected) {
-          throw InvalidModule(at, std::string("type mismatch: a constant expression must produce one ") +
-                                      val_type_name(expected));
+          throw InvalidModule(
+              at, std::string("type mismatch: a constant expression must produce one ") + val_type_name(expected));
         }
         return;
       default:

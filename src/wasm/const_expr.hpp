@@ -11,7 +11,6 @@ namespace wavestack::wasm {
 
 // `visible_globals` is how many globals the expression may read: in WebAssembly 2.0 a
 // global initialiser sees only the imported globals, segment offsets see them all.
-void validate_const_expr(const Module& module, const ConstExpr& expr, ValType expected,
-                         std::uint32_t visible_globals);
+void validate_const_expr(const Module& module, const ConstExpr& expr, ValType expected, std::uint32_t visible_globals);
 
 }  // namespace wavestack::wasm

@@ -52,13 +52,26 @@ void read_memarg(ByteReader& reader, Instruction& instruction) {
 
 [[noreturn]] void unsupported_opcode(std::size_t at, std::uint8_t byte) {
   switch (byte) {
-    case 0x06: case 0x07: case 0x08: case 0x09: case 0x0A: case 0x18: case 0x19: case 0x1F:
+    case 0x06:
+    case 0x07:
+    case 0x08:
+    case 0x09:
+    case 0x0A:
+    case 0x18:
+    case 0x19:
+    case 0x1F:
       throw UnsupportedFeature(at, feature::kExceptions, "an exception-handling instruction");
-    case 0x12: case 0x13:
+    case 0x12:
+    case 0x13:
       throw UnsupportedFeature(at, feature::kTailCalls, "return_call / return_call_indirect");
-    case 0x14: case 0x15: case 0xD3: case 0xD4: case 0xD6:
+    case 0x14:
+    case 0x15:
+    case 0xD3:
+    case 0xD4:
+    case 0xD6:
       throw UnsupportedFeature(at, feature::kTypedFunctionReferences, "a typed function reference instruction");
-    case 0xD5: case 0xFB:
+    case 0xD5:
+    case 0xFB:
       throw UnsupportedFeature(at, feature::kGc, "a GC instruction");
     case 0xFD:
       throw UnsupportedFeature(at, feature::kSimd, "a SIMD (0xFD) instruction");
@@ -75,8 +88,7 @@ void note_data_index(const ExpressionContext& context, std::size_t at) {
   if (!context.data_index_without_count->has_value()) *context.data_index_without_count = at;
 }
 
-void read_prefixed_fc(ByteReader& reader, const ExpressionContext& context, std::size_t at,
-                      Instruction& instruction) {
+void read_prefixed_fc(ByteReader& reader, const ExpressionContext& context, std::size_t at, Instruction& instruction) {
   const std::uint32_t sub = reader.u32();
   if (sub > 17) throw MalformedModule(at, "illegal opcode");
   instruction.opcode = static_cast<std::uint16_t>(op::kPrefixFC + sub);
@@ -129,10 +141,16 @@ void decode_expression(ByteReader& reader, const ExpressionContext& context, std
     Instruction instruction;
     instruction.opcode = byte;
     switch (byte) {
-      case op::kUnreachable: case op::kNop: case op::kReturn: case op::kDrop: case op::kSelect:
+      case op::kUnreachable:
+      case op::kNop:
+      case op::kReturn:
+      case op::kDrop:
+      case op::kSelect:
       case op::kRefIsNull:
         break;
-      case op::kBlock: case op::kLoop: case op::kIf:
+      case op::kBlock:
+      case op::kLoop:
+      case op::kIf:
         read_block_type(reader, instruction);
         ++depth;
         break;
@@ -141,7 +159,8 @@ void decode_expression(ByteReader& reader, const ExpressionContext& context, std
       case op::kEnd:
         --depth;
         break;
-      case op::kBr: case op::kBrIf:
+      case op::kBr:
+      case op::kBrIf:
         instruction.a = reader.u32();
         break;
       case op::kBrTable: {
@@ -176,11 +195,17 @@ void decode_expression(ByteReader& reader, const ExpressionContext& context, std
         }
         break;
       }
-      case op::kLocalGet: case op::kLocalSet: case op::kLocalTee: case op::kGlobalGet: case op::kGlobalSet:
-      case op::kTableGet: case op::kTableSet:
+      case op::kLocalGet:
+      case op::kLocalSet:
+      case op::kLocalTee:
+      case op::kGlobalGet:
+      case op::kGlobalSet:
+      case op::kTableGet:
+      case op::kTableSet:
         instruction.a = reader.u32();
         break;
-      case op::kMemorySize: case op::kMemoryGrow:
+      case op::kMemorySize:
+      case op::kMemoryGrow:
         read_zero_byte(reader);
         break;
       case op::kI32Const:

@@ -182,7 +182,9 @@ void decode_element_section(ByteReader& reader, Module& module) {
   }
 }
 
-void decode_data_count_section(ByteReader& reader, Module& module) { module.data_count = reader.u32(); }
+void decode_data_count_section(ByteReader& reader, Module& module) {
+  module.data_count = reader.u32();
+}
 
 void decode_code_section(ByteReader& reader, Module& module) {
   const std::size_t count_at = reader.offset();

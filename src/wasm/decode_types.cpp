@@ -5,8 +5,12 @@
 namespace wavestack::wasm {
 namespace {
 
-bool is_number_type(std::uint8_t byte) { return byte >= 0x7C && byte <= 0x7F; }
-bool is_reference_type(std::uint8_t byte) { return byte == 0x70 || byte == 0x6F; }
+bool is_number_type(std::uint8_t byte) {
+  return byte >= 0x7C && byte <= 0x7F;
+}
+bool is_reference_type(std::uint8_t byte) {
+  return byte == 0x70 || byte == 0x6F;
+}
 
 Limits read_limits(ByteReader& reader, std::uint8_t flags) {
   Limits limits;

@@ -15,37 +15,75 @@ constexpr std::uint8_t kTagSection = 13;
 // sits between the element (9) and code (10) sections.
 int section_rank(std::uint8_t id) {
   switch (id) {
-    case 1: return 1;   // type
-    case 2: return 2;   // import
-    case 3: return 3;   // function
-    case 4: return 4;   // table
-    case 5: return 5;   // memory
-    case 6: return 6;   // global
-    case 7: return 7;   // export
-    case 8: return 8;   // start
-    case 9: return 9;   // element
-    case 12: return 10; // data count
-    case 10: return 11; // code
-    case 11: return 12; // data
-    default: return -1;
+    case 1:
+      return 1;  // type
+    case 2:
+      return 2;  // import
+    case 3:
+      return 3;  // function
+    case 4:
+      return 4;  // table
+    case 5:
+      return 5;  // memory
+    case 6:
+      return 6;  // global
+    case 7:
+      return 7;  // export
+    case 8:
+      return 8;  // start
+    case 9:
+      return 9;  // element
+    case 12:
+      return 10;  // data count
+    case 10:
+      return 11;  // code
+    case 11:
+      return 12;  // data
+    default:
+      return -1;
   }
 }
 
 void decode_section(std::uint8_t id, ByteReader& reader, Module& module) {
   switch (id) {
-    case 1: decode_type_section(reader, module); break;
-    case 2: decode_import_section(reader, module); break;
-    case 3: decode_function_section(reader, module); break;
-    case 4: decode_table_section(reader, module); break;
-    case 5: decode_memory_section(reader, module); break;
-    case 6: decode_global_section(reader, module); break;
-    case 7: decode_export_section(reader, module); break;
-    case 8: decode_start_section(reader, module); break;
-    case 9: decode_element_section(reader, module); break;
-    case 10: decode_code_section(reader, module); break;
-    case 11: decode_data_section(reader, module); break;
-    case kDataCountSection: decode_data_count_section(reader, module); break;
-    default: break;
+    case 1:
+      decode_type_section(reader, module);
+      break;
+    case 2:
+      decode_import_section(reader, module);
+      break;
+    case 3:
+      decode_function_section(reader, module);
+      break;
+    case 4:
+      decode_table_section(reader, module);
+      break;
+    case 5:
+      decode_memory_section(reader, module);
+      break;
+    case 6:
+      decode_global_section(reader, module);
+      break;
+    case 7:
+      decode_export_section(reader, module);
+      break;
+    case 8:
+      decode_start_section(reader, module);
+      break;
+    case 9:
+      decode_element_section(reader, module);
+      break;
+    case 10:
+      decode_code_section(reader, module);
+      break;
+    case 11:
+      decode_data_section(reader, module);
+      break;
+    case kDataCountSection:
+      decode_data_count_section(reader, module);
+      break;
+    default:
+      break;
   }
 }
 

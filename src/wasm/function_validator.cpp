@@ -19,10 +19,10 @@ struct ControlFrame {
   std::uint16_t opcode = op::kBlock;  // kBlock, kLoop, kIf, kElse; the function body is a kBlock
   std::vector<ValType> params;
   std::vector<ValType> results;
-  std::size_t height = 0;            // operand stack height below this frame
+  std::size_t height = 0;  // operand stack height below this frame
   bool unreachable = false;
-  std::uint32_t loop_pc = 0;         // loops: where a branch to the label goes
-  std::uint32_t if_jump = 0;         // ifs: the kJumpIfZero to point at the else branch or the end
+  std::uint32_t loop_pc = 0;                    // loops: where a branch to the label goes
+  std::uint32_t if_jump = 0;                    // ifs: the kJumpIfZero to point at the else branch or the end
   std::vector<std::uint32_t> forward_branches;  // instructions whose `a` becomes the end pc
 
   [[nodiscard]] const std::vector<ValType>& label_types() const { return opcode == op::kLoop ? params : results; }
@@ -155,7 +155,7 @@ class FunctionValidator {
   std::vector<ValType> operands_;
   std::vector<ControlFrame> frames_;
   std::size_t max_height_ = 0;
-  std::size_t offset_ = 0;  // byte offset of the instruction being checked
+  std::size_t offset_ = 0;                       // byte offset of the instruction being checked
   std::vector<std::uint64_t> local_group_ends_;  // cumulative counts, params first
   std::vector<ValType> local_group_types_;
 };
@@ -301,8 +301,15 @@ void FunctionValidator::control(const Instruction& instruction, std::size_t& ind
 void FunctionValidator::instruction(const Instruction& instruction, std::size_t& index) {
   const std::uint16_t opcode = instruction.opcode;
   switch (opcode) {
-    case op::kBlock: case op::kLoop: case op::kIf: case op::kElse: case op::kEnd:
-    case op::kBr: case op::kBrIf: case op::kBrTable: case op::kReturn:
+    case op::kBlock:
+    case op::kLoop:
+    case op::kIf:
+    case op::kElse:
+    case op::kEnd:
+    case op::kBr:
+    case op::kBrIf:
+    case op::kBrTable:
+    case op::kReturn:
       control(instruction, index);
       return;
     case op::kNop:
@@ -396,10 +403,18 @@ void FunctionValidator::instruction(const Instruction& instruction, std::size_t&
       pop(ValType::kI32);
       push(ValType::kI32);
       break;
-    case op::kI32Const: push(ValType::kI32); break;
-    case op::kI64Const: push(ValType::kI64); break;
-    case op::kF32Const: push(ValType::kF32); break;
-    case op::kF64Const: push(ValType::kF64); break;
+    case op::kI32Const:
+      push(ValType::kI32);
+      break;
+    case op::kI64Const:
+      push(ValType::kI64);
+      break;
+    case op::kF32Const:
+      push(ValType::kF32);
+      break;
+    case op::kF64Const:
+      push(ValType::kF64);
+      break;
     case op::kRefNull:
       push(static_cast<ValType>(instruction.a));
       break;

@@ -15,10 +15,14 @@ void check_imports(const Module& module, const LoadOptions& options) {
     const std::string what = std::string(extern_kind_name(import.kind)) + " \"" + import.module + "\".\"" +
                              import.name + "\" is imported from a module that is not a host module of this loader";
     switch (import.kind) {
-      case ExternKind::kFunction: throw UnsupportedFeature(import.offset, feature::kModuleLinking, what);
-      case ExternKind::kTable: throw UnsupportedFeature(import.offset, feature::kImportedTable, what);
-      case ExternKind::kMemory: throw UnsupportedFeature(import.offset, feature::kImportedMemory, what);
-      case ExternKind::kGlobal: throw UnsupportedFeature(import.offset, feature::kImportedGlobal, what);
+      case ExternKind::kFunction:
+        throw UnsupportedFeature(import.offset, feature::kModuleLinking, what);
+      case ExternKind::kTable:
+        throw UnsupportedFeature(import.offset, feature::kImportedTable, what);
+      case ExternKind::kMemory:
+        throw UnsupportedFeature(import.offset, feature::kImportedMemory, what);
+      case ExternKind::kGlobal:
+        throw UnsupportedFeature(import.offset, feature::kImportedGlobal, what);
     }
   }
 }

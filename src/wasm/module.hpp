@@ -117,10 +117,10 @@ struct LocalGroup {
 };
 
 struct FunctionBody {
-  std::vector<LocalGroup> locals;       // declared locals (after the parameters)
-  std::uint64_t local_count = 0;        // sum of the groups
-  std::vector<Instruction> code;        // decoded, not yet lowered; ends with `end`
-  std::vector<std::uint32_t> offsets;   // byte offset of each instruction
+  std::vector<LocalGroup> locals;      // declared locals (after the parameters)
+  std::uint64_t local_count = 0;       // sum of the groups
+  std::vector<Instruction> code;       // decoded, not yet lowered; ends with `end`
+  std::vector<std::uint32_t> offsets;  // byte offset of each instruction
   std::size_t byte_offset = 0;
 };
 

@@ -14,13 +14,13 @@
 namespace wavestack::wasm {
 
 struct FunctionRecord {
-  std::uint32_t code_begin = 0;   // first instruction in Program::code
-  std::uint32_t code_end = 0;     // one past the last
+  std::uint32_t code_begin = 0;  // first instruction in Program::code
+  std::uint32_t code_end = 0;    // one past the last
   std::uint32_t type_index = 0;
   std::uint32_t param_count = 0;
   std::uint32_t local_count = 0;  // declared locals, after the parameters (zero-initialised)
   std::uint32_t result_count = 0;
-  std::uint32_t max_stack = 0;    // operand slots needed beyond the locals
+  std::uint32_t max_stack = 0;          // operand slots needed beyond the locals
   std::uint32_t local_types_begin = 0;  // index into Program::local_types (params then locals)
 };
 

@@ -52,10 +52,18 @@ void validate_exports(const Module& module) {
   for (const Export& entry : module.exports) {
     std::size_t limit = 0;
     switch (entry.kind) {
-      case ExternKind::kFunction: limit = module.function_types.size(); break;
-      case ExternKind::kTable: limit = module.tables.size(); break;
-      case ExternKind::kMemory: limit = module.memories.size(); break;
-      case ExternKind::kGlobal: limit = module.global_types.size(); break;
+      case ExternKind::kFunction:
+        limit = module.function_types.size();
+        break;
+      case ExternKind::kTable:
+        limit = module.tables.size();
+        break;
+      case ExternKind::kMemory:
+        limit = module.memories.size();
+        break;
+      case ExternKind::kGlobal:
+        limit = module.global_types.size();
+        break;
     }
     if (entry.index >= limit) {
       throw InvalidModule(entry.offset,
@@ -94,17 +102,25 @@ void validate_segments(const Module& module) {
 void validate_module(Module& module) {
   for (const Import& import : module.imports) {
     switch (import.kind) {
-      case ExternKind::kFunction: check_type_index(module, import.type_index, import.offset); break;
-      case ExternKind::kTable: check_limits(import.table.limits, import.offset); break;
-      case ExternKind::kMemory: check_memory_type(import.memory, import.offset); break;
-      case ExternKind::kGlobal: break;
+      case ExternKind::kFunction:
+        check_type_index(module, import.type_index, import.offset);
+        break;
+      case ExternKind::kTable:
+        check_limits(import.table.limits, import.offset);
+        break;
+      case ExternKind::kMemory:
+        check_memory_type(import.memory, import.offset);
+        break;
+      case ExternKind::kGlobal:
+        break;
     }
   }
   for (std::size_t k = module.imported_functions; k < module.function_types.size(); ++k) {
     check_type_index(module, module.function_types[k], module.bodies[k - module.imported_functions].byte_offset);
   }
   for (std::size_t k = module.imported_tables; k < module.tables.size(); ++k) check_limits(module.tables[k].limits, 0);
-  for (std::size_t k = module.imported_memories; k < module.memories.size(); ++k) check_memory_type(module.memories[k], 0);
+  for (std::size_t k = module.imported_memories; k < module.memories.size(); ++k)
+    check_memory_type(module.memories[k], 0);
   if (module.memories.size() > 1) {
     // WebAssembly 2.0 allows one memory; the multi-memory proposal is outside the profile.
     throw UnsupportedFeature(0, feature::kMultipleMemories,

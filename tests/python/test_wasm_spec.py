@@ -5,6 +5,7 @@ assert_invalid command must get the spec's verdict; execution commands are count
 needing instances (see tests/wasm_spec/runner.py), never as passed.
 """
 
+import importlib.util
 import json
 import sys
 from pathlib import Path
@@ -12,9 +13,18 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tests" / "wasm_spec"))
 
-import runner  # noqa: E402
+
+def _load_runner():
+    # Loaded by path under a distinct name: tests/ is not a package.
+    spec = importlib.util.spec_from_file_location("wasm_spec_runner", ROOT / "tests" / "wasm_spec" / "runner.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+runner = _load_runner()
 
 pytestmark = pytest.mark.skipif(not runner.CORE_DIR.is_dir(), reason=f"spec data not found at {runner.CORE_DIR}")
 
