@@ -134,8 +134,11 @@ void read_prefixed_fc(ByteReader& reader, const ExpressionContext& context, std:
 
 void decode_expression(ByteReader& reader, const ExpressionContext& context, std::vector<Instruction>& code,
                        std::vector<std::uint32_t>& offsets) {
-  std::size_t depth = 1;  // the expression itself is closed by an `end`
-  while (depth > 0) {
+  // The open constructs, innermost last: an `else` is part of the binary grammar of `if`
+  // only, so one anywhere else (or a second one) is malformed, not merely ill-typed.
+  enum class Open : std::uint8_t { kBody, kBlock, kIf, kElse };
+  std::vector<Open> open{Open::kBody};
+  while (!open.empty()) {
     const std::size_t at = reader.offset();
     const std::uint8_t byte = reader.u8();
     Instruction instruction;
@@ -152,12 +155,14 @@ void decode_expression(ByteReader& reader, const ExpressionContext& context, std
       case op::kLoop:
       case op::kIf:
         read_block_type(reader, instruction);
-        ++depth;
+        open.push_back(byte == op::kIf ? Open::kIf : Open::kBlock);
         break;
       case op::kElse:
+        if (open.back() != Open::kIf) throw MalformedModule(at, "END opcode expected");
+        open.back() = Open::kElse;
         break;
       case op::kEnd:
-        --depth;
+        open.pop_back();
         break;
       case op::kBr:
       case op::kBrIf:

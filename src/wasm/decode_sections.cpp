@@ -55,18 +55,21 @@ void decode_import_section(ByteReader& reader, Module& module) {
         import.kind = ExternKind::kFunction;
         import.type_index = reader.u32();
         module.function_types.push_back(import.type_index);
+        module.function_offsets.push_back(import.offset);
         ++module.imported_functions;
         break;
       case 1:
         import.kind = ExternKind::kTable;
         import.table = read_table_type(reader);
         module.tables.push_back(import.table);
+        module.table_offsets.push_back(import.offset);
         ++module.imported_tables;
         break;
       case 2:
         import.kind = ExternKind::kMemory;
         import.memory = read_memory_type(reader);
         module.memories.push_back(import.memory);
+        module.memory_offsets.push_back(import.offset);
         ++module.imported_memories;
         break;
       case 3:
@@ -87,7 +90,10 @@ void decode_import_section(ByteReader& reader, Module& module) {
 
 void decode_function_section(ByteReader& reader, Module& module) {
   const std::uint32_t count = reader.u32();
-  for (std::uint32_t k = 0; k < count; ++k) module.function_types.push_back(reader.u32());
+  for (std::uint32_t k = 0; k < count; ++k) {
+    module.function_offsets.push_back(reader.offset());
+    module.function_types.push_back(reader.u32());
+  }
 }
 
 void decode_table_section(ByteReader& reader, Module& module) {
@@ -97,13 +103,17 @@ void decode_table_section(ByteReader& reader, Module& module) {
     if (reader.peek_u8() == 0x40) {
       throw UnsupportedFeature(at, feature::kTypedFunctionReferences, "a table with an initialiser expression");
     }
+    module.table_offsets.push_back(at);
     module.tables.push_back(read_table_type(reader));
   }
 }
 
 void decode_memory_section(ByteReader& reader, Module& module) {
   const std::uint32_t count = reader.u32();
-  for (std::uint32_t k = 0; k < count; ++k) module.memories.push_back(read_memory_type(reader));
+  for (std::uint32_t k = 0; k < count; ++k) {
+    module.memory_offsets.push_back(reader.offset());
+    module.memories.push_back(read_memory_type(reader));
+  }
 }
 
 void decode_global_section(ByteReader& reader, Module& module) {

@@ -136,6 +136,11 @@ struct Module {
   std::uint32_t imported_tables = 0;
   std::uint32_t imported_memories = 0;
   std::uint32_t imported_globals = 0;
+  // Byte offset of each entry's declaration (import entry or section entry), parallel to
+  // the index spaces above, so validation errors can point at the declaration.
+  std::vector<std::size_t> function_offsets;
+  std::vector<std::size_t> table_offsets;
+  std::vector<std::size_t> memory_offsets;
 
   std::vector<Global> globals;  // defined globals only
   std::vector<Export> exports;

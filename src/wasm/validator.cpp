@@ -116,14 +116,17 @@ void validate_module(Module& module) {
     }
   }
   for (std::size_t k = module.imported_functions; k < module.function_types.size(); ++k) {
-    check_type_index(module, module.function_types[k], module.bodies[k - module.imported_functions].byte_offset);
+    check_type_index(module, module.function_types[k], module.function_offsets[k]);
   }
-  for (std::size_t k = module.imported_tables; k < module.tables.size(); ++k) check_limits(module.tables[k].limits, 0);
-  for (std::size_t k = module.imported_memories; k < module.memories.size(); ++k)
-    check_memory_type(module.memories[k], 0);
+  for (std::size_t k = module.imported_tables; k < module.tables.size(); ++k) {
+    check_limits(module.tables[k].limits, module.table_offsets[k]);
+  }
+  for (std::size_t k = module.imported_memories; k < module.memories.size(); ++k) {
+    check_memory_type(module.memories[k], module.memory_offsets[k]);
+  }
   if (module.memories.size() > 1) {
     // WebAssembly 2.0 allows one memory; the multi-memory proposal is outside the profile.
-    throw UnsupportedFeature(0, feature::kMultipleMemories,
+    throw UnsupportedFeature(module.memory_offsets[1], feature::kMultipleMemories,
                              "the module declares " + std::to_string(module.memories.size()) + " memories",
                              SpecVerdict::kInvalid, "multiple memories");
   }

@@ -211,3 +211,25 @@ TEST(WasmLoader, ImportsOutsideTheHostModulesAreUnsupported) {
   env_host.host_modules = {"env"};
   EXPECT_NO_THROW((void)wasm::load_module(module.data(), module.size(), env_host));
 }
+
+TEST(WasmDecoder, ElseOutsideIfIsMalformed) {
+  // block else end end: `else` belongs to the grammar of `if` only.
+  EXPECT_EQ(expect_error<wasm::MalformedModule>(one_function_module(kVoidType, {0x00, 0x02, 0x40, 0x05, 0x0B, 0x0B}))
+                .reason(),
+            "END opcode expected");
+  // if else else end: a second else.
+  EXPECT_THROW(load(one_function_module(kVoidType, {0x00, 0x41, 0x00, 0x04, 0x40, 0x05, 0x05, 0x0B, 0x0B})),
+               wasm::MalformedModule);
+}
+
+TEST(WasmValidator, LimitErrorsPointAtTheDeclaration) {
+  // memory 2 max 1: the second memory-section entry byte is the declaration.
+  Bytes module = wasm_header();
+  add_section(module, 5, {0x01, 0x01, 0x02, 0x01});
+  const auto error = expect_error<wasm::InvalidModule>(module);
+  EXPECT_EQ(error.reason(), "size minimum must not be greater than maximum");
+  EXPECT_EQ(error.offset(), 11U);  // header 8, section id and size 2, count 1
+  Bytes huge = wasm_header();
+  add_section(huge, 5, {0x01, 0x00, 0x81, 0x80, 0x04});  // 65537 pages
+  EXPECT_EQ(expect_error<wasm::InvalidModule>(huge).reason(), "memory size must be at most 65536 pages (4GiB)");
+}
