@@ -333,7 +333,10 @@ void FunctionValidator::instruction(const Instruction& instruction, std::size_t&
       pop(ValType::kI32);
       pop_all(type.params);
       push_all(type.results);
-      break;
+      Instruction lowered = instruction;
+      lowered.c = program_.type_ids[instruction.a];  // what the callee's type id must equal
+      emit(lowered);
+      return;
     }
     case op::kDrop:
       pop_any();

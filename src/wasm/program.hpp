@@ -28,6 +28,11 @@ struct Program {
   std::vector<Instruction> code;
   std::vector<FunctionRecord> functions;  // defined functions only (index - imported count)
   std::vector<std::uint8_t> local_types;  // ValType bytes, per function params then locals
+  // call_indirect compares function types structurally: two type indices with the same
+  // signature must match. Each type index maps to the lowest index with an equal type, and
+  // every function (imports included) to the id of its type, so the device compares ids.
+  std::vector<std::uint32_t> type_ids;           // per type index
+  std::vector<std::uint32_t> function_type_ids;  // per function index
 };
 
 }  // namespace wavestack::wasm

@@ -1,7 +1,9 @@
 #include "wasm/validator.hpp"
 
+#include <map>
 #include <string>
 #include <unordered_set>
+#include <utility>
 
 #include "wasm/const_expr.hpp"
 #include "wasm/errors.hpp"
@@ -45,6 +47,17 @@ std::vector<bool> declared_references(const Module& module) {
     if (entry.kind == ExternKind::kFunction && entry.index < declared.size()) declared[entry.index] = true;
   }
   return declared;
+}
+
+// Per type index, the lowest index with a structurally equal function type.
+std::vector<std::uint32_t> canonical_type_ids(const Module& module) {
+  std::vector<std::uint32_t> ids(module.types.size());
+  std::map<std::pair<std::vector<ValType>, std::vector<ValType>>, std::uint32_t> first;
+  for (std::uint32_t k = 0; k < module.types.size(); ++k) {
+    const auto key = std::make_pair(module.types[k].params, module.types[k].results);
+    ids[k] = first.emplace(key, k).first->second;
+  }
+  return ids;
 }
 
 void validate_exports(const Module& module) {
@@ -147,6 +160,10 @@ void validate_module(Module& module) {
 
   const std::vector<bool> declared = declared_references(module);
   module.program = Program{};
+  module.program.type_ids = canonical_type_ids(module);
+  for (std::uint32_t type_index : module.function_types) {
+    module.program.function_type_ids.push_back(module.program.type_ids[type_index]);
+  }
   const FunctionContext context{module, declared};
   for (std::uint32_t k = 0; k < module.bodies.size(); ++k) validate_function(context, k, module.program);
 }

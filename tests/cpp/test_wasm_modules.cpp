@@ -233,3 +233,22 @@ TEST(WasmValidator, LimitErrorsPointAtTheDeclaration) {
   add_section(huge, 5, {0x01, 0x00, 0x81, 0x80, 0x04});  // 65537 pages
   EXPECT_EQ(expect_error<wasm::InvalidModule>(huge).reason(), "memory size must be at most 65536 pages (4GiB)");
 }
+
+TEST(WasmLowering, CallIndirectCarriesTheCanonicalTypeId) {
+  // Types 0 and 1 are both [] -> []; type 2 is [i32] -> [i32]. The function has type 1 and
+  // does call_indirect (type 1) through table 0.
+  Bytes module = wasm_header();
+  add_section(module, 1, {0x03, 0x60, 0x00, 0x00, 0x60, 0x00, 0x00, 0x60, 0x01, 0x7F, 0x01, 0x7F});
+  add_section(module, 3, {0x01, 0x01});
+  add_section(module, 4, {0x01, 0x70, 0x00, 0x01});
+  add_section(module, 10, {0x01, 0x07, 0x00, 0x41, 0x00, 0x11, 0x01, 0x00, 0x0B});
+  const wasm::Module loaded = load(module);
+  const wasm::Program& program = loaded.program;
+  EXPECT_EQ(program.type_ids, (std::vector<std::uint32_t>{0, 0, 2}));
+  EXPECT_EQ(program.function_type_ids, (std::vector<std::uint32_t>{0}));
+  const wasm::Instruction& call = program.code[program.functions[0].code_begin + 1];
+  EXPECT_EQ(call.opcode, wasm::op::kCallIndirect);
+  EXPECT_EQ(call.a, 1U);
+  EXPECT_EQ(call.b, 0U);
+  EXPECT_EQ(call.c, 0U);
+}
