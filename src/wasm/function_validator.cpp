@@ -75,6 +75,19 @@ class FunctionValidator {
   void pop_all(const std::vector<ValType>& types) {
     for (auto type = types.rbegin(); type != types.rend(); ++type) pop(*type);
   }
+  // Like pop_all, without changing the stack (no copy: br_table may have many labels).
+  void check_top(const std::vector<ValType>& types) const {
+    const ControlFrame& frame = frames_.back();
+    std::size_t height = operands_.size();
+    for (auto type = types.rbegin(); type != types.rend(); ++type) {
+      if (height == frame.height) {
+        if (frame.unreachable) return;  // the rest come from the bottom type
+        invalid("type mismatch: the operand stack is empty");
+      }
+      const ValType actual = operands_[--height];
+      if (actual != *type && actual != ValType::kUnknown) mismatch(*type, actual);
+    }
+  }
 
   // --- control frames
   void push_frame(std::uint16_t opcode, std::vector<ValType> params, std::vector<ValType> results) {
@@ -254,7 +267,7 @@ void FunctionValidator::control(const Instruction& instruction, std::size_t& ind
       break;
     case op::kBrIf: {
       pop(ValType::kI32);
-      const std::vector<ValType> types = label(instruction.a).label_types();
+      const std::vector<ValType>& types = label(instruction.a).label_types();
       pop_all(types);
       push_all(types);
       emit_branch(op::kBrIf, instruction.a);
@@ -271,12 +284,9 @@ void FunctionValidator::control(const Instruction& instruction, std::size_t& ind
       for (std::uint32_t k = 0; k <= count; ++k) {
         offset_ = body_.offsets[index + 1 + k];
         const std::uint32_t depth = code[index + 1 + k].a;
-        const std::vector<ValType> types = label(depth).label_types();
+        const std::vector<ValType>& types = label(depth).label_types();
         if (types.size() != arity) invalid("type mismatch: br_table labels carry different numbers of values");
-        // Each label's types must fit the stack; checked without consuming it.
-        const std::vector<ValType> saved = operands_;
-        pop_all(types);
-        operands_ = saved;
+        check_top(types);  // every label's types must fit the stack, which stays as it is
         emit_branch(op::kBrTableEntry, depth);
       }
       pop_all(label(default_depth).label_types());
