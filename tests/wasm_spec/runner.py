@@ -46,8 +46,14 @@ class SuiteResult:
     by_type: Dict[str, Dict[str, int]] = field(default_factory=dict)
     failures: List[str] = field(default_factory=list)
     outside_profile: List[str] = field(default_factory=list)
+    outside_features: Dict[str, int] = field(default_factory=dict)  # commands per feature
     # Rejections of the right type whose reason does not start with the spec's text.
     reason_differences: List[str] = field(default_factory=list)
+
+    def record_outside(self, command_type: str, feature: str, entry: str) -> None:
+        self.outside_profile.append(entry)
+        self.outside_features[feature] = self.outside_features.get(feature, 0) + 1
+        self.record(command_type, "outside_profile")
 
     def record(self, command_type: str, outcome: str) -> None:
         self.counts[outcome] += 1
@@ -79,8 +85,8 @@ def run_suite(name: str, directory: Path = CORE_DIR) -> SuiteResult:
     result = SuiteResult(name)
     # Which loaded modules are outside the profile (by name, and the current one), so the
     # commands that would run them are counted with them.
-    outside_by_name: Dict[str, str] = {}
-    current_outside: Optional[str] = None
+    outside_by_name: Dict[str, UnsupportedFeature] = {}
+    current_outside: Optional[UnsupportedFeature] = None
 
     for command in script["commands"]:
         kind = command["type"]
@@ -90,9 +96,8 @@ def run_suite(name: str, directory: Path = CORE_DIR) -> SuiteResult:
             try:
                 load(suite_dir / command["filename"])
             except UnsupportedFeature as error:
-                current_outside = error.reason
-                result.outside_profile.append(f"{where}: {error.reason}")
-                result.record(kind, "outside_profile")
+                current_outside = error
+                result.record_outside(kind, error.feature, f"{where}: {error.reason}")
             except ModuleError as error:
                 current_outside = None
                 result.failures.append(f"{where}: {command['filename']} refused: {type(error).__name__}: {error}")
@@ -111,10 +116,10 @@ def run_suite(name: str, directory: Path = CORE_DIR) -> SuiteResult:
             target = command.get("action", {}).get("module") or command.get("name")
             if kind == "register":
                 target = command.get("name")
-            reason = outside_by_name.get(target) if target else current_outside
-            if reason is not None:
-                result.outside_profile.append(f"{where}: needs a module outside the profile ({reason})")
-                result.record(kind, "outside_profile")
+            outside = outside_by_name.get(target) if target else current_outside
+            if outside is not None:
+                result.record_outside(kind, outside.feature,
+                                      f"{where}: needs a module outside the profile ({outside.reason})")
             else:
                 result.record(kind, "needs_instances")
             continue
@@ -129,8 +134,7 @@ def run_suite(name: str, directory: Path = CORE_DIR) -> SuiteResult:
             load(suite_dir / filename)
         except ModuleError as error:
             if isinstance(error, UnsupportedFeature) and (wanted is None or not isinstance(error, wanted)):
-                result.outside_profile.append(f"{where}: {error.reason} (the spec expects: {expected})")
-                result.record(kind, "outside_profile")
+                result.record_outside(kind, error.feature, f"{where}: {error.reason} (the spec expects: {expected})")
             elif wanted is not None and isinstance(error, wanted):
                 result.record(kind, "passed")
                 if not _reason_matches(error.reason, expected):
@@ -164,6 +168,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     for name in names:
         result = run_suite(name)
         print(f"{name:28} {format_counts(result.counts)}")
+        if result.outside_features:
+            features = ", ".join(f"{feature}: {count}" for feature, count in sorted(result.outside_features.items()))
+            print(f"{'':28} outside the profile by feature: {features}")
         for outcome in OUTCOMES:
             total[outcome] += result.counts[outcome]
         for command_type, counts in result.by_type.items():
