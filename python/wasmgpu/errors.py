@@ -12,7 +12,10 @@ from __future__ import annotations
 
 
 class ModuleError(ValueError):
-    """Base of the load errors: ``offset`` (byte offset in the binary) and ``reason``."""
+    """Base of the load errors: ``offset`` (byte offset in the binary) and ``reason``.
+
+    The native layer constructs every subclass with the same four arguments; ``feature``
+    is empty except for UnsupportedFeature."""
 
     def __init__(self, message: str, offset: int, reason: str, feature: str = "") -> None:
         super().__init__(message)

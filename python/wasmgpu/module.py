@@ -34,6 +34,11 @@ class Import(NamedTuple):
     kind: str
 
 
+def _check_path_or_bytes(path_or_bytes) -> None:
+    if not isinstance(path_or_bytes, (bytes, bytearray, memoryview, str, os.PathLike)):
+        raise TypeError(f"path_or_bytes: expected a path or bytes, got {type(path_or_bytes).__name__}")
+
+
 def _read_binary(path_or_bytes) -> bytes:
     if isinstance(path_or_bytes, (bytes, bytearray, memoryview)):
         return bytes(path_or_bytes)
@@ -138,12 +143,14 @@ class Module:
     def __init__(self, path_or_bytes: Union[str, os.PathLike, bytes], execution: str = "auto",
                  files: Optional[Mapping[str, bytes]] = None, compile_functions: Optional[Iterable[int]] = None,
                  compile_limit: Optional[int] = None, *, host_modules: Optional[Iterable[str]] = None) -> None:
-        binary = _read_binary(path_or_bytes)
+        # Every argument is checked before any work (reading the file included).
+        _check_path_or_bytes(path_or_bytes)
         self.execution = _check_execution(execution)
         self.files = _check_files(files)
         compile_functions = _check_compile_functions(compile_functions)
         self.compile_limit = _check_compile_limit(compile_limit)
         self.host_modules = _check_host_modules(host_modules)
+        binary = _read_binary(path_or_bytes)
         self._native = _native.load_module(binary, list(self.host_modules))
         if compile_functions is not None:
             count = self._native.function_count

@@ -61,6 +61,11 @@ def test_missing_file_is_named(tmp_path):
         wasmgpu.Module(tmp_path / "missing.wasm")
 
 
+def test_other_arguments_are_checked_before_the_file_is_read(tmp_path):
+    with pytest.raises(ValueError, match="execution"):
+        wasmgpu.Module(tmp_path / "missing.wasm", execution="jit")
+
+
 def test_execution_modes():
     assert wasmgpu.Module(ADD).execution == "auto"
     assert wasmgpu.Module(ADD, execution="interpreter").execution == "interpreter"
