@@ -102,7 +102,7 @@ void read_header(ByteReader& reader) {
 Module decode_module(const std::uint8_t* data, std::size_t size) {
   // Instruction offsets are kept as 32-bit numbers; no real module comes near this.
   if (size > 0xFFFFFFFFULL) {
-    throw UnsupportedFeature(0, "implementation limits", "a binary larger than 4 GiB");
+    throw UnsupportedFeature(0, feature::kImplementationLimits, "a binary larger than 4 GiB");
   }
   ByteReader reader(data, 0, size, "unexpected end");
   read_header(reader);

@@ -70,7 +70,7 @@ inline constexpr const char* kImportedMemory = "imported memories";
 inline constexpr const char* kImportedTable = "imported tables";
 inline constexpr const char* kImportedGlobal = "imported globals";
 inline constexpr const char* kModuleLinking = "module linking";
-inline constexpr const char* kExtendedConst = "extended constant expressions";
+inline constexpr const char* kImplementationLimits = "implementation limits";
 }  // namespace feature
 
 }  // namespace wavestack::wasm

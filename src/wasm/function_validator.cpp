@@ -528,7 +528,7 @@ void FunctionValidator::run() {
   offset_ = body_.byte_offset;
   const std::uint64_t total_locals = type.params.size() + body_.local_count;
   if (total_locals > kMaxLocals) {
-    throw UnsupportedFeature(offset_, "implementation limits",
+    throw UnsupportedFeature(offset_, feature::kImplementationLimits,
                              "a function with " + std::to_string(total_locals) + " parameters and locals (at most " +
                                  std::to_string(kMaxLocals) + ")");
   }

@@ -252,3 +252,16 @@ TEST(WasmLowering, CallIndirectCarriesTheCanonicalTypeId) {
   EXPECT_EQ(call.b, 0U);
   EXPECT_EQ(call.c, 0U);
 }
+
+TEST(WasmValidator, AtMost50000LocalsPerFunction) {
+  // One group of 50,000 i32 locals loads; 50,001 is over the implementation limit.
+  EXPECT_NO_THROW(load(one_function_module(kVoidType, {0x01, 0xD0, 0x86, 0x03, 0x7F, 0x0B})));
+  EXPECT_EQ(expect_error<wasm::UnsupportedFeature>(one_function_module(kVoidType, {0x01, 0xD1, 0x86, 0x03, 0x7F, 0x0B}))
+                .feature(),
+            "implementation limits");
+  // Beyond 2^32 - 1 in total the binary itself is malformed.
+  EXPECT_EQ(expect_error<wasm::MalformedModule>(
+                one_function_module(kVoidType, {0x02, 0xFF, 0xFF, 0xFF, 0xFF, 0x0F, 0x7F, 0x02, 0x7E, 0x0B}))
+                .reason(),
+            "too many locals");
+}
