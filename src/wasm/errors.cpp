@@ -15,11 +15,11 @@ MalformedModule::MalformedModule(std::size_t offset, std::string reason)
 InvalidModule::InvalidModule(std::size_t offset, std::string reason)
     : ModuleError("invalid module", offset, std::move(reason)) {}
 
-UnsupportedFeature::UnsupportedFeature(std::size_t offset, std::string feature, std::string detail)
+UnsupportedFeature::UnsupportedFeature(std::size_t offset, std::string feature, const std::string& detail)
     : ModuleError("unsupported feature", offset, feature + ": " + detail), feature_(std::move(feature)) {}
 
-UnsupportedFeature::UnsupportedFeature(std::size_t offset, std::string feature, std::string detail, SpecVerdict verdict,
-                                       const std::string& spec_reason)
+UnsupportedFeature::UnsupportedFeature(std::size_t offset, std::string feature, const std::string& detail,
+                                       SpecVerdict verdict, const std::string& spec_reason)
     : ModuleError("unsupported feature", offset, spec_reason + " (" + feature + ": " + detail + ")"),
       feature_(std::move(feature)),
       verdict_(verdict) {}

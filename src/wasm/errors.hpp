@@ -44,8 +44,8 @@ enum class SpecVerdict : std::uint8_t { kNone, kMalformed, kInvalid };
 // spec verdict the reason starts with the spec's wording, then names the feature.
 class UnsupportedFeature : public ModuleError {
  public:
-  UnsupportedFeature(std::size_t offset, std::string feature, std::string detail);
-  UnsupportedFeature(std::size_t offset, std::string feature, std::string detail, SpecVerdict verdict,
+  UnsupportedFeature(std::size_t offset, std::string feature, const std::string& detail);
+  UnsupportedFeature(std::size_t offset, std::string feature, const std::string& detail, SpecVerdict verdict,
                      const std::string& spec_reason);
   [[nodiscard]] const std::string& feature() const noexcept { return feature_; }
   [[nodiscard]] SpecVerdict spec_verdict() const noexcept { return verdict_; }

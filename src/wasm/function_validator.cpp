@@ -73,19 +73,19 @@ class FunctionValidator {
     return actual;
   }
   void pop_all(const std::vector<ValType>& types) {
-    for (auto type = types.rbegin(); type != types.rend(); ++type) pop(*type);
+    for (std::size_t k = types.size(); k > 0; --k) pop(types[k - 1]);  // the last type is on top
   }
   // Like pop_all, without changing the stack (no copy: br_table may have many labels).
   void check_top(const std::vector<ValType>& types) const {
     const ControlFrame& frame = frames_.back();
     std::size_t height = operands_.size();
-    for (auto type = types.rbegin(); type != types.rend(); ++type) {
+    for (std::size_t k = types.size(); k > 0; --k) {
       if (height == frame.height) {
         if (frame.unreachable) return;  // the rest come from the bottom type
         invalid("type mismatch: the operand stack is empty");
       }
       const ValType actual = operands_[--height];
-      if (actual != *type && actual != ValType::kUnknown) mismatch(*type, actual);
+      if (actual != types[k - 1] && actual != ValType::kUnknown) mismatch(types[k - 1], actual);
     }
   }
 
@@ -458,7 +458,7 @@ void FunctionValidator::instruction(const Instruction& instruction, std::size_t&
     case op::kMemoryFill:
       check_memory();
       pop(ValType::kI32);
-      pop(opcode == op::kMemoryFill ? ValType::kI32 : ValType::kI32);
+      pop(ValType::kI32);  // memory.copy: source address; memory.fill: the byte value
       pop(ValType::kI32);
       break;
     case op::kTableInit: {
