@@ -7,7 +7,7 @@ PY := $(VENV)/bin/python
 BUILD_DIR := build/py
 INSTALLED := $(VENV)/.wavestack-installed
 CMAKE_ARGS := -Cbuild-dir=$(BUILD_DIR) -Ccmake.define.WAVESTACK_BUILD_TESTS=ON \
-              -Ccmake.define.WAVESTACK_WERROR=$(if $(CI),ON,OFF)
+              -Ccmake.define.WAVESTACK_WERROR=$(if $(CI),ON,OFF) -Ccmake.define.WAVESTACK_CUDA=$(if $(CI),ON,AUTO)
 
 .PHONY: demo test build bootstrap format-check tidy cuda-check clean
 

@@ -7,10 +7,10 @@
 #include <numeric>
 #include <random>
 
-#include "test_support.hpp"
 #include "runtime/compute_context.hpp"
 #include "runtime/error.hpp"
 #include "runtime/selftest.hpp"
+#include "test_support.hpp"
 
 namespace fs = std::filesystem;
 using namespace wavestack::runtime;
