@@ -9,7 +9,7 @@ if [[ -z $library ]]; then
   exit 1
 fi
 # The embedded fatbinary names its target architecture (cuobjdump is not in every toolkit).
-if ! strings "$library" | grep -q 'sm_90'; then
+if ! grep -aq 'sm_90' "$library"; then
   echo "cuda-check: $library contains no sm_90 code" >&2
   exit 1
 fi

@@ -150,3 +150,10 @@ TEST(VulkanSmoke, BadDispatchArgumentsAreRejectedBeforeWork) {
   EXPECT_THROW(context.upload(a, big), InvalidArgument);
   EXPECT_EQ(context.timings().dispatch_ms, 0.0);
 }
+
+TEST(VulkanErrors, NameTheFailingCallAndTheResult) {
+  const VulkanError error("vkAllocateMemory", -2);  // VK_ERROR_OUT_OF_DEVICE_MEMORY
+  EXPECT_EQ(error.call(), "vkAllocateMemory");
+  EXPECT_EQ(error.result(), -2);
+  EXPECT_STREQ(error.what(), "vkAllocateMemory failed with VK_ERROR_OUT_OF_DEVICE_MEMORY");
+}
