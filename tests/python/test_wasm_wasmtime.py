@@ -90,7 +90,9 @@ def test_verdicts_agree_with_wasmtime_on_every_spec_module():
             continue
         accepted += theirs
         rejected += not theirs
-    assert set(disagreements) == WASMTIME_DEVIATIONS, sorted(set(disagreements) ^ WASMTIME_DEVIATIONS)
+    # A subset: other wasmtime versions may not have the deviation (the spec runner pins
+    # our verdict on those four files either way).
+    assert set(disagreements) <= WASMTIME_DEVIATIONS, sorted(set(disagreements) - WASMTIME_DEVIATIONS)
     assert accepted > 1000 and rejected > 3000
 
 
