@@ -125,9 +125,10 @@ class Mismatches {
                     << ", set WAVESTACK_NUMERICS_SEED to reproduce)";
     }
   }
-  void check(bool ok, const std::string& detail) {
+  // Use through NUMERICS_CHECK, which builds the detail text only for a mismatch.
+  void pass() { ++checked_; }
+  void fail(const std::string& detail) {
     ++checked_;
-    if (ok) return;
     if (++count_ <= 8) ADD_FAILURE() << operation_ << " (seed " << hex64(seed_) << "): " << detail;
   }
   [[nodiscard]] uint64_t checked() const { return checked_; }
@@ -138,6 +139,17 @@ class Mismatches {
   uint64_t checked_ = 0;
   uint64_t count_ = 0;
 };
+
+// Records one case: `ok`, or a mismatch described by the remaining arguments (a string
+// expression evaluated only then, so millions of passing cases cost no formatting).
+#define NUMERICS_CHECK(mismatches, ok, ...) \
+  do {                                      \
+    if (ok) {                               \
+      (mismatches).pass();                  \
+    } else {                                \
+      (mismatches).fail(__VA_ARGS__);       \
+    }                                       \
+  } while (false)
 
 // --- special values -----------------------------------------------------------------------
 // Zeros, infinities, NaNs with several payloads and both signs (canonical, other quiet,

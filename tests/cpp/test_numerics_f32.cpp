@@ -22,8 +22,8 @@ void check_binary(const char* name, Binary ours, const std::function<float(float
   auto check = [&](uint a, uint b) {
     const uint got = ours(a, b);
     const uint want = bits_of(native(as_float(a), as_float(b)));
-    mismatches.check(f32_result_ok(got, want, {a, b}),
-                     hex32(a) + ", " + hex32(b) + " -> " + hex32(got) + ", native " + hex32(want));
+    NUMERICS_CHECK(mismatches, f32_result_ok(got, want, {a, b}),
+                   hex32(a) + ", " + hex32(b) + " -> " + hex32(got) + ", native " + hex32(want));
   };
   const auto specials = f32_specials();
   for (uint a : specials) {
@@ -41,7 +41,8 @@ void check_unary(const char* name, Unary ours, const std::function<float(float)>
   auto check = [&](uint a) {
     const uint got = ours(a);
     const uint want = bits_of(native(as_float(a)));
-    mismatches.check(f32_result_ok(got, want, {a}), hex32(a) + " -> " + hex32(got) + ", native " + hex32(want));
+    NUMERICS_CHECK(mismatches, f32_result_ok(got, want, {a}),
+                   hex32(a) + " -> " + hex32(got) + ", native " + hex32(want));
   };
   for (uint a : f32_specials()) check(a);
   RandomFloats random(test_seed());
@@ -55,7 +56,7 @@ void check_compare(const char* name, Compare ours, const std::function<bool(floa
   auto check = [&](uint a, uint b) {
     const uint got = ours(a, b);
     const uint want = native(as_float(a), as_float(b)) ? 1u : 0u;
-    mismatches.check(got == want, hex32(a) + ", " + hex32(b) + " -> " + std::to_string(got));
+    NUMERICS_CHECK(mismatches, got == want, hex32(a) + ", " + hex32(b) + " -> " + std::to_string(got));
   };
   const auto specials = f32_specials();
   for (uint a : specials) {
@@ -133,13 +134,13 @@ TEST(NumericsF32, SignOperationsKeepNanPayloads) {
   for (int i = 0; i < kRandomCases; ++i) {
     const uint a = random.bits32();
     const uint b = random.bits32();
-    mismatches.check(device::f32_abs(a) == (a & 0x7FFFFFFFu), "abs " + hex32(a));
-    mismatches.check(device::f32_neg(a) == (a ^ 0x80000000u), "neg " + hex32(a));
-    mismatches.check(device::f32_copysign(a, b) == ((a & 0x7FFFFFFFu) | (b & 0x80000000u)),
-                     "copysign " + hex32(a) + ", " + hex32(b));
+    NUMERICS_CHECK(mismatches, device::f32_abs(a) == (a & 0x7FFFFFFFu), "abs " + hex32(a));
+    NUMERICS_CHECK(mismatches, device::f32_neg(a) == (a ^ 0x80000000u), "neg " + hex32(a));
+    NUMERICS_CHECK(mismatches, device::f32_copysign(a, b) == ((a & 0x7FFFFFFFu) | (b & 0x80000000u)),
+                   "copysign " + hex32(a) + ", " + hex32(b));
     if (!f32_nan(a) && !f32_nan(b)) {
-      mismatches.check(device::f32_copysign(a, b) == bits_of(std::copysign(as_float(a), as_float(b))),
-                       "native copysign " + hex32(a) + ", " + hex32(b));
+      NUMERICS_CHECK(mismatches, device::f32_copysign(a, b) == bits_of(std::copysign(as_float(a), as_float(b))),
+                     "native copysign " + hex32(a) + ", " + hex32(b));
     }
   }
 }

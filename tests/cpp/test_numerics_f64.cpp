@@ -22,8 +22,8 @@ void check_binary(const char* name, Binary ours, const std::function<double(doub
   auto check = [&](uint64_t a, uint64_t b) {
     const uint64_t got = to_u64(ours(to_uvec2(a), to_uvec2(b)));
     const uint64_t want = bits_of(native(as_double(a), as_double(b)));
-    mismatches.check(f64_result_ok(got, want, {a, b}),
-                     hex64(a) + ", " + hex64(b) + " -> " + hex64(got) + ", native " + hex64(want));
+    NUMERICS_CHECK(mismatches, f64_result_ok(got, want, {a, b}),
+                   hex64(a) + ", " + hex64(b) + " -> " + hex64(got) + ", native " + hex64(want));
   };
   const auto specials = f64_specials();
   for (uint64_t a : specials) {
@@ -41,7 +41,8 @@ void check_unary(const char* name, Unary ours, const std::function<double(double
   auto check = [&](uint64_t a) {
     const uint64_t got = to_u64(ours(to_uvec2(a)));
     const uint64_t want = bits_of(native(as_double(a)));
-    mismatches.check(f64_result_ok(got, want, {a}), hex64(a) + " -> " + hex64(got) + ", native " + hex64(want));
+    NUMERICS_CHECK(mismatches, f64_result_ok(got, want, {a}),
+                   hex64(a) + " -> " + hex64(got) + ", native " + hex64(want));
   };
   for (uint64_t a : f64_specials()) check(a);
   RandomFloats random(test_seed());
@@ -53,7 +54,7 @@ void check_compare(const char* name, Compare ours, const std::function<bool(doub
   auto check = [&](uint64_t a, uint64_t b) {
     const uint got = ours(to_uvec2(a), to_uvec2(b));
     const uint want = native(as_double(a), as_double(b)) ? 1u : 0u;
-    mismatches.check(got == want, hex64(a) + ", " + hex64(b) + " -> " + std::to_string(got));
+    NUMERICS_CHECK(mismatches, got == want, hex64(a) + ", " + hex64(b) + " -> " + std::to_string(got));
   };
   const auto specials = f64_specials();
   for (uint64_t a : specials) {
@@ -131,13 +132,13 @@ TEST(NumericsF64, SignOperationsKeepNanPayloads) {
   for (int i = 0; i < kRandomCases; ++i) {
     const uint64_t a = random.bits64();
     const uint64_t b = random.bits64();
-    mismatches.check(to_u64(device::f64_abs(to_uvec2(a))) == (a & ~kSign), "abs " + hex64(a));
-    mismatches.check(to_u64(device::f64_neg(to_uvec2(a))) == (a ^ kSign), "neg " + hex64(a));
+    NUMERICS_CHECK(mismatches, to_u64(device::f64_abs(to_uvec2(a))) == (a & ~kSign), "abs " + hex64(a));
+    NUMERICS_CHECK(mismatches, to_u64(device::f64_neg(to_uvec2(a))) == (a ^ kSign), "neg " + hex64(a));
     const uint64_t copied = to_u64(device::f64_copysign(to_uvec2(a), to_uvec2(b)));
-    mismatches.check(copied == ((a & ~kSign) | (b & kSign)), "copysign " + hex64(a) + ", " + hex64(b));
+    NUMERICS_CHECK(mismatches, copied == ((a & ~kSign) | (b & kSign)), "copysign " + hex64(a) + ", " + hex64(b));
     if (!f64_nan(a) && !f64_nan(b)) {
-      mismatches.check(copied == bits_of(std::copysign(as_double(a), as_double(b))),
-                       "native copysign " + hex64(a) + ", " + hex64(b));
+      NUMERICS_CHECK(mismatches, copied == bits_of(std::copysign(as_double(a), as_double(b))),
+                     "native copysign " + hex64(a) + ", " + hex64(b));
     }
   }
 }
