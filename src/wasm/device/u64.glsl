@@ -87,9 +87,10 @@ void u64_mul_wide(uvec2 a, uvec2 b, OUT(uvec2) high, OUT(uvec2) low) {
   high = uvec2(w2, p11_hi + c3 + c4 + c5);
 }
 
-// Unsigned division with remainder; d must not be zero. Restoring long division, one
-// quotient bit per step from n's top set bit (at most 64 steps), with a native 32-bit path
-// when both fit in a word.
+// Unsigned division with remainder; d must not be zero. Shift-and-subtract long division:
+// d is first aligned with n's top bit, so the loop runs once per quotient bit that can be
+// set (1 + the difference of the operands' bit lengths, at most 64), and a native 32-bit
+// division serves operands that both fit in a word.
 uvec2 u64_divmod(uvec2 n, uvec2 d, OUT(uvec2) remainder) {
   if (n.y == 0u && d.y == 0u) {
     remainder = uvec2(n.x % d.x, 0u);
@@ -99,19 +100,17 @@ uvec2 u64_divmod(uvec2 n, uvec2 d, OUT(uvec2) remainder) {
     remainder = n;
     return uvec2(0u, 0u);
   }
+  uint shift = u64_clz(d) - u64_clz(n);  // n >= d, so d's top bit is at or below n's
+  uvec2 aligned = u64_shl(d, shift);
   uvec2 q = uvec2(0u, 0u);
-  uvec2 r = uvec2(0u, 0u);
-  int top = 63 - int(u64_clz(n));
-  for (int i = top; i >= 0; --i) {
-    // When d > 2^63 the shifted remainder can reach 2^64; its lost top bit means r > d,
-    // and the wrapping subtraction below still yields the right remainder.
-    bool overflow = (r.y >> 31) != 0u;
-    uint bit = i >= 32 ? (n.y >> uint(i - 32)) & 1u : (n.x >> uint(i)) & 1u;
-    r = u64_or(u64_shl(r, 1u), uvec2(bit, 0u));
-    if (overflow || !u64_lt(r, d)) {
-      r = u64_sub(r, d);
-      q = i >= 32 ? uvec2(q.x, q.y | (1u << uint(i - 32))) : uvec2(q.x | (1u << uint(i)), q.y);
+  uvec2 r = n;
+  for (int i = int(shift); i >= 0; --i) {
+    q = u64_shl(q, 1u);
+    if (!u64_lt(r, aligned)) {
+      r = u64_sub(r, aligned);
+      q.x |= 1u;
     }
+    aligned = u64_shr(aligned, 1u);
   }
   remainder = r;
   return q;
