@@ -104,6 +104,26 @@ TEST(NumericsF32, Max) {
 TEST(NumericsF32, Sqrt) {
   check_unary("f32.sqrt", device::f32_sqrt, [](float a) { return std::sqrt(a); });
 }
+// Exhaustive where it proves the whole operation: sqrt(m * 4^k) = sqrt(m) * 2^k and a root of
+// a normal or subnormal binary32 is always normal, so the significand bits and the exponent's
+// parity alone decide the rounding. Every input in [1, 4) (both parities, every significand)
+// and every subnormal (where normalization runs) therefore covers all rounding cases; the
+// random tests cover the exponent arithmetic.
+TEST(NumericsF32, SqrtExhaustiveOverTwoBinadesAndAllSubnormals) {
+  Mismatches mismatches("f32.sqrt exhaustive");
+  auto check = [&](uint a) {
+    const uint got = device::f32_sqrt(a);
+    const uint want = bits_of(std::sqrt(as_float(a)));
+    NUMERICS_CHECK(mismatches, got == want, hex32(a) + " -> " + hex32(got) + ", native " + hex32(want));
+  };
+  for (uint f = 0; f < (1u << 23); ++f) {
+    check(0x3F800000u | f);  // [1, 2)
+    check(0x40000000u | f);  // [2, 4)
+    check(f);                // +0 and the subnormals
+  }
+  EXPECT_EQ(mismatches.checked(), 3u << 23);
+}
+
 TEST(NumericsF32, Ceil) {
   check_unary("f32.ceil", device::f32_ceil, [](float a) { return std::ceil(a); });
 }

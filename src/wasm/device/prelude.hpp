@@ -59,5 +59,8 @@ inline int bitCount(uint value) {
 }  // namespace wavestack::wasm::device
 
 // GLSL `out T` / `inout T` parameters become references. prelude.glsl defines the GLSL side.
+#if defined(OUT) || defined(INOUT)
+#error "OUT/INOUT are already defined (some platform headers define OUT); include device code first"
+#endif
 #define OUT(T) T&
 #define INOUT(T) T&
