@@ -143,22 +143,31 @@ uvec2 f64_div(uvec2 a, uvec2 b) {
     fa = u64_shl(fa, 1u);
     e -= 1;
   }
-  // Restoring division: 63 quotient bits (1 integer + 62 fraction), produced 32 at a time
-  // into each word; the remainder stays below 2 * fb < 2^54; a nonzero final remainder is
-  // the sticky bit.
-  uvec2 r = fa;
-  uint q_hi = 0u;
-  uint q_lo = 0u;
-  for (int i = 0; i < 63; ++i) {
-    q_hi = (q_hi << 1u) | (q_lo >> 31u);
-    q_lo <<= 1u;
+  // Long division with 11-bit digits (fa < 2 * fb): the integer bit is 1, then 62
+  // fraction bits as five 11-bit digits and one 7-bit digit. A digit is estimated with a
+  // native 32-bit division of the partial remainder's top bits by fb's top 16 bits plus one,
+  // which never overestimates and (with fb's top 16 bits >= 2^15 and the numerator < 2^27)
+  // falls short by at most one, so one conditional correction makes it exact. The
+  // remainder stays below fb < 2^53, so remainder << 11 fits in 64 bits.
+  uvec2 r = u64_sub(fa, fb);
+  uvec2 q = uvec2(1u, 0u);
+  uint divisor_top = (fb.y >> 5) + 1u;  // fb >> 37, plus one
+  for (int i = 0; i < 6; ++i) {
+    uint k = i == 5 ? 7u : 11u;
+    r = u64_shl(r, k);
+    uvec2 numerator_top = u64_shr(r, 37u);  // below 2^27: fits in .x
+    uint digit = numerator_top.x / divisor_top;
+    uint product_hi = 0u;
+    uint product_lo = 0u;
+    umulExtended(fb.x, digit, product_hi, product_lo);
+    r = u64_sub(r, uvec2(product_lo, product_hi + fb.y * digit));
     if (!u64_lt(r, fb)) {
       r = u64_sub(r, fb);
-      q_lo |= 1u;
+      digit += 1u;
     }
-    r = u64_shl(r, 1u);
+    q = u64_or(u64_shl(q, k), uvec2(digit, 0u));
   }
-  return f64_round_pack(sign, e, uvec2(q_lo | (u64_is_zero(r) ? 0u : 1u), q_hi));
+  return f64_round_pack(sign, e, uvec2(q.x | (u64_is_zero(r) ? 0u : 1u), q.y));
 }
 
 uvec2 f64_sqrt(uvec2 a) {
