@@ -239,9 +239,11 @@ std::vector<std::array<uint, 4>> make_operands(const Op& op, RandomFloats& rando
   return operands;
 }
 
-std::string shader_source() {
+// The readable library (compiled by the capability test) or its compact form (run on the
+// device), so that both spellings are compiled.
+std::string shader_source(bool compact) {
   std::string source = "#version 450\n";
-  source += device::numerics_glsl();
+  source += compact ? device::numerics_glsl_compact() : device::numerics_glsl();
   source += wavestack::numerics_test::glsl::numerics_eval;
   source += R"glsl(
 layout(local_size_x = 64) in;
@@ -269,9 +271,19 @@ TEST(NumericsGpu, EmbeddedSourcesAreTheLibraryFiles) {
     EXPECT_NE(all.find(text), std::string::npos) << name;
   }
   EXPECT_TRUE(device::numerics_glsl_file("missing.glsl").empty());
+  // numerics_glsl_compact() strips `//` comments line by line, which is only valid without
+  // block comments and string literals.
+  EXPECT_EQ(all.find("/*"), std::string::npos);
+  const std::string code = std::regex_replace(all, std::regex("//[^\n]*"), "");  // comments may say "float"
+  EXPECT_EQ(code.find('"'), std::string::npos);
+  const std::string compact = device::numerics_glsl_compact();
+  EXPECT_EQ(compact.find("//"), std::string::npos);
+  EXPECT_LT(compact.size(), all.size() * 3 / 4);
+  EXPECT_NE(compact.find(
+                "uvec2 f64_div(uvec2 a, uvec2 b) {\nif (f64_is_nan(a) || f64_is_nan(b)) return F64_CANONICAL_NAN;\n"),
+            std::string::npos);
   // The library must not need 64-bit or floating-point types on the device.
   const std::regex forbidden(R"(\b(float|double|dvec[234]|u?int64_t|floatBitsToUint|uintBitsToFloat)\b)");
-  const std::string code = std::regex_replace(all, std::regex("//[^\n]*"), "");  // comments may say "float"
   std::smatch match;
   EXPECT_FALSE(std::regex_search(code, match, forbidden)) << match.str();
 }
@@ -281,7 +293,8 @@ TEST(NumericsGpu, EmbeddedSourcesAreTheLibraryFiles) {
 TEST(NumericsGpu, ShaderNeedsNeitherInt64NorFloat64) {
   ShaderOptions options;
   options.target = VulkanTarget::Vulkan1_1;
-  const ShaderBinary binary = compile_compute_shader(shader_source(), options, DiskCache(std::nullopt), "numerics");
+  const ShaderBinary binary =
+      compile_compute_shader(shader_source(false), options, DiskCache(std::nullopt), "numerics");
   constexpr uint kOpCapability = 17;
   constexpr uint kCapabilityFloat64 = 10;
   constexpr uint kCapabilityInt64 = 11;
@@ -307,7 +320,7 @@ TEST(NumericsGpu, EveryOperationMatchesTheCppBuildBitForBit) {
   spec.push_constant_bytes = 8;
   spec.shader.target = VulkanTarget::Vulkan1_1;  // no shaderInt64 / shaderFloat64 needed
   const auto compile_start = std::chrono::steady_clock::now();
-  const ComputePipeline pipeline = context.create_pipeline(shader_source(), spec);
+  const ComputePipeline pipeline = context.create_pipeline(shader_source(true), spec);
   const double compile_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - compile_start).count();
 
   DeviceBuffer operand_buffer = context.allocate(kCasesPerOp * 16);

@@ -39,6 +39,28 @@ std::string numerics_glsl() {
   return source;
 }
 
+std::string numerics_glsl_compact() {
+  const std::string full = numerics_glsl();
+  std::string compact;
+  compact.reserve(full.size());
+  size_t start = 0;
+  while (start < full.size()) {
+    size_t end = full.find('\n', start);
+    if (end == std::string::npos) end = full.size();
+    std::string_view line(full.data() + start, end - start);
+    line = line.substr(0, line.find("//"));
+    const size_t first = line.find_first_not_of(" \t");
+    if (first != std::string_view::npos) {
+      line.remove_prefix(first);
+      line.remove_suffix(line.size() - 1 - line.find_last_not_of(" \t"));
+      compact += line;
+      compact += '\n';
+    }
+    start = end + 1;
+  }
+  return compact;
+}
+
 std::string_view numerics_glsl_file(std::string_view name) {
   for (const auto& [file, text] : kFiles) {
     if (file == name) return text;
