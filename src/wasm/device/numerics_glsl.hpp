@@ -11,7 +11,7 @@ namespace wavestack::wasm::device {
 // only 32-bit integer arithmetic (no shaderInt64, no shaderFloat64).
 [[nodiscard]] std::string numerics_glsl();
 
-// The same code without comments, indentation and blank lines (about 30% smaller), for
+// The same code without comments, indentation and blank lines (a third smaller), for
 // generated shaders whose source size matters. Valid because the library uses only `//`
 // comments and no string literals (checked by the tests).
 [[nodiscard]] std::string numerics_glsl_compact();
