@@ -156,6 +156,19 @@ constexpr Op kOps[] = {
     {0xFC05, "i64.trunc_sat_f32_u", F32, N},
     {0xFC06, "i64.trunc_sat_f64_s", F64, N},
     {0xFC07, "i64.trunc_sat_f64_u", F64, N},
+    // The device's GLSL builtins against prelude.hpp's C++ versions.
+    {0x1000, "uaddCarry", I64, I64},
+    {0x1001, "usubBorrow", I64, I64},
+    {0x1002, "umulExtended", I64, I64},
+    {0x1003, "findMSB", I64, I64},
+    {0x1004, "findLSB", I64, I64},
+    {0x1005, "bitCount", I64, N},
+    {0x1006, "bitfieldReverse", I64, N},
+    {0x1007, "min/max uint", I64, I64},
+    {0x1008, "min/max int", I64, I64},
+    {0x1009, "clamp", I64, I64},
+    {0x100A, "bitfieldExtract", I64, I64},
+    {0x100B, "bitfieldInsert", I64, I64},
 };
 
 // Operands per operation on the device. Lavapipe evaluates the slowest operations (f64
