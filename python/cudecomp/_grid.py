@@ -194,19 +194,25 @@ class GridDesc:
             dtype = inferred
         in_info = self.get_pencil_info(in_axis, ih, ip)
         out_info = self.get_pencil_info(out_axis, oh, opad)
-        check_array("input", input, in_info.array_shape, dtype, writable=out is input)
-        in_place = out is input
-        if in_place:
+        same_start = (isinstance(out, np.ndarray) and isinstance(input, np.ndarray) and out is not input
+                      and out.ctypes.data == input.ctypes.data)
+        in_place = out is input or same_start
+        check_array("input", input, in_info.array_shape, dtype, writable=in_place)
+        if out is input:
             if input.size < out_info.size:
                 raise ValueError(f"out: in place needs {out_info.size} elements for the output pencil, the input "
-                                 f"array holds {input.size}; allocate max(input, output) elements and pass views")
+                                 f"array holds {input.size}; pass out as a view of the same buffer with the "
+                                 f"output pencil's array_shape {out_info.array_shape}")
             result = input.reshape(-1)[:out_info.size].reshape(out_info.array_shape)
         elif out is None:
             result = np.empty(out_info.array_shape, dtype=NUMPY_OF_DTYPE[dtype])
         else:
+            # A view of the input's buffer that starts at the same address is in place, as in the C API
+            # where input == output; any other overlap is an error.
             check_array("out", out, out_info.array_shape, dtype, writable=True)
-            if np.shares_memory(out, input):
-                raise ValueError("out: overlaps input; pass out=input for an in-place transpose")
+            if not same_start and np.shares_memory(out, input):
+                raise ValueError("out: overlaps input; pass out=input (or a view starting at the same address) "
+                                 "for an in-place transpose")
             result = out
         needs_work = self._native.transpose_needs_work(op, in_place, ih, oh, ip, opad)
         elements = self.get_transpose_workspace_size()
@@ -217,8 +223,8 @@ class GridDesc:
             if np.shares_memory(work, input) or np.shares_memory(work, result):
                 raise ValueError("work: overlaps input or out")
             work_array = work
-        output_buffer = input if in_place else result
-        self._native.transpose(op, input, output_buffer, work_array, dtype, ih, oh, ip, opad)
+        # In place, result is a view of the input's buffer with the output shape, at the same address.
+        self._native.transpose(op, input, result, work_array, dtype, ih, oh, ip, opad)
         return result
 
     def transpose_x_to_y(self, input, out=None, work=None, dtype=None, input_halo_extents=None,

@@ -78,7 +78,7 @@ class _Field:
         if self.enum is not None:
             if not isinstance(value, self.enum):
                 raise TypeError(f"{field}: expected a cudecomp.{self.enum.__name__} member, got {value!r}")
-            instance._storage[self.name] = int(value)
+            instance._storage[self.name] = int(value.value)
         elif self.kind == "b":
             if not isinstance(value, (bool, np.bool_)):
                 raise TypeError(f"{field}: expected a bool, got {type(value).__name__}")

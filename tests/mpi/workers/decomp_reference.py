@@ -96,3 +96,40 @@ def assert_equal(array, expected, what):
         index = tuple(int(i[0]) for i in np.nonzero(bad))
         raise AssertionError(f"{what}: {int(bad.sum())} wrong elements, first at array index {index}: "
                              f"got {array[index]}, expected {expected[index]}")
+
+
+# Which process-grid dimension (0: rows, 1: columns) splits each global dim of each pencil,
+# as cuDecomp documents it: X [X, Y/Pr, Z/Pc], Y [X/Pr, Y, Z/Pc], Z [X/Pr, Y/Pc, Z].
+SPLIT = {0: {1: 0, 2: 1}, 1: {0: 0, 2: 1}, 2: {0: 0, 1: 1}}
+CONTIGUOUS_ORDER = {0: (0, 1, 2), 1: (1, 2, 0), 2: (2, 0, 1)}
+
+
+def expected_range(total, dist, parts, index):
+    """Remainders to the lowest ranks; what gdims has beyond gdims_dist goes to the last one."""
+    base, remainder = divmod(dist, parts)
+    start = index * base + min(index, remainder)
+    count = base + (1 if index < remainder else 0) + (total - dist if index == parts - 1 else 0)
+    return start, count
+
+
+def check_pencil_geometry(info, axis, coords, gdims, gdims_dist, pdims, order, halo, padding, what):
+    halo = halo or (0, 0, 0)
+    padding = padding or (0, 0, 0)
+    gdims_dist = gdims_dist or gdims
+    if tuple(info.order) != tuple(order):
+        raise AssertionError(f"{what}: order {info.order}, expected {order}")
+    size = 1
+    for position, dim in enumerate(order):
+        if dim == axis:
+            start, count = 0, gdims[dim]
+        else:
+            g = SPLIT[axis][dim]
+            start, count = expected_range(gdims[dim], gdims_dist[dim], pdims[g], coords[g])
+        shape = count + 2 * halo[dim] + padding[dim]
+        got = (info.lo[position], info.hi[position], info.shape[position])
+        if got != (start, start + count - 1, shape):
+            raise AssertionError(f"{what}: axis {axis} dim {dim}: lo/hi/shape {got}, "
+                                 f"expected {(start, start + count - 1, shape)}")
+        size *= shape
+    if info.size != size or tuple(info.halo_extents) != tuple(halo) or tuple(info.padding) != tuple(padding):
+        raise AssertionError(f"{what}: size/halo/padding {info.size, info.halo_extents, info.padding}")
