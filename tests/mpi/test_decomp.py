@@ -44,3 +44,12 @@ def test_transposes_through_the_workspace(ranks, monkeypatch):
     monkeypatch.setenv("CUDECOMP_HOST_PACKING", "1")
     run = run_mpi(ranks, "decomp_transpose_worker.py", "sweep", "halo-padding", timeout=240)
     assert f"transposes OK on {ranks} ranks" in run.output
+
+
+def test_the_demo_runs_on_four_ranks():
+    from pathlib import Path
+
+    demo = Path(__file__).resolve().parents[2] / "examples" / "cudecomp_demo.py"
+    run = run_mpi(4, demo, timeout=180)
+    assert "autotuned grid:" in run.output
+    assert "transpose cycle and periodic halo update correct on 4 ranks" in run.output
