@@ -118,8 +118,8 @@ void check_halo_backend(cudecompHaloCommBackend_t backend, const char* argument)
 }
 
 void validate_config(const cudecompGridDescConfig_t& config) {
-  for (int dim = 0; dim < 3; ++dim) {
-    if (config.gdims[dim] <= 0) invalid_argument("config.gdims", "every entry must be positive");
+  for (const int32_t extent : config.gdims) {
+    if (extent <= 0) invalid_argument("config.gdims", "every entry must be positive");
   }
   const bool dist_unset = config.gdims_dist[0] == 0 && config.gdims_dist[1] == 0 && config.gdims_dist[2] == 0;
   if (!dist_unset) {
@@ -142,8 +142,7 @@ void validate_config(const cudecompGridDescConfig_t& config) {
     const auto& order = config.transpose_mem_order[axis];
     if (order[0] < 0 && order[1] < 0 && order[2] < 0) continue;
     std::array<bool, 3> seen{false, false, false};
-    for (int position = 0; position < 3; ++position) {
-      const int dim = order[position];
+    for (const int dim : order) {
       if (dim < 0 || dim > 2 || seen[dim]) {
         invalid_argument("config.transpose_mem_order",
                          "row " + std::to_string(axis) + " must be a permutation of 0, 1, 2 or all -1 (unset)");
