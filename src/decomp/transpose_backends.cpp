@@ -5,6 +5,7 @@
 // place, every outgoing block is packed before anything is received or written to the output.
 #include <mpi.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstddef>
 #include <vector>
@@ -125,6 +126,8 @@ class TransposeRun {
     check_mpi(MPI_Isend(m.buffer, m.count, m.type, peer, kTransposeTag, comm_, request), "MPI_Isend");
   }
   MPI_Comm comm() const { return comm_; }
+  std::byte* send_area() const { return send_; }
+  std::byte* recv_area() const { return recv_; }
 
  private:
   // Address of the first element of block `b` in a pencil buffer. MPI takes send buffers as
@@ -208,14 +211,34 @@ void run_pipelined(const TransposeRun& run) {
   check_mpi(MPI_Waitall(n, sends.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
 }
 
-// MPI_A2A: everything packed, one MPI_Alltoallw (per-peer datatypes and byte displacements,
-// which covers both packed and direct messages), everything unpacked.
-void run_alltoall(const TransposeRun& run) {
+// MPI_A2A with packed messages: one MPI_Alltoallv over the workspace (element displacements).
+void run_alltoallv(const TransposeRun& run, const TransposePlan& plan, MPI_Datatype type) {
   const int n = run.peers();
   run.pack_everything();
   std::vector<int> send_counts(n, 0), recv_counts(n, 0), send_displs(n, 0), recv_displs(n, 0);
+  for (int peer = 0; peer < n; ++peer) {
+    if (peer == run.self()) continue;  // the kept block never travels
+    send_counts[peer] = mpi_int(run.send_count(peer));
+    recv_counts[peer] = mpi_int(run.recv_count(peer));
+    send_displs[peer] = mpi_int(plan.send_offsets[peer]);
+    recv_displs[peer] = mpi_int(plan.recv_offsets[peer]);
+  }
+  run.finish_self();
+  check_mpi(MPI_Alltoallv(run.send_area(), send_counts.data(), send_displs.data(), type, run.recv_area(),
+                          recv_counts.data(), recv_displs.data(), type, run.comm()),
+            "MPI_Alltoallv");
+  for (int peer = 0; peer < n; ++peer) {
+    if (peer != run.self()) run.unpack(peer);
+  }
+}
+
+// MPI_A2A with datatype messages: one MPI_Alltoallw, byte displacements from the lowest
+// message address on each side (the caller checked that they fit in an int).
+void run_alltoallw(const TransposeRun& run) {
+  const int n = run.peers();
+  run.pack_everything();  // in place, the outgoing blocks still go through the workspace
+  std::vector<int> send_counts(n, 0), recv_counts(n, 0), send_displs(n, 0), recv_displs(n, 0);
   std::vector<MPI_Datatype> send_types(n, MPI_BYTE), recv_types(n, MPI_BYTE);
-  // Displacements are relative to the lowest address of any message on each side.
   std::vector<Message> sends(n), recvs(n);
   std::byte* send_base = nullptr;
   std::byte* recv_base = nullptr;
@@ -268,15 +291,19 @@ void GridDesc::transpose(TransposeOp op, const TransposeArgs& args) const {
     run.finish_self();
     return;
   }
-  const TransposeRun run(plan, in, out, args, elem, group_comms_[plan.group_dim], handle_.element_type(elem),
-                         host_datatypes_enabled());
+  // MPI_Alltoallw takes byte displacements as int: buffers beyond 2 GiB go through the workspace.
+  const bool a2a = config_.transpose_comm_backend == CUDECOMP_TRANSPOSE_COMM_MPI_A2A;
+  const int64_t largest_bytes = std::max(in.size, out.size) * static_cast<int64_t>(elem);
+  const bool direct = host_datatypes_enabled() && (!a2a || largest_bytes <= INT_MAX);
+  const MPI_Datatype type = handle_.element_type(elem);
+  const TransposeRun run(plan, in, out, args, elem, group_comms_[plan.group_dim], type, direct);
   switch (config_.transpose_comm_backend) {
     case CUDECOMP_TRANSPOSE_COMM_MPI_P2P:
       return run_p2p(run);
     case CUDECOMP_TRANSPOSE_COMM_MPI_P2P_PL:
       return run_pipelined(run);
     case CUDECOMP_TRANSPOSE_COMM_MPI_A2A:
-      return run_alltoall(run);
+      return direct ? run_alltoallw(run) : run_alltoallv(run, plan, type);
     default:
       check_transpose_backend(config_.transpose_comm_backend, "config.transpose_comm_backend");
       throw DecompError(CUDECOMP_RESULT_INTERNAL_ERROR, "unreachable transpose backend");
