@@ -53,3 +53,19 @@ def test_the_demo_runs_on_four_ranks():
     run = run_mpi(4, demo, timeout=180)
     assert "autotuned grid:" in run.output
     assert "transpose cycle and periodic halo update correct on 4 ranks" in run.output
+
+
+def test_bench_cli_reports_a_cycle():
+    run = run_mpi(2, "decomp_bench_cli_worker.py", "1", "2", "--backend", "MPI_A2A", "--in-place", timeout=120)
+    assert "grid 1 x 2, backend MPI_A2A, in place" in run.output
+    assert "GB/s" in run.output
+    tuned = run_mpi(2, "decomp_bench_cli_worker.py", "0", "0", timeout=120)
+    assert "CUDECOMP: SELECTED" in tuned.output and "GB/s" in tuned.output
+
+
+def test_peer_benchmark_runs_side_by_side():
+    from pathlib import Path
+
+    bench = Path(__file__).resolve().parents[2] / "bench" / "decomp_transpose.py"
+    run = run_mpi(2, bench, "--sizes", "16", "--iterations", "2", "--warmup", "1", timeout=180)
+    assert "| 16^3 |" in run.output
