@@ -11,7 +11,7 @@ RANKS = [1, 2, 3, 4, 6]
 
 @pytest.mark.parametrize("ranks", RANKS)
 def test_transposes(ranks):
-    suites = ["sweep", "halo-padding", "gdims-dist", "col-major"]
+    suites = ["sweep", "halo-padding", "gdims-dist", "col-major", "random"]
     if ranks in (1, 4):
         suites.append("large")  # 128 x 124 x 132 doubles
     run = run_mpi(ranks, "decomp_transpose_worker.py", *suites, timeout=240)
@@ -20,7 +20,7 @@ def test_transposes(ranks):
 
 @pytest.mark.parametrize("ranks", RANKS)
 def test_halo_updates(ranks):
-    run = run_mpi(ranks, "decomp_halo_worker.py", "sweep", "col-major", timeout=180)
+    run = run_mpi(ranks, "decomp_halo_worker.py", "sweep", "col-major", "random", timeout=180)
     assert f"halos OK on {ranks} ranks" in run.output
 
 

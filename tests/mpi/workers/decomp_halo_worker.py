@@ -88,7 +88,28 @@ def col_major():
         grid.destroy()
 
 
-SUITES = {"sweep": sweep, "col-major": col_major}
+def random_cases():
+    """Random grids, axes, halos, periods, paddings, layouts and backends (same seed on every rank)."""
+    rng = np.random.default_rng(7)
+    grids = process_grids(comm.size)
+    for case in range(40):
+        gdims = tuple(int(v) for v in rng.integers(2 * comm.size, 2 * comm.size + 7, size=3))
+        pdims = grids[int(rng.integers(len(grids)))]
+        backend = BACKENDS[int(rng.integers(2))]
+        contiguous = tuple(bool(v) for v in rng.integers(0, 2, size=3))
+        grid = make_grid(gdims, pdims, backend, contiguous)
+        axis = int(rng.integers(3))
+        halo = tuple(int(v) for v in rng.integers(0, 3, size=3))
+        periods = tuple(bool(v) for v in rng.integers(0, 2, size=3))
+        padding = tuple(int(v) for v in rng.integers(0, 2, size=3))
+        dims = tuple(int(v) for v in rng.permutation(3)[: int(rng.integers(1, 4))])
+        dtype = list(NUMPY)[int(rng.integers(4))]
+        run(grid, gdims, axis, dtype, halo, periods, padding, dims, bool(rng.integers(2)),
+            f"random case {case}: gdims={gdims} pdims={pdims} {backend.name} contiguous={contiguous}")
+        grid.destroy()
+
+
+SUITES = {"random": random_cases, "sweep": sweep, "col-major": col_major}
 for name in sys.argv[1:]:
     SUITES[name]()
 total = comm.allreduce(checked)

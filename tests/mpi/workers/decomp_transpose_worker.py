@@ -198,7 +198,30 @@ def col_major():
         grid.destroy()
 
 
-SUITES = {"sweep": sweep, "halo-padding": halo_padding, "large": large, "gdims-dist": gdims_dist,
+def random_cases():
+    """Random grids, layouts, halos, paddings, backends and dtypes; the seed is the same on every
+    rank (each case is collective) and printed on failure."""
+    rng = np.random.default_rng(20261130)
+    grids = process_grids(comm.size)
+    for case in range(60):
+        gdims = tuple(int(v) for v in rng.integers(1, 14, size=3))
+        pdims = grids[int(rng.integers(len(grids)))]
+        backend = BACKENDS[int(rng.integers(3))]
+        layout = list(LAYOUTS)[int(rng.integers(len(LAYOUTS)))]
+        dtype = DTYPES[int(rng.integers(4))]
+        in_place = bool(rng.integers(2))
+        halos = [tuple(int(v) for v in rng.integers(0, 3, size=3)) for _ in range(3)]
+        paddings = [tuple(int(v) for v in rng.integers(0, 3, size=3)) for _ in range(3)]
+        dist = None
+        if rng.integers(3) == 0:
+            dist = tuple(int(rng.integers(1, g + 1)) for g in gdims)
+        grid = make_grid(gdims, pdims, backend, layout, gdims_dist=dist)
+        cycle(grid, gdims, dtype, in_place, halos, paddings,
+              what=f"random case {case}: gdims={gdims} dist={dist} pdims={pdims} {backend.name} {layout}")
+        grid.destroy()
+
+
+SUITES = {"random": random_cases, "sweep": sweep, "halo-padding": halo_padding, "large": large, "gdims-dist": gdims_dist,
           "col-major": col_major}
 for name in sys.argv[1:]:
     SUITES[name]()
