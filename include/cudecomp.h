@@ -1,0 +1,220 @@
+/*
+ * cudecomp.h: the C API of wavestack's cudecomp, with cuDecomp's names, enum values, struct
+ * layouts and semantics (https://nvidia.github.io/cuDecomp/).
+ *
+ * This is the CPU-only build: buffers (pencils, workspaces, cudecompMalloc allocations) live in
+ * host memory, operations complete before they return, and stream arguments are accepted and
+ * ignored. When the CUDA runtime header is not available, cudaStream_t is declared here as an
+ * opaque pointer type with the same size and meaning as CUDA's, so code written against
+ * cuDecomp compiles unchanged. Only the MPI communication backends are supported; the NCCL and
+ * NVSHMEM enum values exist and are answered with CUDECOMP_RESULT_NOT_SUPPORTED.
+ *
+ * Differences from upstream's CPU-only build, all additions: process-grid and backend
+ * autotuning work (upstream rejects them on the CPU), and uneven decompositions with empty
+ * pencils are accepted.
+ */
+#ifndef CUDECOMP_H
+#define CUDECOMP_H
+
+#include <mpi.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(__has_include)
+#if __has_include(<cuda_runtime_api.h>) && !defined(CUDECOMP_NO_CUDA_HEADERS)
+#include <cuda_runtime_api.h>
+#define CUDECOMP_HAVE_CUDA_STREAM_T 1
+#endif
+#endif
+#ifndef CUDECOMP_HAVE_CUDA_STREAM_T
+/* Opaque stand-in for CUDA's stream handle (CUDA declares it as a pointer to CUstream_st). */
+typedef struct CUstream_st* cudaStream_t;
+#endif
+
+#define CUDECOMP_MAJOR 0
+#define CUDECOMP_MINOR 6
+#define CUDECOMP_PATCH 0
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Transpose communication backends. */
+typedef enum {
+  CUDECOMP_TRANSPOSE_COMM_MPI_P2P = 1,    /**< MPI_Isend/MPI_Irecv to every peer at once */
+  CUDECOMP_TRANSPOSE_COMM_MPI_P2P_PL = 2, /**< pipelined pairwise exchange, one peer per step */
+  CUDECOMP_TRANSPOSE_COMM_MPI_A2A = 3,    /**< MPI_Alltoallv */
+  CUDECOMP_TRANSPOSE_COMM_NCCL = 4,       /**< not supported in this build */
+  CUDECOMP_TRANSPOSE_COMM_NCCL_PL = 5,    /**< not supported in this build */
+  CUDECOMP_TRANSPOSE_COMM_NVSHMEM = 6,    /**< not supported in this build */
+  CUDECOMP_TRANSPOSE_COMM_NVSHMEM_PL = 7  /**< not supported in this build */
+} cudecompTransposeCommBackend_t;
+
+/** Halo communication backends. */
+typedef enum {
+  CUDECOMP_HALO_COMM_MPI = 1,             /**< nonblocking exchange with both neighbours at once */
+  CUDECOMP_HALO_COMM_MPI_BLOCKING = 2,    /**< one blocking exchange per neighbour */
+  CUDECOMP_HALO_COMM_NCCL = 3,            /**< not supported in this build */
+  CUDECOMP_HALO_COMM_NVSHMEM = 4,         /**< not supported in this build */
+  CUDECOMP_HALO_COMM_NVSHMEM_BLOCKING = 5 /**< not supported in this build */
+} cudecompHaloCommBackend_t;
+
+/** Element types. Packing moves bytes, so the type only sets the element size. */
+typedef enum {
+  CUDECOMP_FLOAT = -1,
+  CUDECOMP_DOUBLE = -2,
+  CUDECOMP_FLOAT_COMPLEX = -3,
+  CUDECOMP_DOUBLE_COMPLEX = -4
+} cudecompDataType_t;
+
+/** Which communication times the candidate process grids during autotuning. */
+typedef enum { CUDECOMP_AUTOTUNE_GRID_TRANSPOSE = 0, CUDECOMP_AUTOTUNE_GRID_HALO = 1 } cudecompAutotuneGridMode_t;
+
+/**
+ * How ranks are placed on the Prows x Pcols process grid. DEFAULT is row-major unless the
+ * environment variable CUDECOMP_USE_COL_MAJOR_RANK_ORDER=1 is set (cuDecomp 0.6 behaviour).
+ */
+typedef enum {
+  CUDECOMP_RANK_ORDER_DEFAULT = 0,
+  CUDECOMP_RANK_ORDER_ROW_MAJOR = 1, /**< rank = row * Pcols + col */
+  CUDECOMP_RANK_ORDER_COL_MAJOR = 2  /**< rank = col * Prows + row */
+} cudecompRankOrder_t;
+
+typedef enum {
+  CUDECOMP_RESULT_SUCCESS = 0,
+  CUDECOMP_RESULT_INVALID_USAGE = 1,
+  CUDECOMP_RESULT_NOT_SUPPORTED = 2,
+  CUDECOMP_RESULT_INTERNAL_ERROR = 3,
+  CUDECOMP_RESULT_CUDA_ERROR = 4,
+  CUDECOMP_RESULT_CUTENSOR_ERROR = 5,
+  CUDECOMP_RESULT_MPI_ERROR = 6,
+  CUDECOMP_RESULT_NCCL_ERROR = 7,
+  CUDECOMP_RESULT_NVSHMEM_ERROR = 8,
+  CUDECOMP_RESULT_NVML_ERROR = 9
+} cudecompResult_t;
+
+typedef struct cudecompHandle* cudecompHandle_t;
+typedef struct cudecompGridDesc* cudecompGridDesc_t;
+
+/** Grid descriptor configuration; cudecompGridDescConfigSetDefaults fills every field. */
+typedef struct {
+  int32_t gdims[3];               /**< global grid X, Y, Z */
+  int32_t gdims_dist[3];          /**< grid used to distribute (default 0: gdims); the rest goes to the last rank */
+  int32_t pdims[2];               /**< Prows, Pcols; 0,0 requests autotuning */
+  cudecompRankOrder_t rank_order; /**< placement of ranks on the process grid (default: DEFAULT) */
+
+  cudecompTransposeCommBackend_t transpose_comm_backend; /**< default MPI_P2P */
+  bool transpose_axis_contiguous[3];                     /**< per pencil axis: pencil axis fastest (default false) */
+  int32_t transpose_mem_order[3][3]; /**< per pencil axis, global axes fastest first; -1: unset (default) */
+
+  cudecompHaloCommBackend_t halo_comm_backend; /**< default MPI */
+} cudecompGridDescConfig_t;
+
+/** Autotuning options; cudecompGridDescAutotuneOptionsSetDefaults fills every field. */
+typedef struct {
+  int32_t n_warmup_trials;              /**< untimed trials per candidate (default 3) */
+  int32_t n_trials;                     /**< timed trials per candidate (default 5) */
+  cudecompAutotuneGridMode_t grid_mode; /**< default TRANSPOSE */
+  cudecompDataType_t dtype;             /**< default DOUBLE */
+  bool allow_uneven_decompositions;     /**< default true */
+  bool disable_nccl_backends;           /**< default false (no NCCL backend exists in this build) */
+  bool disable_nvshmem_backends;        /**< default false (no NVSHMEM backend exists in this build) */
+  double skip_threshold;                /**< skip a candidate when skip_threshold * t_first > t_best (default 0) */
+
+  bool autotune_transpose_backend;       /**< default false */
+  bool transpose_use_inplace_buffers[4]; /**< per op X->Y, Y->Z, Z->Y, Y->X (default false) */
+  double transpose_op_weights[4];        /**< per op weight of its time (default 1.0) */
+  int32_t transpose_input_halo_extents[4][3];
+  int32_t transpose_output_halo_extents[4][3];
+  int32_t transpose_input_padding[4][3];
+  int32_t transpose_output_padding[4][3];
+
+  bool autotune_halo_backend; /**< default false */
+  int32_t halo_extents[3];    /**< default 0,0,0 */
+  bool halo_periods[3];       /**< default false */
+  int32_t halo_axis;          /**< pencil axis of the halo trials (default 0) */
+  int32_t halo_padding[3];    /**< default 0,0,0 */
+} cudecompGridDescAutotuneOptions_t;
+
+/** Geometry of one pencil buffer. */
+typedef struct {
+  int32_t shape[3];        /**< local order (fastest first), halos and padding included */
+  int32_t lo[3];           /**< local order, first global index owned (halos excluded) */
+  int32_t hi[3];           /**< local order, last global index owned, inclusive (lo - 1 when empty) */
+  int32_t order[3];        /**< global axis at each local position, fastest first */
+  int32_t halo_extents[3]; /**< global order */
+  int32_t padding[3];      /**< global order */
+  int64_t size;            /**< elements, halos and padding included */
+} cudecompPencilInfo_t;
+
+cudecompResult_t cudecompInit(cudecompHandle_t* handle, MPI_Comm mpi_comm);
+cudecompResult_t cudecompFinalize(cudecompHandle_t handle);
+
+cudecompResult_t cudecompGridDescCreate(cudecompHandle_t handle, cudecompGridDesc_t* grid_desc,
+                                        cudecompGridDescConfig_t* config,
+                                        const cudecompGridDescAutotuneOptions_t* options);
+cudecompResult_t cudecompGridDescDestroy(cudecompHandle_t handle, cudecompGridDesc_t grid_desc);
+cudecompResult_t cudecompGridDescConfigSetDefaults(cudecompGridDescConfig_t* config);
+cudecompResult_t cudecompGridDescAutotuneOptionsSetDefaults(cudecompGridDescAutotuneOptions_t* options);
+
+cudecompResult_t cudecompGetPencilInfo(cudecompHandle_t handle, cudecompGridDesc_t grid_desc,
+                                       cudecompPencilInfo_t* pencil_info, int32_t axis, const int32_t halo_extents[],
+                                       const int32_t padding[]);
+cudecompResult_t cudecompGetTransposeWorkspaceSize(cudecompHandle_t handle, cudecompGridDesc_t grid_desc,
+                                                   int64_t* workspace_size);
+cudecompResult_t cudecompGetHaloWorkspaceSize(cudecompHandle_t handle, cudecompGridDesc_t grid_desc, int32_t axis,
+                                              const int32_t halo_extents[], int64_t* workspace_size);
+cudecompResult_t cudecompGetDataTypeSize(cudecompDataType_t dtype, int64_t* dtype_size);
+cudecompResult_t cudecompMalloc(cudecompHandle_t handle, cudecompGridDesc_t grid_desc, void** buffer,
+                                size_t buffer_size_bytes);
+cudecompResult_t cudecompFree(cudecompHandle_t handle, cudecompGridDesc_t grid_desc, void* buffer);
+
+/** "MPI_P2P", "MPI_P2P_PL", ...; "ERROR" for a value outside the enum. */
+const char* cudecompTransposeCommBackendToString(cudecompTransposeCommBackend_t comm_backend);
+const char* cudecompHaloCommBackendToString(cudecompHaloCommBackend_t comm_backend);
+
+cudecompResult_t cudecompGetGridDescConfig(cudecompHandle_t handle, cudecompGridDesc_t grid_desc,
+                                           cudecompGridDescConfig_t* config);
+cudecompResult_t cudecompGetShiftedRank(cudecompHandle_t handle, cudecompGridDesc_t grid_desc, int32_t axis,
+                                        int32_t dim, int32_t displacement, bool periodic, int32_t* shifted_rank);
+
+cudecompResult_t cudecompTransposeXToY(cudecompHandle_t handle, cudecompGridDesc_t grid_desc, void* input, void* output,
+                                       void* work, cudecompDataType_t dtype, const int32_t input_halo_extents[],
+                                       const int32_t output_halo_extents[], const int32_t input_padding[],
+                                       const int32_t output_padding[], cudaStream_t stream);
+cudecompResult_t cudecompTransposeYToZ(cudecompHandle_t handle, cudecompGridDesc_t grid_desc, void* input, void* output,
+                                       void* work, cudecompDataType_t dtype, const int32_t input_halo_extents[],
+                                       const int32_t output_halo_extents[], const int32_t input_padding[],
+                                       const int32_t output_padding[], cudaStream_t stream);
+cudecompResult_t cudecompTransposeZToY(cudecompHandle_t handle, cudecompGridDesc_t grid_desc, void* input, void* output,
+                                       void* work, cudecompDataType_t dtype, const int32_t input_halo_extents[],
+                                       const int32_t output_halo_extents[], const int32_t input_padding[],
+                                       const int32_t output_padding[], cudaStream_t stream);
+cudecompResult_t cudecompTransposeYToX(cudecompHandle_t handle, cudecompGridDesc_t grid_desc, void* input, void* output,
+                                       void* work, cudecompDataType_t dtype, const int32_t input_halo_extents[],
+                                       const int32_t output_halo_extents[], const int32_t input_padding[],
+                                       const int32_t output_padding[], cudaStream_t stream);
+
+cudecompResult_t cudecompUpdateHalosX(cudecompHandle_t handle, cudecompGridDesc_t grid_desc, void* input, void* work,
+                                      cudecompDataType_t dtype, const int32_t halo_extents[], const bool halo_periods[],
+                                      int32_t dim, const int32_t padding[], cudaStream_t stream);
+cudecompResult_t cudecompUpdateHalosY(cudecompHandle_t handle, cudecompGridDesc_t grid_desc, void* input, void* work,
+                                      cudecompDataType_t dtype, const int32_t halo_extents[], const bool halo_periods[],
+                                      int32_t dim, const int32_t padding[], cudaStream_t stream);
+cudecompResult_t cudecompUpdateHalosZ(cudecompHandle_t handle, cudecompGridDesc_t grid_desc, void* input, void* work,
+                                      cudecompDataType_t dtype, const int32_t halo_extents[], const bool halo_periods[],
+                                      int32_t dim, const int32_t padding[], cudaStream_t stream);
+
+/**
+ * wavestack extension (not in cuDecomp): the message of the last failed call on this thread,
+ * or "" after a successful one. Failed calls also print it to stderr unless
+ * CUDECOMP_QUIET_ERRORS=1 is set.
+ */
+const char* cudecompGetLastErrorMessage(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CUDECOMP_H */

@@ -1,0 +1,308 @@
+"""Handle, GridDesc and PencilInfo: the Python API of the seed over cudecomp._native."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from cudecomp import _native
+from cudecomp._arrays import (NUMPY_OF_DTYPE, check_array, check_dtype_argument, check_stream, check_work,
+                              data_type_of)
+from cudecomp._native import DataType
+from cudecomp._structs import GridDescAutotuneOptions, GridDescConfig
+
+_AXES = {0: "X", 1: "Y", 2: "Z"}
+_OPS = {"x_to_y": (0, 0, 1), "y_to_z": (1, 1, 2), "z_to_y": (2, 2, 1), "y_to_x": (3, 1, 0)}
+
+
+@dataclass(frozen=True)
+class PencilInfo:
+    """Geometry of a pencil buffer (cudecompPencilInfo_t).
+
+    ``shape``, ``lo``, ``hi`` (inclusive) and ``order`` are in local order, fastest axis first;
+    ``halo_extents`` and ``padding`` in global order. ``array_shape`` is the shape a C-contiguous
+    NumPy array for this pencil must have (``shape`` reversed).
+    """
+
+    shape: tuple
+    lo: tuple
+    hi: tuple
+    order: tuple
+    halo_extents: tuple
+    padding: tuple
+    size: int
+
+    @property
+    def array_shape(self) -> tuple:
+        return tuple(reversed(self.shape))
+
+
+def _triple(name: str, value, default=0, kind=int) -> tuple:
+    if value is None:
+        return (default,) * 3
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__"):
+        raise TypeError(f"{name}: expected a sequence of 3 values, got {type(value).__name__}")
+    items = list(np.asarray(value).tolist()) if isinstance(value, np.ndarray) else list(value)
+    if len(items) != 3:
+        raise ValueError(f"{name}: expected 3 values, got {len(items)}")
+    out = []
+    for item in items:
+        if kind is bool:
+            if not isinstance(item, (bool, np.bool_)) and item not in (0, 1):
+                raise TypeError(f"{name}: expected booleans, got {item!r}")
+            out.append(bool(item))
+        else:
+            if isinstance(item, (bool, np.bool_)) or not isinstance(item, (int, np.integer)):
+                raise TypeError(f"{name}: expected integers, got {item!r}")
+            if item < 0:
+                raise ValueError(f"{name}: values must be >= 0, got {item}")
+            out.append(int(item))
+    return tuple(out)
+
+
+def _check_axis(name: str, value) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name}: expected an int, got {type(value).__name__}")
+    if value not in (0, 1, 2):
+        raise ValueError(f"{name}: must be 0 (X), 1 (Y) or 2 (Z), got {value}")
+    return int(value)
+
+
+class Handle:
+    """Collectively initializes cudecomp over an mpi4py communicator (cudecompInit)."""
+
+    def __init__(self, mpi_comm):
+        from mpi4py import MPI  # imported here so that importing cudecomp starts no MPI work
+
+        if not isinstance(mpi_comm, MPI.Comm):
+            raise TypeError(f"mpi_comm: expected an mpi4py.MPI.Comm, got {type(mpi_comm).__name__}")
+        if mpi_comm == MPI.COMM_NULL:
+            raise ValueError("mpi_comm: MPI.COMM_NULL is not a communicator")
+        if not MPI.Is_initialized() or MPI.Is_finalized():
+            raise ValueError("mpi_comm: MPI is not initialized (or already finalized)")
+        self._comm = mpi_comm
+        self._native = _native.Handle(MPI._handleof(mpi_comm))
+
+    @property
+    def rank(self) -> int:
+        return self._native.rank
+
+    @property
+    def size(self) -> int:
+        return self._native.size
+
+    def create_grid(self, config: GridDescConfig, options: GridDescAutotuneOptions | None = None) -> "GridDesc":
+        """Creates a grid descriptor (collective). Autotuning results are written back into ``config``."""
+        if not isinstance(config, GridDescConfig):
+            raise TypeError(f"config: expected a cudecomp.GridDescConfig, got {type(config).__name__}")
+        if options is not None and not isinstance(options, GridDescAutotuneOptions):
+            raise TypeError(f"options: expected a cudecomp.GridDescAutotuneOptions or None, "
+                            f"got {type(options).__name__}")
+        native = self._native.create_grid(config._bytes_view(), None if options is None else options._bytes_view())
+        return GridDesc._create(self, native)
+
+    def finalize(self) -> None:
+        """Releases the handle (collective); grids created from it are destroyed first."""
+        self._native.finalize()
+
+
+class GridDesc:
+    """A grid descriptor, from :meth:`Handle.create_grid`; call :meth:`destroy` when done."""
+
+    def __init__(self, *args, **kwargs):
+        raise TypeError("GridDesc is not constructible; use Handle.create_grid(config, options)")
+
+    @classmethod
+    def _create(cls, handle: Handle, native) -> "GridDesc":
+        grid = object.__new__(cls)
+        grid._handle = handle
+        grid._native = native
+        grid._work = None  # managed workspace, a uint8 buffer reused across calls
+        return grid
+
+    # -- queries -----------------------------------------------------------------------------
+
+    @property
+    def config(self) -> GridDescConfig:
+        """The configuration the grid was created with, autotuning results included (a copy)."""
+        return GridDescConfig._from_bytes(self._native.config_bytes())
+
+    @property
+    def autotune_report(self) -> str:
+        """The autotuner's log lines ('' when the grid was not autotuned)."""
+        return self._native.autotune_report
+
+    @property
+    def coords(self) -> tuple:
+        """This rank's (row, column) on the process grid."""
+        return tuple(self._native.coords)
+
+    def get_pencil_info(self, axis: int, halo_extents=None, padding=None) -> PencilInfo:
+        axis = _check_axis("axis", axis)
+        info = self._native.pencil_info(axis, _triple("halo_extents", halo_extents), _triple("padding", padding))
+        return PencilInfo(**info)
+
+    def get_transpose_workspace_size(self) -> int:
+        return self._native.transpose_workspace_size()
+
+    def get_halo_workspace_size(self, axis: int, halo_extents) -> int:
+        axis = _check_axis("axis", axis)
+        if halo_extents is None:
+            raise TypeError("halo_extents: required")
+        return self._native.halo_workspace_size(axis, _triple("halo_extents", halo_extents))
+
+    def get_shifted_rank(self, axis: int, dim: int, displacement: int, periodic: bool) -> int:
+        axis = _check_axis("axis", axis)
+        dim = _check_axis("dim", dim)
+        if isinstance(displacement, (bool, np.bool_)) or not isinstance(displacement, (int, np.integer)):
+            raise TypeError(f"displacement: expected an int, got {type(displacement).__name__}")
+        if not isinstance(periodic, (bool, np.bool_)):
+            raise TypeError(f"periodic: expected a bool, got {type(periodic).__name__}")
+        return self._native.shifted_rank(axis, dim, int(displacement), bool(periodic))
+
+    def destroy(self) -> None:
+        """Releases the grid's communicators (collective)."""
+        self._work = None
+        self._native.destroy()
+
+    # -- workspace -------------------------------------------------------------------------
+
+    def _managed_work(self, dtype: DataType, elements: int) -> np.ndarray:
+        itemsize = np.dtype(NUMPY_OF_DTYPE[dtype]).itemsize
+        nbytes = max(elements, 1) * itemsize
+        if self._work is None or self._work.nbytes < nbytes:
+            self._work = np.empty(nbytes, dtype=np.uint8)
+        return self._work[:nbytes].view(NUMPY_OF_DTYPE[dtype])
+
+    # -- transposes --------------------------------------------------------------------------
+
+    def _transpose(self, op_name, input, out, work, dtype, input_halo_extents, output_halo_extents,
+                   input_padding, output_padding, stream):
+        if not self._native.alive:
+            raise ValueError("grid: the grid descriptor was destroyed")
+        op, in_axis, out_axis = _OPS[op_name]
+        dtype = check_dtype_argument(dtype)
+        check_stream(stream)
+        ih = _triple("input_halo_extents", input_halo_extents)
+        oh = _triple("output_halo_extents", output_halo_extents)
+        ip = _triple("input_padding", input_padding)
+        opad = _triple("output_padding", output_padding)
+        inferred = data_type_of("input", input)
+        if dtype is None:
+            dtype = inferred
+        in_info = self.get_pencil_info(in_axis, ih, ip)
+        out_info = self.get_pencil_info(out_axis, oh, opad)
+        same_start = (isinstance(out, np.ndarray) and isinstance(input, np.ndarray) and out is not input
+                      and out.ctypes.data == input.ctypes.data)
+        in_place = out is input or same_start
+        check_array("input", input, in_info.array_shape, dtype, writable=in_place)
+        if out is input:
+            if input.size < out_info.size:
+                raise ValueError(f"out: in place needs {out_info.size} elements for the output pencil, the input "
+                                 f"array holds {input.size}; pass out as a view of the same buffer with the "
+                                 f"output pencil's array_shape {out_info.array_shape}")
+            result = input.reshape(-1)[:out_info.size].reshape(out_info.array_shape)
+        elif out is None:
+            result = np.empty(out_info.array_shape, dtype=NUMPY_OF_DTYPE[dtype])
+        else:
+            # A view of the input's buffer that starts at the same address is in place, as in the C API
+            # where input == output; any other overlap is an error.
+            check_array("out", out, out_info.array_shape, dtype, writable=True)
+            if not same_start and np.shares_memory(out, input):
+                raise ValueError("out: overlaps input; pass out=input (or a view starting at the same address) "
+                                 "for an in-place transpose")
+            result = out
+        needs_work = self._native.transpose_needs_work(op, in_place, ih, oh, ip, opad)
+        elements = self.get_transpose_workspace_size()
+        if work is None:
+            work_array = self._managed_work(dtype, elements) if needs_work else None
+        else:
+            check_work("work", work, dtype, elements)
+            if np.shares_memory(work, input) or np.shares_memory(work, result):
+                raise ValueError("work: overlaps input or out")
+            work_array = work
+        # In place, result is a view of the input's buffer with the output shape, at the same address.
+        self._native.transpose(op, input, result, work_array, dtype, ih, oh, ip, opad)
+        return result
+
+    def transpose_x_to_y(self, input, out=None, work=None, dtype=None, input_halo_extents=None,
+                         output_halo_extents=None, input_padding=None, output_padding=None, stream=None):
+        """X-pencils to Y-pencils; returns the output array (``out``, a new array, or a view of ``input`` in place)."""
+        return self._transpose("x_to_y", input, out, work, dtype, input_halo_extents, output_halo_extents,
+                               input_padding, output_padding, stream)
+
+    def transpose_y_to_z(self, input, out=None, work=None, dtype=None, input_halo_extents=None,
+                         output_halo_extents=None, input_padding=None, output_padding=None, stream=None):
+        """Y-pencils to Z-pencils."""
+        return self._transpose("y_to_z", input, out, work, dtype, input_halo_extents, output_halo_extents,
+                               input_padding, output_padding, stream)
+
+    def transpose_z_to_y(self, input, out=None, work=None, dtype=None, input_halo_extents=None,
+                         output_halo_extents=None, input_padding=None, output_padding=None, stream=None):
+        """Z-pencils to Y-pencils."""
+        return self._transpose("z_to_y", input, out, work, dtype, input_halo_extents, output_halo_extents,
+                               input_padding, output_padding, stream)
+
+    def transpose_y_to_x(self, input, out=None, work=None, dtype=None, input_halo_extents=None,
+                         output_halo_extents=None, input_padding=None, output_padding=None, stream=None):
+        """Y-pencils to X-pencils."""
+        return self._transpose("y_to_x", input, out, work, dtype, input_halo_extents, output_halo_extents,
+                               input_padding, output_padding, stream)
+
+    # -- halos -------------------------------------------------------------------------------
+
+    def _update_halos(self, axis, data, dim, halo_extents, halo_periods, padding, work, dtype, stream):
+        if not self._native.alive:
+            raise ValueError("grid: the grid descriptor was destroyed")
+        dtype = check_dtype_argument(dtype)
+        check_stream(stream)
+        dim = _check_axis("dim", dim)
+        if halo_extents is None:
+            raise TypeError("halo_extents: required")
+        halo = _triple("halo_extents", halo_extents)
+        periods = _triple("halo_periods", halo_periods, default=False, kind=bool)
+        pad = _triple("padding", padding)
+        inferred = data_type_of("data", data)
+        if dtype is None:
+            dtype = inferred
+        info = self.get_pencil_info(axis, halo, pad)
+        check_array("data", data, info.array_shape, dtype, writable=True)
+        elements = self.get_halo_workspace_size(axis, halo)
+        if work is None:
+            work_array = self._managed_work(dtype, elements)
+        else:
+            check_work("work", work, dtype, elements)
+            if np.shares_memory(work, data):
+                raise ValueError("work: overlaps data")
+            work_array = work
+        self._native.update_halos(axis, data, work_array, dtype, halo, periods, dim, pad)
+        return data
+
+    def update_halos_x(self, data, dim, halo_extents, halo_periods=None, padding=None, work=None, dtype=None,
+                       stream=None):
+        """Updates the halos of X-pencil ``data`` along global dimension ``dim``, in place."""
+        return self._update_halos(0, data, dim, halo_extents, halo_periods, padding, work, dtype, stream)
+
+    def update_halos_y(self, data, dim, halo_extents, halo_periods=None, padding=None, work=None, dtype=None,
+                       stream=None):
+        """Updates the halos of Y-pencil ``data`` along global dimension ``dim``, in place."""
+        return self._update_halos(1, data, dim, halo_extents, halo_periods, padding, work, dtype, stream)
+
+    def update_halos_z(self, data, dim, halo_extents, halo_periods=None, padding=None, work=None, dtype=None,
+                       stream=None):
+        """Updates the halos of Z-pencil ``data`` along global dimension ``dim``, in place."""
+        return self._update_halos(2, data, dim, halo_extents, halo_periods, padding, work, dtype, stream)
+
+
+def get_data_type_size(dtype: DataType) -> int:
+    """Bytes per element of a cudecomp.DataType (cudecompGetDataTypeSize)."""
+    check_dtype_argument(dtype)
+    if dtype is None:
+        raise TypeError("dtype: required")
+    return _native.data_type_size(dtype)
+
+
+def prod(values) -> int:
+    return math.prod(values)

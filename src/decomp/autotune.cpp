@@ -1,0 +1,333 @@
+#include "decomp/autotune.hpp"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+#include <memory>
+#include <sstream>
+#include <vector>
+
+#include "decomp/config.hpp"
+#include "decomp/error.hpp"
+#include "decomp/grid_desc.hpp"
+
+namespace wavestack::decomp {
+namespace {
+
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> items;
+  std::stringstream stream(text);
+  std::string item;
+  while (std::getline(stream, item, ',')) {
+    item.erase(0, item.find_first_not_of(" \t"));
+    item.erase(item.find_last_not_of(" \t") + 1);
+    if (!item.empty()) items.push_back(item);
+  }
+  return items;
+}
+
+const char* env(const char* name) {
+  const char* value = std::getenv(name);
+  return (value != nullptr && *value != '\0') ? value : nullptr;
+}
+
+bool is_even(const std::array<int, 2>& p, const cudecompGridDescConfig_t& config) {
+  const auto dist = [&](int dim) { return config.gdims_dist[dim] == 0 ? config.gdims[dim] : config.gdims_dist[dim]; };
+  // X is split by rows, Y by rows (X-pencil) and columns (Z-pencil), Z by columns.
+  return dist(0) % p[0] == 0 && dist(1) % p[0] == 0 && dist(1) % p[1] == 0 && dist(2) % p[1] == 0;
+}
+
+std::vector<cudecompTransposeCommBackend_t> transpose_candidates(const cudecompGridDescConfig_t& config, bool tune) {
+  if (!tune) return {config.transpose_comm_backend};
+  std::vector<cudecompTransposeCommBackend_t> all = {
+      CUDECOMP_TRANSPOSE_COMM_MPI_P2P, CUDECOMP_TRANSPOSE_COMM_MPI_P2P_PL, CUDECOMP_TRANSPOSE_COMM_MPI_A2A};
+  const char* restrict_to = env("CUDECOMP_AUTOTUNE_TRANSPOSE_BACKENDS");
+  if (restrict_to == nullptr) return all;
+  std::vector<cudecompTransposeCommBackend_t> chosen;
+  for (const auto& name : split_list(restrict_to)) {
+    const auto backend = transpose_backend_from_name(name);
+    if (!backend) invalid_argument("CUDECOMP_AUTOTUNE_TRANSPOSE_BACKENDS", "unknown backend name '" + name + "'");
+    if (std::find(all.begin(), all.end(), *backend) != all.end()) chosen.push_back(*backend);
+  }
+  if (chosen.empty()) invalid_argument("CUDECOMP_AUTOTUNE_TRANSPOSE_BACKENDS", "names no backend of this build");
+  return chosen;
+}
+
+std::vector<cudecompHaloCommBackend_t> halo_candidates(const cudecompGridDescConfig_t& config, bool tune) {
+  if (!tune) return {config.halo_comm_backend};
+  std::vector<cudecompHaloCommBackend_t> all = {CUDECOMP_HALO_COMM_MPI, CUDECOMP_HALO_COMM_MPI_BLOCKING};
+  const char* restrict_to = env("CUDECOMP_AUTOTUNE_HALO_BACKENDS");
+  if (restrict_to == nullptr) return all;
+  std::vector<cudecompHaloCommBackend_t> chosen;
+  for (const auto& name : split_list(restrict_to)) {
+    const auto backend = halo_backend_from_name(name);
+    if (!backend) invalid_argument("CUDECOMP_AUTOTUNE_HALO_BACKENDS", "unknown backend name '" + name + "'");
+    if (std::find(all.begin(), all.end(), *backend) != all.end()) chosen.push_back(*backend);
+  }
+  if (chosen.empty()) invalid_argument("CUDECOMP_AUTOTUNE_HALO_BACKENDS", "names no backend of this build");
+  return chosen;
+}
+
+Int3 to_int3(const int32_t values[3]) {
+  return {values[0], values[1], values[2]};
+}
+
+// Measures one candidate. Returns the mean weighted trial time in seconds (max over ranks), or
+// +inf when skipped by skip_threshold.
+class Timer {
+ public:
+  Timer(const Handle& handle, const cudecompGridDescAutotuneOptions_t& options, std::ostringstream& log)
+      : handle_(handle), options_(options), log_(log) {}
+
+  double transpose_cycle(const GridDesc& grid, double best) {
+    const size_t elem = static_cast<size_t>(data_type_size(options_.dtype));
+    int64_t largest = 0;
+    std::array<TransposeArgs, 4> ops;
+    for (int i = 0; i < 4; ++i) {
+      const auto op = static_cast<TransposeOp>(i);
+      TransposeArgs& a = ops[i];
+      a.dtype = options_.dtype;
+      a.input_halo = to_int3(options_.transpose_input_halo_extents[i]);
+      a.output_halo = to_int3(options_.transpose_output_halo_extents[i]);
+      a.input_padding = to_int3(options_.transpose_input_padding[i]);
+      a.output_padding = to_int3(options_.transpose_output_padding[i]);
+      largest = std::max({largest, grid.layout(input_axis(op), a.input_halo, a.input_padding).size,
+                          grid.layout(output_axis(op), a.output_halo, a.output_padding).size});
+    }
+    std::vector<std::byte> a_buffer(static_cast<size_t>(largest) * elem + elem);
+    std::vector<std::byte> b_buffer(a_buffer.size());
+    std::vector<std::byte> work(static_cast<size_t>(grid.transpose_workspace_size()) * elem + elem);
+    std::byte* current = a_buffer.data();
+    std::byte* other = b_buffer.data();
+    for (int i = 0; i < 4; ++i) {
+      ops[i].work = work.data();
+      ops[i].input = current;
+      ops[i].output = options_.transpose_use_inplace_buffers[i] ? current : other;
+      if (!options_.transpose_use_inplace_buffers[i]) std::swap(current, other);
+    }
+    auto trial = [&](std::array<double, 4>& times) {
+      for (int i = 0; i < 4; ++i) {
+        MPI_Barrier(handle_.comm());
+        const double start = MPI_Wtime();
+        grid.transpose(static_cast<TransposeOp>(i), ops[i]);
+        times[i] = MPI_Wtime() - start;
+      }
+      check_mpi(MPI_Allreduce(MPI_IN_PLACE, times.data(), 4, MPI_DOUBLE, MPI_MAX, handle_.comm()), "MPI_Allreduce");
+      double total = 0;
+      for (int i = 0; i < 4; ++i) total += options_.transpose_op_weights[i] * times[i];
+      return total;
+    };
+    return measure(trial, best);
+  }
+
+  double halo_cycle(const GridDesc& grid, double best) {
+    const size_t elem = static_cast<size_t>(data_type_size(options_.dtype));
+    HaloArgs args;
+    args.axis = options_.halo_axis;
+    args.dtype = options_.dtype;
+    args.halo = to_int3(options_.halo_extents);
+    args.padding = to_int3(options_.halo_padding);
+    args.periods = {options_.halo_periods[0], options_.halo_periods[1], options_.halo_periods[2]};
+    std::vector<std::byte> data(static_cast<size_t>(grid.layout(args.axis, args.halo, args.padding).size) * elem +
+                                elem);
+    std::vector<std::byte> work(static_cast<size_t>(grid.halo_workspace_size(args.axis, args.halo)) * elem + elem);
+    args.data = data.data();
+    args.work = work.data();
+    auto trial = [&](std::array<double, 4>& times) {
+      for (int dim = 0; dim < 3; ++dim) {
+        args.dim = dim;
+        MPI_Barrier(handle_.comm());
+        const double start = MPI_Wtime();
+        grid.update_halos(args);
+        times[dim] = MPI_Wtime() - start;
+      }
+      times[3] = 0;
+      check_mpi(MPI_Allreduce(MPI_IN_PLACE, times.data(), 4, MPI_DOUBLE, MPI_MAX, handle_.comm()), "MPI_Allreduce");
+      return times[0] + times[1] + times[2];
+    };
+    return measure(trial, best);
+  }
+
+ private:
+  template <typename Trial>
+  double measure(Trial& trial, double best) {
+    std::array<double, 4> times{};
+    for (int i = 0; i < options_.n_warmup_trials; ++i) trial(times);
+    double sum = 0, low = std::numeric_limits<double>::infinity(), high = 0;
+    for (int i = 0; i < options_.n_trials; ++i) {
+      const double t = trial(times);
+      sum += t;
+      low = std::min(low, t);
+      high = std::max(high, t);
+      if (i == 0 && options_.skip_threshold > 0 && options_.skip_threshold * t > best) {
+        log_ << "CUDECOMP:       skipped (first trial " << t * 1e3 << " ms)\n";
+        return std::numeric_limits<double>::infinity();
+      }
+    }
+    const double mean = sum / options_.n_trials;
+    log_ << "CUDECOMP:       time min/max/avg [ms]: " << low * 1e3 << "/" << high * 1e3 << "/" << mean * 1e3 << "\n";
+    return mean;
+  }
+
+  const Handle& handle_;
+  const cudecompGridDescAutotuneOptions_t& options_;
+  std::ostringstream& log_;
+};
+
+bool halo_fits(const GridDesc& grid, const cudecompGridDescAutotuneOptions_t& options) {
+  // Geometry only (the same answer on every rank): can every dim be updated on this grid?
+  std::byte dummy[16];
+  HaloArgs args;
+  args.axis = options.halo_axis;
+  args.dtype = options.dtype;
+  args.halo = to_int3(options.halo_extents);
+  args.padding = to_int3(options.halo_padding);
+  args.periods = {options.halo_periods[0], options.halo_periods[1], options.halo_periods[2]};
+  args.data = dummy;
+  args.work = dummy;
+  try {
+    for (int dim = 0; dim < 3; ++dim) {
+      args.dim = dim;
+      grid.check_halo(args);
+    }
+  } catch (const DecompError&) {
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::vector<std::array<int, 2>> pdims_candidates(int nranks, const cudecompGridDescConfig_t& config,
+                                                 bool allow_uneven) {
+  std::vector<std::array<int, 2>> all;
+  for (int rows = 1; rows <= nranks; ++rows) {
+    if (nranks % rows == 0) all.push_back({rows, nranks / rows});
+  }
+  if (const char* restrict_to = env("CUDECOMP_AUTOTUNE_PDIMS")) {
+    std::vector<std::array<int, 2>> chosen;
+    for (const auto& item : split_list(restrict_to)) {
+      int rows = 0, cols = 0;
+      char extra = 0;
+      if (std::sscanf(item.c_str(), "%dx%d%c", &rows, &cols, &extra) != 2 || rows <= 0 || cols <= 0) {
+        invalid_argument("CUDECOMP_AUTOTUNE_PDIMS", "expected a list like '2x2,1x4', got '" + item + "'");
+      }
+      if (rows * cols == nranks) chosen.push_back({rows, cols});
+    }
+    if (chosen.empty()) {
+      invalid_argument("CUDECOMP_AUTOTUNE_PDIMS", "no entry multiplies to " + std::to_string(nranks) + " ranks");
+    }
+    all = chosen;
+  }
+  if (!allow_uneven) {
+    std::vector<std::array<int, 2>> even;
+    for (const auto& p : all) {
+      if (is_even(p, config)) even.push_back(p);
+    }
+    if (even.empty()) {
+      not_supported("options.allow_uneven_decompositions is false but no process grid of " + std::to_string(nranks) +
+                    " ranks divides gdims evenly");
+    }
+    all = even;
+  }
+  return all;
+}
+
+AutotuneChoice autotune(const Handle& handle, const cudecompGridDescConfig_t& config,
+                        const cudecompGridDescAutotuneOptions_t& options) {
+  const bool tune_pdims = config.pdims[0] == 0 && config.pdims[1] == 0;
+  const bool transpose_mode = options.grid_mode == CUDECOMP_AUTOTUNE_GRID_TRANSPOSE;
+  std::vector<std::array<int, 2>> grids =
+      tune_pdims ? pdims_candidates(handle.size(), config, options.allow_uneven_decompositions)
+                 : std::vector<std::array<int, 2>>{{config.pdims[0], config.pdims[1]}};
+  const auto transposes = transpose_candidates(config, options.autotune_transpose_backend);
+  const auto halos = halo_candidates(config, options.autotune_halo_backend);
+
+  std::ostringstream log;
+  log.precision(4);
+  Timer timer(handle, options, log);
+  AutotuneChoice choice;
+  choice.pdims = grids.front();
+  choice.transpose_backend = config.transpose_comm_backend;
+  choice.halo_backend = config.halo_comm_backend;
+
+  const auto make_grid = [&](const std::array<int, 2>& p, cudecompTransposeCommBackend_t t,
+                             cudecompHaloCommBackend_t h) {
+    cudecompGridDescConfig_t candidate = config;
+    candidate.pdims[0] = p[0];
+    candidate.pdims[1] = p[1];
+    candidate.transpose_comm_backend = t;
+    candidate.halo_comm_backend = h;
+    return std::make_unique<GridDesc>(handle, candidate);
+  };
+
+  // Phase 1: the process grid together with the backend of the grid mode's communication.
+  const bool phase1 =
+      tune_pdims || (transpose_mode ? options.autotune_transpose_backend : options.autotune_halo_backend);
+  if (phase1) {
+    double best = std::numeric_limits<double>::infinity();
+    log << "CUDECOMP: Running " << (transpose_mode ? "transpose" : "halo") << " autotuning...\n";
+    for (const auto& p : grids) {
+      const size_t backends = transpose_mode ? transposes.size() : halos.size();
+      for (size_t b = 0; b < backends; ++b) {
+        const auto t = transpose_mode ? transposes[b] : config.transpose_comm_backend;
+        const auto h = transpose_mode ? config.halo_comm_backend : halos[b];
+        auto grid = make_grid(p, t, h);
+        log << "CUDECOMP:       grid: " << p[0] << " x " << p[1]
+            << ", backend: " << (transpose_mode ? transpose_backend_name(t) : halo_backend_name(h)) << "\n";
+        if (!transpose_mode && !halo_fits(*grid, options)) {
+          log << "CUDECOMP:       skipped (halo extents exceed the pencils of this grid)\n";
+          continue;
+        }
+        const double time = transpose_mode ? timer.transpose_cycle(*grid, best) : timer.halo_cycle(*grid, best);
+        if (time < best) {
+          best = time;
+          choice.pdims = p;
+          choice.transpose_backend = t;
+          choice.halo_backend = h;
+        }
+      }
+    }
+    if (!std::isfinite(best)) not_supported("autotuning found no process grid that can run the requested halos");
+  }
+  // Phase 2: the other communication's backend on the chosen grid.
+  const bool phase2 = transpose_mode ? options.autotune_halo_backend : options.autotune_transpose_backend;
+  if (phase2) {
+    double best = std::numeric_limits<double>::infinity();
+    log << "CUDECOMP: Running " << (transpose_mode ? "halo" : "transpose") << " backend autotuning...\n";
+    const size_t backends = transpose_mode ? halos.size() : transposes.size();
+    for (size_t b = 0; b < backends; ++b) {
+      const auto t = transpose_mode ? choice.transpose_backend : transposes[b];
+      const auto h = transpose_mode ? halos[b] : choice.halo_backend;
+      auto grid = make_grid(choice.pdims, t, h);
+      log << "CUDECOMP:       grid: " << choice.pdims[0] << " x " << choice.pdims[1]
+          << ", backend: " << (transpose_mode ? halo_backend_name(h) : transpose_backend_name(t)) << "\n";
+      if (transpose_mode && !halo_fits(*grid, options)) {
+        log << "CUDECOMP:       skipped (halo extents exceed the pencils of this grid)\n";
+        break;
+      }
+      const double time = transpose_mode ? timer.halo_cycle(*grid, best) : timer.transpose_cycle(*grid, best);
+      if (time < best) {
+        best = time;
+        choice.transpose_backend = t;
+        choice.halo_backend = h;
+      }
+    }
+  }
+  log << "CUDECOMP: SELECTED: grid: " << choice.pdims[0] << " x " << choice.pdims[1]
+      << ", transpose backend: " << transpose_backend_name(choice.transpose_backend)
+      << ", halo backend: " << halo_backend_name(choice.halo_backend) << "\n";
+  choice.report = log.str();
+  if (handle.rank() == 0) {
+    std::fputs(choice.report.c_str(), stdout);
+    std::fflush(stdout);
+  }
+  return choice;
+}
+
+}  // namespace wavestack::decomp

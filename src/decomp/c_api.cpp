@@ -1,0 +1,361 @@
+// The C API of cudecomp.h over the C++ core. Every entry point converts exceptions into result
+// codes, remembers the message for cudecompGetLastErrorMessage, and prints it to stderr (as
+// cuDecomp does) unless CUDECOMP_QUIET_ERRORS=1. Handles and grid descriptors are registered so
+// that a stale or foreign pointer is an INVALID_USAGE error instead of a crash.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "cudecomp.h"
+#include "decomp/config.hpp"
+#include "decomp/create_grid.hpp"
+#include "decomp/error.hpp"
+#include "decomp/grid_desc.hpp"
+#include "decomp/handle.hpp"
+
+namespace decomp = wavestack::decomp;
+
+struct cudecompHandle {
+  std::unique_ptr<decomp::Handle> core;
+};
+struct cudecompGridDesc {
+  cudecompHandle* owner = nullptr;
+  std::unique_ptr<decomp::GridDesc> core;
+};
+
+namespace {
+
+thread_local std::string last_error;
+
+struct Registry {
+  std::mutex mutex;
+  std::unordered_map<cudecompHandle*, std::unique_ptr<cudecompHandle>> handles;
+  std::unordered_map<cudecompGridDesc*, std::unique_ptr<cudecompGridDesc>> grids;
+};
+
+Registry& registry() {
+  static Registry instance;
+  return instance;
+}
+
+bool quiet() {
+  const char* value = std::getenv("CUDECOMP_QUIET_ERRORS");
+  return value != nullptr && std::string_view(value) == "1";
+}
+
+template <typename Body>
+cudecompResult_t guarded(const char* function, Body&& body) {
+  try {
+    body();
+    last_error.clear();
+    return CUDECOMP_RESULT_SUCCESS;
+  } catch (const decomp::DecompError& error) {
+    last_error = std::string(function) + ": " + error.what();
+    if (!quiet()) std::fprintf(stderr, "CUDECOMP:ERROR: %s\n", last_error.c_str());
+    return error.code();
+  } catch (const std::bad_alloc&) {
+    last_error = std::string(function) + ": out of host memory";
+    if (!quiet()) std::fprintf(stderr, "CUDECOMP:ERROR: %s\n", last_error.c_str());
+    return CUDECOMP_RESULT_INTERNAL_ERROR;
+  } catch (const std::exception& error) {
+    last_error = std::string(function) + ": internal error: " + error.what();
+    if (!quiet()) std::fprintf(stderr, "CUDECOMP:ERROR: %s\n", last_error.c_str());
+    return CUDECOMP_RESULT_INTERNAL_ERROR;
+  }
+}
+
+template <typename T>
+void require(T* pointer, const char* argument) {
+  if (pointer == nullptr) decomp::invalid_argument(argument, "null pointer");
+}
+
+cudecompHandle* lookup(cudecompHandle_t handle) {
+  auto& r = registry();
+  std::lock_guard lock(r.mutex);
+  if (handle == nullptr || r.handles.find(handle) == r.handles.end()) {
+    decomp::invalid_argument("handle", "not a live handle from cudecompInit");
+  }
+  return handle;
+}
+
+cudecompGridDesc* lookup(cudecompHandle_t handle, cudecompGridDesc_t grid_desc) {
+  lookup(handle);
+  auto& r = registry();
+  std::lock_guard lock(r.mutex);
+  if (grid_desc == nullptr || r.grids.find(grid_desc) == r.grids.end()) {
+    decomp::invalid_argument("grid_desc", "not a live grid descriptor from cudecompGridDescCreate");
+  }
+  if (grid_desc->owner != handle) decomp::invalid_argument("grid_desc", "was created with another handle");
+  return grid_desc;
+}
+
+decomp::Int3 optional3(const int32_t values[]) {
+  if (values == nullptr) return {0, 0, 0};
+  return {values[0], values[1], values[2]};
+}
+
+cudecompResult_t transpose(const char* function, decomp::TransposeOp op, cudecompHandle_t handle,
+                           cudecompGridDesc_t grid_desc, void* input, void* output, void* work,
+                           cudecompDataType_t dtype, const int32_t input_halo_extents[],
+                           const int32_t output_halo_extents[], const int32_t input_padding[],
+                           const int32_t output_padding[]) {
+  return guarded(function, [&] {
+    auto* grid = lookup(handle, grid_desc);
+    decomp::TransposeArgs args;
+    args.input = input;
+    args.output = output;
+    args.work = work;
+    args.dtype = dtype;
+    args.input_halo = optional3(input_halo_extents);
+    args.output_halo = optional3(output_halo_extents);
+    args.input_padding = optional3(input_padding);
+    args.output_padding = optional3(output_padding);
+    grid->core->transpose(op, args);
+  });
+}
+
+cudecompResult_t update_halos(const char* function, int axis, cudecompHandle_t handle, cudecompGridDesc_t grid_desc,
+                              void* input, void* work, cudecompDataType_t dtype, const int32_t halo_extents[],
+                              const bool halo_periods[], int32_t dim, const int32_t padding[]) {
+  return guarded(function, [&] {
+    auto* grid = lookup(handle, grid_desc);
+    require(halo_extents, "halo_extents");
+    decomp::HaloArgs args;
+    args.axis = axis;
+    args.data = input;
+    args.work = work;
+    args.dtype = dtype;
+    args.halo = optional3(halo_extents);
+    if (halo_periods != nullptr) args.periods = {halo_periods[0], halo_periods[1], halo_periods[2]};
+    args.dim = dim;
+    args.padding = optional3(padding);
+    grid->core->update_halos(args);
+  });
+}
+
+}  // namespace
+
+extern "C" {
+
+cudecompResult_t cudecompInit(cudecompHandle_t* handle, MPI_Comm mpi_comm) {
+  return guarded("cudecompInit", [&] {
+    require(handle, "handle");
+    auto wrapper = std::make_unique<cudecompHandle>();
+    wrapper->core = std::make_unique<decomp::Handle>(mpi_comm);
+    auto& r = registry();
+    std::lock_guard lock(r.mutex);
+    *handle = wrapper.get();
+    r.handles.emplace(wrapper.get(), std::move(wrapper));
+  });
+}
+
+cudecompResult_t cudecompFinalize(cudecompHandle_t handle) {
+  return guarded("cudecompFinalize", [&] {
+    lookup(handle);
+    auto& r = registry();
+    std::unique_ptr<cudecompHandle> owned;
+    {
+      std::lock_guard lock(r.mutex);
+      // Grids still alive belong to this handle: destroy them first, as cuDecomp expects.
+      for (auto it = r.grids.begin(); it != r.grids.end();) {
+        it = it->second->owner == handle ? r.grids.erase(it) : std::next(it);
+      }
+      auto it = r.handles.find(handle);
+      owned = std::move(it->second);
+      r.handles.erase(it);
+    }
+  });
+}
+
+cudecompResult_t cudecompGridDescCreate(cudecompHandle_t handle, cudecompGridDesc_t* grid_desc,
+                                        cudecompGridDescConfig_t* config,
+                                        const cudecompGridDescAutotuneOptions_t* options) {
+  return guarded("cudecompGridDescCreate", [&] {
+    auto* owner = lookup(handle);
+    require(grid_desc, "grid_desc");
+    require(config, "config");
+    auto wrapper = std::make_unique<cudecompGridDesc>();
+    wrapper->owner = owner;
+    wrapper->core = decomp::create_grid_desc(*owner->core, *config, options);
+    auto& r = registry();
+    std::lock_guard lock(r.mutex);
+    *grid_desc = wrapper.get();
+    r.grids.emplace(wrapper.get(), std::move(wrapper));
+  });
+}
+
+cudecompResult_t cudecompGridDescDestroy(cudecompHandle_t handle, cudecompGridDesc_t grid_desc) {
+  return guarded("cudecompGridDescDestroy", [&] {
+    lookup(handle, grid_desc);
+    std::unique_ptr<cudecompGridDesc> owned;
+    auto& r = registry();
+    std::lock_guard lock(r.mutex);
+    auto it = r.grids.find(grid_desc);
+    owned = std::move(it->second);
+    r.grids.erase(it);
+  });
+}
+
+cudecompResult_t cudecompGridDescConfigSetDefaults(cudecompGridDescConfig_t* config) {
+  return guarded("cudecompGridDescConfigSetDefaults", [&] {
+    require(config, "config");
+    *config = decomp::default_config();
+  });
+}
+
+cudecompResult_t cudecompGridDescAutotuneOptionsSetDefaults(cudecompGridDescAutotuneOptions_t* options) {
+  return guarded("cudecompGridDescAutotuneOptionsSetDefaults", [&] {
+    require(options, "options");
+    *options = decomp::default_autotune_options();
+  });
+}
+
+cudecompResult_t cudecompGetPencilInfo(cudecompHandle_t handle, cudecompGridDesc_t grid_desc,
+                                       cudecompPencilInfo_t* pencil_info, int32_t axis, const int32_t halo_extents[],
+                                       const int32_t padding[]) {
+  return guarded("cudecompGetPencilInfo", [&] {
+    auto* grid = lookup(handle, grid_desc);
+    require(pencil_info, "pencil_info");
+    *pencil_info = grid->core->pencil_info(axis, optional3(halo_extents), optional3(padding));
+  });
+}
+
+cudecompResult_t cudecompGetTransposeWorkspaceSize(cudecompHandle_t handle, cudecompGridDesc_t grid_desc,
+                                                   int64_t* workspace_size) {
+  return guarded("cudecompGetTransposeWorkspaceSize", [&] {
+    auto* grid = lookup(handle, grid_desc);
+    require(workspace_size, "workspace_size");
+    *workspace_size = grid->core->transpose_workspace_size();
+  });
+}
+
+cudecompResult_t cudecompGetHaloWorkspaceSize(cudecompHandle_t handle, cudecompGridDesc_t grid_desc, int32_t axis,
+                                              const int32_t halo_extents[], int64_t* workspace_size) {
+  return guarded("cudecompGetHaloWorkspaceSize", [&] {
+    auto* grid = lookup(handle, grid_desc);
+    require(halo_extents, "halo_extents");
+    require(workspace_size, "workspace_size");
+    *workspace_size = grid->core->halo_workspace_size(axis, optional3(halo_extents));
+  });
+}
+
+cudecompResult_t cudecompGetDataTypeSize(cudecompDataType_t dtype, int64_t* dtype_size) {
+  return guarded("cudecompGetDataTypeSize", [&] {
+    require(dtype_size, "dtype_size");
+    *dtype_size = decomp::data_type_size(dtype);
+  });
+}
+
+cudecompResult_t cudecompMalloc(cudecompHandle_t handle, cudecompGridDesc_t grid_desc, void** buffer,
+                                size_t buffer_size_bytes) {
+  return guarded("cudecompMalloc", [&] {
+    lookup(handle, grid_desc);
+    require(buffer, "buffer");
+    // Host memory, aligned for any element type and for vector loads; never null on success.
+    constexpr size_t kAlignment = 64;
+    const size_t rounded = ((buffer_size_bytes + kAlignment - 1) / kAlignment) * kAlignment;
+    void* memory = std::aligned_alloc(kAlignment, rounded == 0 ? kAlignment : rounded);
+    if (memory == nullptr) throw std::bad_alloc();
+    *buffer = memory;
+  });
+}
+
+cudecompResult_t cudecompFree(cudecompHandle_t handle, cudecompGridDesc_t grid_desc, void* buffer) {
+  return guarded("cudecompFree", [&] {
+    lookup(handle, grid_desc);
+    std::free(buffer);
+  });
+}
+
+const char* cudecompTransposeCommBackendToString(cudecompTransposeCommBackend_t comm_backend) {
+  const char* name = decomp::transpose_backend_name(comm_backend);
+  return name == nullptr ? "ERROR" : name;
+}
+
+const char* cudecompHaloCommBackendToString(cudecompHaloCommBackend_t comm_backend) {
+  const char* name = decomp::halo_backend_name(comm_backend);
+  return name == nullptr ? "ERROR" : name;
+}
+
+cudecompResult_t cudecompGetGridDescConfig(cudecompHandle_t handle, cudecompGridDesc_t grid_desc,
+                                           cudecompGridDescConfig_t* config) {
+  return guarded("cudecompGetGridDescConfig", [&] {
+    auto* grid = lookup(handle, grid_desc);
+    require(config, "config");
+    *config = grid->core->config();
+  });
+}
+
+cudecompResult_t cudecompGetShiftedRank(cudecompHandle_t handle, cudecompGridDesc_t grid_desc, int32_t axis,
+                                        int32_t dim, int32_t displacement, bool periodic, int32_t* shifted_rank) {
+  return guarded("cudecompGetShiftedRank", [&] {
+    auto* grid = lookup(handle, grid_desc);
+    require(shifted_rank, "shifted_rank");
+    *shifted_rank = grid->core->shifted_rank(axis, dim, displacement, periodic);
+  });
+}
+
+cudecompResult_t cudecompTransposeXToY(cudecompHandle_t handle, cudecompGridDesc_t grid_desc, void* input, void* output,
+                                       void* work, cudecompDataType_t dtype, const int32_t input_halo_extents[],
+                                       const int32_t output_halo_extents[], const int32_t input_padding[],
+                                       const int32_t output_padding[], cudaStream_t) {
+  return transpose("cudecompTransposeXToY", decomp::TransposeOp::kXToY, handle, grid_desc, input, output, work, dtype,
+                   input_halo_extents, output_halo_extents, input_padding, output_padding);
+}
+
+cudecompResult_t cudecompTransposeYToZ(cudecompHandle_t handle, cudecompGridDesc_t grid_desc, void* input, void* output,
+                                       void* work, cudecompDataType_t dtype, const int32_t input_halo_extents[],
+                                       const int32_t output_halo_extents[], const int32_t input_padding[],
+                                       const int32_t output_padding[], cudaStream_t) {
+  return transpose("cudecompTransposeYToZ", decomp::TransposeOp::kYToZ, handle, grid_desc, input, output, work, dtype,
+                   input_halo_extents, output_halo_extents, input_padding, output_padding);
+}
+
+cudecompResult_t cudecompTransposeZToY(cudecompHandle_t handle, cudecompGridDesc_t grid_desc, void* input, void* output,
+                                       void* work, cudecompDataType_t dtype, const int32_t input_halo_extents[],
+                                       const int32_t output_halo_extents[], const int32_t input_padding[],
+                                       const int32_t output_padding[], cudaStream_t) {
+  return transpose("cudecompTransposeZToY", decomp::TransposeOp::kZToY, handle, grid_desc, input, output, work, dtype,
+                   input_halo_extents, output_halo_extents, input_padding, output_padding);
+}
+
+cudecompResult_t cudecompTransposeYToX(cudecompHandle_t handle, cudecompGridDesc_t grid_desc, void* input, void* output,
+                                       void* work, cudecompDataType_t dtype, const int32_t input_halo_extents[],
+                                       const int32_t output_halo_extents[], const int32_t input_padding[],
+                                       const int32_t output_padding[], cudaStream_t) {
+  return transpose("cudecompTransposeYToX", decomp::TransposeOp::kYToX, handle, grid_desc, input, output, work, dtype,
+                   input_halo_extents, output_halo_extents, input_padding, output_padding);
+}
+
+cudecompResult_t cudecompUpdateHalosX(cudecompHandle_t handle, cudecompGridDesc_t grid_desc, void* input, void* work,
+                                      cudecompDataType_t dtype, const int32_t halo_extents[], const bool halo_periods[],
+                                      int32_t dim, const int32_t padding[], cudaStream_t) {
+  return update_halos("cudecompUpdateHalosX", 0, handle, grid_desc, input, work, dtype, halo_extents, halo_periods, dim,
+                      padding);
+}
+
+cudecompResult_t cudecompUpdateHalosY(cudecompHandle_t handle, cudecompGridDesc_t grid_desc, void* input, void* work,
+                                      cudecompDataType_t dtype, const int32_t halo_extents[], const bool halo_periods[],
+                                      int32_t dim, const int32_t padding[], cudaStream_t) {
+  return update_halos("cudecompUpdateHalosY", 1, handle, grid_desc, input, work, dtype, halo_extents, halo_periods, dim,
+                      padding);
+}
+
+cudecompResult_t cudecompUpdateHalosZ(cudecompHandle_t handle, cudecompGridDesc_t grid_desc, void* input, void* work,
+                                      cudecompDataType_t dtype, const int32_t halo_extents[], const bool halo_periods[],
+                                      int32_t dim, const int32_t padding[], cudaStream_t) {
+  return update_halos("cudecompUpdateHalosZ", 2, handle, grid_desc, input, work, dtype, halo_extents, halo_periods, dim,
+                      padding);
+}
+
+const char* cudecompGetLastErrorMessage(void) {
+  return last_error.c_str();
+}
+
+}  // extern "C"

@@ -1,0 +1,32 @@
+// The library handle of cudecompInit: a private duplicate of the user's communicator (so our
+// messages never match the user's) and the MPI element types used by every grid.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstddef>
+
+namespace wavestack::decomp {
+
+class Handle {
+ public:
+  // Collective over `comm`. Throws DecompError when MPI is not initialized or comm is invalid.
+  explicit Handle(MPI_Comm comm);
+  ~Handle();
+  Handle(const Handle&) = delete;
+  Handle& operator=(const Handle&) = delete;
+
+  MPI_Comm comm() const { return comm_; }
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  // A contiguous MPI type of 4, 8 or 16 bytes, so message counts are in elements.
+  MPI_Datatype element_type(size_t element_bytes) const;
+
+ private:
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  int rank_ = 0;
+  int size_ = 1;
+  MPI_Datatype types_[3] = {MPI_DATATYPE_NULL, MPI_DATATYPE_NULL, MPI_DATATYPE_NULL};
+};
+
+}  // namespace wavestack::decomp
