@@ -124,6 +124,24 @@ TEST(NumericsF32, SqrtExhaustiveOverTwoBinadesAndAllSubnormals) {
   EXPECT_EQ(mismatches.checked(), 3u << 23);
 }
 
+// Division rounds on the significands alone (while the result is normal), so every dividend
+// of one binade against a few divisors reaches every remainder pattern those divisors
+// produce; the last divisor makes every quotient subnormal, where the denormalizing shift
+// takes part in the rounding.
+TEST(NumericsF32, DivExhaustiveOverOneBinadeOfDividends) {
+  Mismatches mismatches("f32.div exhaustive dividends");
+  const uint divisors[] = {0x40400000u /* 3 */, 0x41200000u /* 10 */, 0x3F8CCCCDu /* 1.1 */, 0x7F000001u};
+  for (uint divisor : divisors) {
+    for (uint f = 0; f < (1u << 23); ++f) {
+      const uint a = 0x3F800000u | f;  // [1, 2)
+      const uint got = device::f32_div(a, divisor);
+      const uint want = bits_of(as_float(a) / as_float(divisor));
+      NUMERICS_CHECK(mismatches, got == want,
+                     hex32(a) + " / " + hex32(divisor) + " -> " + hex32(got) + ", native " + hex32(want));
+    }
+  }
+}
+
 TEST(NumericsF32, Ceil) {
   check_unary("f32.ceil", device::f32_ceil, [](float a) { return std::ceil(a); });
 }

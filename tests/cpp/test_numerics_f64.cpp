@@ -101,6 +101,25 @@ TEST(NumericsF64, Max) {
 TEST(NumericsF64, Sqrt) {
   check_unary("f64.sqrt", device::f64_sqrt, [](double a) { return std::sqrt(a); });
 }
+// Exact squares and their neighbours, where the remainder (sticky bit) decides: m^2 for
+// m < 2^26 is exact in binary64, scaled by an even power of two (subnormal range included),
+// then one unit up and down.
+TEST(NumericsF64, SqrtOfSquaresAndTheirNeighbours) {
+  Mismatches mismatches("f64.sqrt squares");
+  RandomFloats random(test_seed());
+  for (int i = 0; i < kRandomCases / 4; ++i) {
+    const uint64_t m = random.bits64() >> 38;
+    const int scale = 2 * static_cast<int>(random.bits64() % 1100) - 1100;
+    const uint64_t square = bits_of(std::ldexp(static_cast<double>(m * m), scale));
+    for (uint64_t a : {square, square + 1, square - 1}) {
+      const uint64_t got = to_u64(device::f64_sqrt(to_uvec2(a)));
+      const uint64_t want = bits_of(std::sqrt(as_double(a)));
+      NUMERICS_CHECK(mismatches, f64_result_ok(got, want, {a}),
+                     hex64(a) + " -> " + hex64(got) + ", native " + hex64(want));
+    }
+  }
+}
+
 TEST(NumericsF64, Ceil) {
   check_unary("f64.ceil", device::f64_ceil, [](double a) { return std::ceil(a); });
 }

@@ -144,17 +144,19 @@ uint f32_div(uint a, uint b) {
     fa <<= 1u;
     e -= 1;
   }
-  // Restoring division: 31 quotient bits (1 integer + 30 fraction); the remainder stays
-  // below 2 * fb < 2^25, and a nonzero final remainder is the sticky bit.
-  uint q = 0u;
-  uint r = fa;
-  for (int i = 0; i < 31; ++i) {
-    q <<= 1u;
-    if (r >= fb) {
-      r -= fb;
-      q |= 1u;
-    }
-    r <<= 1u;
+  // Now fb <= fa < 2 * fb.
+  // Long division by native 32-bit division (exact here: fb < 2^24, and the partial
+  // remainder stays below fb, so remainder << 8 fits in a word): the integer bit is 1, then
+  // 30 fraction bits as digits of 8, 8, 8 and 6 bits; a nonzero final remainder is the
+  // sticky bit.
+  uint r = fa - fb;
+  uint q = 1u;
+  for (int i = 0; i < 4; ++i) {
+    uint k = i == 3 ? 6u : 8u;
+    uint numerator = r << k;
+    uint digit = numerator / fb;
+    r = numerator - digit * fb;
+    q = (q << k) | digit;
   }
   return f32_round_pack(sign, e, q | (r != 0u ? 1u : 0u));
 }

@@ -182,14 +182,30 @@ uvec2 f64_sqrt(uvec2 a) {
   // result, one rounding bit, one spare; a nonzero remainder is the sticky bit.
   int unbiased = e - 1023;
   int k = ((unbiased - 52 - 56) & 1) == 0 ? 56 : 57;
-  // Digit-by-digit square root, two radicand bits per step, taken from the top of `bits`
-  // (R >> 46, which holds all of R's nonzero bits).
+  // Digit-by-digit square root, two radicand bits per step from the top of R >> 46 (which
+  // holds all of R's nonzero bits). While the root has at most 26 bits the remainder (at
+  // most 2 * root) fits in 32 bits, so the first 26 steps use plain uint arithmetic, reading
+  // the radicand's high word and then its low word; the last 29 steps use 64-bit pairs.
   uvec2 bits = u64_shl(f, uint(k - 46));
-  uvec2 root = uvec2(0u, 0u);
-  uvec2 rem = uvec2(0u, 0u);
-  for (int i = 0; i < 55; ++i) {
-    rem = u64_or(u64_shl(rem, 2u), uvec2(bits.y >> 30u, 0u));
-    bits = u64_shl(bits, 2u);
+  uint root32 = 0u;
+  uint rem32 = 0u;
+  uint word = bits.y;
+  for (int i = 0; i < 26; ++i) {
+    if (i == 16) word = bits.x;
+    rem32 = (rem32 << 2u) | (word >> 30u);
+    word <<= 2u;
+    uint trial32 = (root32 << 2u) | 1u;
+    root32 <<= 1u;
+    if (rem32 >= trial32) {
+      rem32 -= trial32;
+      root32 |= 1u;
+    }
+  }
+  uvec2 root = uvec2(root32, 0u);
+  uvec2 rem = uvec2(rem32, 0u);
+  for (int i = 26; i < 55; ++i) {  // `word` still holds the low word's last 12 bits, then 0
+    rem = u64_or(u64_shl(rem, 2u), uvec2(word >> 30u, 0u));
+    word <<= 2u;
     uvec2 trial = u64_or(u64_shl(root, 2u), uvec2(1u, 0u));
     root = u64_shl(root, 1u);
     if (!u64_lt(rem, trial)) {

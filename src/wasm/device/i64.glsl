@@ -1,6 +1,5 @@
-// WebAssembly integer instructions that a 32-bit device cannot do natively: every i64
-// instruction on uvec2 {x = low word, y = high word}, plus the trapping i32 divisions and the
-// i32 sign extensions. Needs traps.glsl and u64.glsl.
+// The WebAssembly i64 instructions on uvec2 {x = low word, y = high word}, with 32-bit
+// operations only. Needs traps.glsl, u64.glsl and i32.glsl.
 //
 // Types follow the wasm signatures: i32 operands and results are uint, i64 are uvec2,
 // comparisons return an i32 0/1. Shift and rotate counts are taken modulo 64 as wasm says.
@@ -149,61 +148,8 @@ uvec2 i64_extend_i32_u(uint a) { return uvec2(a, 0u); }
 
 uvec2 i64_extend_i32_s(uint a) { return uvec2(a, (a >> 31) != 0u ? 0xFFFFFFFFu : 0u); }
 
-uint i32_extend8_s(uint a) { return (a & 0x80u) != 0u ? (a | 0xFFFFFF00u) : (a & 0xFFu); }
-
-uint i32_extend16_s(uint a) { return (a & 0x8000u) != 0u ? (a | 0xFFFF0000u) : (a & 0xFFFFu); }
-
 uvec2 i64_extend8_s(uvec2 a) { return i64_extend_i32_s(i32_extend8_s(a.x)); }
 
 uvec2 i64_extend16_s(uvec2 a) { return i64_extend_i32_s(i32_extend16_s(a.x)); }
 
 uvec2 i64_extend32_s(uvec2 a) { return i64_extend_i32_s(a.x); }
-
-// --- i32 division (native 32-bit ops, with the wasm traps) ---------------------------------
-uint i32_div_u(uint a, uint b, OUT(uint) trap) {
-  if (b == 0u) {
-    trap = WASM_TRAP_INTEGER_DIVIDE_BY_ZERO;
-    return 0u;
-  }
-  trap = WASM_TRAP_NONE;
-  return a / b;
-}
-
-uint i32_rem_u(uint a, uint b, OUT(uint) trap) {
-  if (b == 0u) {
-    trap = WASM_TRAP_INTEGER_DIVIDE_BY_ZERO;
-    return 0u;
-  }
-  trap = WASM_TRAP_NONE;
-  return a % b;
-}
-
-// Signed i32 division goes through magnitudes too: GLSL leaves the sign of `%` on negative
-// operands undefined, so no signed division or remainder is used anywhere.
-uint i32_div_s(uint a, uint b, OUT(uint) trap) {
-  if (b == 0u) {
-    trap = WASM_TRAP_INTEGER_DIVIDE_BY_ZERO;
-    return 0u;
-  }
-  if (a == 0x80000000u && b == 0xFFFFFFFFu) {
-    trap = WASM_TRAP_INTEGER_OVERFLOW;
-    return 0u;
-  }
-  trap = WASM_TRAP_NONE;
-  uint ma = (a >> 31) != 0u ? 0u - a : a;
-  uint mb = (b >> 31) != 0u ? 0u - b : b;
-  uint q = ma / mb;
-  return ((a ^ b) >> 31) != 0u ? 0u - q : q;
-}
-
-uint i32_rem_s(uint a, uint b, OUT(uint) trap) {
-  if (b == 0u) {
-    trap = WASM_TRAP_INTEGER_DIVIDE_BY_ZERO;
-    return 0u;
-  }
-  trap = WASM_TRAP_NONE;
-  uint ma = (a >> 31) != 0u ? 0u - a : a;
-  uint mb = (b >> 31) != 0u ? 0u - b : b;
-  uint r = ma % mb;
-  return (a >> 31) != 0u ? 0u - r : r;
-}

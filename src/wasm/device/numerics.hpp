@@ -19,10 +19,12 @@ namespace {
 // clang-format off
 #include "wasm/device/traps.glsl"
 #include "wasm/device/u64.glsl"
+#include "wasm/device/i32.glsl"
 #include "wasm/device/i64.glsl"
 #include "wasm/device/f32.glsl"
 #include "wasm/device/f64.glsl"
 #include "wasm/device/convert.glsl"
+#include "wasm/device/numeric_dispatch.glsl"
 // clang-format on
 #pragma GCC diagnostic pop
 

@@ -6,7 +6,9 @@
 #include "wasm/device/glsl/convert_glsl.hpp"
 #include "wasm/device/glsl/f32_glsl.hpp"
 #include "wasm/device/glsl/f64_glsl.hpp"
+#include "wasm/device/glsl/i32_glsl.hpp"
 #include "wasm/device/glsl/i64_glsl.hpp"
+#include "wasm/device/glsl/numeric_dispatch_glsl.hpp"
 #include "wasm/device/glsl/prelude_glsl.hpp"
 #include "wasm/device/glsl/traps_glsl.hpp"
 #include "wasm/device/glsl/u64_glsl.hpp"
@@ -15,14 +17,16 @@ namespace wavestack::wasm::device {
 namespace {
 
 // In dependency order: each file uses only names defined by the files before it.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 7> kFiles = {{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 9> kFiles = {{
     {"prelude.glsl", glsl::prelude},
     {"traps.glsl", glsl::traps},
     {"u64.glsl", glsl::u64},
+    {"i32.glsl", glsl::i32},
     {"i64.glsl", glsl::i64},
     {"f32.glsl", glsl::f32},
     {"f64.glsl", glsl::f64},
     {"convert.glsl", glsl::convert},
+    {"numeric_dispatch.glsl", glsl::numeric_dispatch},
 }};
 
 }  // namespace

@@ -7,7 +7,8 @@
 
 namespace wavestack::wasm::device {
 
-// The library in dependency order: prelude.glsl, traps, u64, i64, f32, f64, convert. Needs
+// The library in dependency order: prelude.glsl, traps, u64, i32, i64, f32, f64, convert,
+// numeric_dispatch. Needs
 // only 32-bit integer arithmetic (no shaderInt64, no shaderFloat64).
 [[nodiscard]] std::string numerics_glsl();
 
