@@ -45,11 +45,9 @@ Stop run_wave(WaveCtx& w, const LInstr* code) {
     }
     switch (in.kind) {
       case Control::If: {
-        const Value* condition = w.reg(in.a);
+        const bool* condition = lanes<bool>(w, in.a);
         uint64_t taken = 0;
-        each_lane(w, [&](uint32_t l) {
-          if (condition[l].b) taken |= uint64_t{1} << l;
-        });
+        each_lane(w, [&](uint32_t l) { taken |= static_cast<uint64_t>(condition[l]) << l; });
         w.stack[in.slot] = w.active & ~taken;  // lanes waiting for the else block
         w.active = taken;
         pc = taken != 0 ? pc + 1 : in.target;
@@ -131,6 +129,7 @@ class WorkgroupRunner {
     regs_.resize(std::max<size_t>(regs_per_wave_ * waves_count_, 1));
     stacks_.resize(static_cast<size_t>(code.stack_depth) * waves_count_);
     waves_.resize(waves_count_);
+    finished_.resize(waves_count_);
     mems_ = buffers;
     size_t shared_bytes = 0;
     for (const auto& s : module.shared) {
@@ -151,7 +150,7 @@ class WorkgroupRunner {
     };
     // Every workgroup starts from zeroed registers and shared memory, so results never
     // depend on which thread ran which workgroup before.
-    std::fill(regs_.begin(), regs_.end(), Value{});
+    std::memset(static_cast<void*>(regs_.data()), 0, regs_.size() * sizeof(Value));
     std::fill(shared_.begin(), shared_.end(), 0);
     const uint64_t all = geo_.width == 64 ? ~uint64_t{0} : (uint64_t{1} << geo_.width) - 1;
     for (uint32_t i = 0; i < waves_count_; ++i) {
@@ -163,19 +162,21 @@ class WorkgroupRunner {
       w.module = &m_;
       w.width = geo_.width;
       w.all_lanes = all;
-      const uint32_t lanes = std::min(geo_.width, geo_.group_threads - i * geo_.width);
-      w.launched = lanes == 64 ? ~uint64_t{0} : (uint64_t{1} << lanes) - 1;
+      const uint32_t lane_count = std::min(geo_.width, geo_.group_threads - i * geo_.width);
+      w.launched = lane_count == 64 ? ~uint64_t{0} : (uint64_t{1} << lane_count) - 1;
       w.active = w.launched;
       w.returned = 0;
       w.wave_index = i;
       std::copy(group, group + 3, w.group);
       w.pc = 0;
       for (size_t s = 0; s < m_.scalars.size(); ++s) {
-        Value* r = w.reg(m_.scalars[s].reg);
-        std::fill(r, r + geo_.width, args_[scalar_param(s)].scalar);
+        const Value value = args_[scalar_param(s)].scalar;
+        visit_register_type(m_.scalars[s].type,
+                            [&]<class T>() { std::fill_n(lanes<T>(w, m_.scalars[s].reg), geo_.width, get<T>(value)); });
       }
     }
-    std::vector<bool> finished(waves_count_, false);
+    auto& finished = finished_;
+    std::fill(finished.begin(), finished.end(), false);
     for (;;) {
       size_t done = 0;
       int waiting = -1;
@@ -229,6 +230,7 @@ class WorkgroupRunner {
   std::vector<Value> regs_;
   std::vector<uint64_t> stacks_;
   std::vector<WaveCtx> waves_;
+  std::vector<bool> finished_;
   std::vector<MemoryView> mems_;
   std::vector<size_t> shared_offsets_;
   std::vector<uint64_t> shared_;  // 8-byte aligned workgroup memory
@@ -300,6 +302,7 @@ void Program::launch(std::span<const Argument> arguments, const LaunchConfig& co
   }
   geo.width = config.wave_width;
   geo.group_threads = config.workgroup[0] * config.workgroup[1] * config.workgroup[2];
+  geo.one_dimensional = config.workgroup[1] == 1 && config.workgroup[2] == 1;
   std::vector<MemoryView> buffers;
   for (size_t i = 0; i < arguments.size(); ++i) {
     if (module_.params[i].kind == Param::Kind::Buffer) {

@@ -256,54 +256,54 @@ struct MovOp {
 
 template <class T, class Op>
 void h_unary(WaveCtx& w, const LInstr& in) {
-  Value* d = w.reg(in.dst);
-  const Value* a = w.reg(in.a);
-  each_lane(w, [&](uint32_t l) { as<T>(d[l]) = Op::apply(get<T>(a[l])); });
+  T* d = lanes<T>(w, in.dst);
+  const T* a = lanes<T>(w, in.a);
+  each_lane(w, [&](uint32_t l) { d[l] = Op::apply(a[l]); });
 }
 
 template <class T, class Op>
 void h_binary(WaveCtx& w, const LInstr& in) {
-  Value* d = w.reg(in.dst);
-  const Value* a = w.reg(in.a);
-  const Value* b = w.reg(in.b);
-  each_lane(w, [&](uint32_t l) { as<T>(d[l]) = Op::apply(get<T>(a[l]), get<T>(b[l])); });
+  T* d = lanes<T>(w, in.dst);
+  const T* a = lanes<T>(w, in.a);
+  const T* b = lanes<T>(w, in.b);
+  each_lane(w, [&](uint32_t l) { d[l] = Op::apply(a[l], b[l]); });
 }
 
 template <class T, class Op>
 void h_compare(WaveCtx& w, const LInstr& in) {
-  Value* d = w.reg(in.dst);
-  const Value* a = w.reg(in.a);
-  const Value* b = w.reg(in.b);
-  each_lane(w, [&](uint32_t l) { d[l].b = Op::apply(get<T>(a[l]), get<T>(b[l])); });
+  bool* d = lanes<bool>(w, in.dst);
+  const T* a = lanes<T>(w, in.a);
+  const T* b = lanes<T>(w, in.b);
+  each_lane(w, [&](uint32_t l) { d[l] = Op::apply(a[l], b[l]); });
 }
 
 template <class T>
 void h_const(WaveCtx& w, const LInstr& in) {
-  Value* d = w.reg(in.dst);
+  T* d = lanes<T>(w, in.dst);
   const T value = get<T>(in.imm);
-  each_lane(w, [&](uint32_t l) { as<T>(d[l]) = value; });
+  each_lane(w, [&](uint32_t l) { d[l] = value; });
 }
 
 template <class T>
 void h_select(WaveCtx& w, const LInstr& in) {
-  Value* d = w.reg(in.dst);
-  const Value* c = w.reg(in.a);
-  const Value* x = w.reg(in.b);
-  const Value* y = w.reg(in.c);
-  each_lane(w, [&](uint32_t l) { as<T>(d[l]) = c[l].b ? get<T>(x[l]) : get<T>(y[l]); });
+  T* d = lanes<T>(w, in.dst);
+  const bool* c = lanes<bool>(w, in.a);
+  const T* x = lanes<T>(w, in.b);
+  const T* y = lanes<T>(w, in.c);
+  each_lane(w, [&](uint32_t l) { d[l] = c[l] ? x[l] : y[l]; });
 }
 
 template <class T>
 void h_fma(WaveCtx& w, const LInstr& in) {
-  Value* d = w.reg(in.dst);
-  const Value* x = w.reg(in.a);
-  const Value* y = w.reg(in.b);
-  const Value* z = w.reg(in.c);
+  T* d = lanes<T>(w, in.dst);
+  const T* x = lanes<T>(w, in.a);
+  const T* y = lanes<T>(w, in.b);
+  const T* z = lanes<T>(w, in.c);
   each_lane(w, [&](uint32_t l) {
     if constexpr (kFloat<T>) {
-      as<T>(d[l]) = std::fma(get<T>(x[l]), get<T>(y[l]), get<T>(z[l]));
+      d[l] = std::fma(x[l], y[l], z[l]);
     } else {
-      as<T>(d[l]) = wrap_add(wrap_mul(get<T>(x[l]), get<T>(y[l])), get<T>(z[l]));
+      d[l] = wrap_add(wrap_mul(x[l], y[l]), z[l]);
     }
   });
 }
@@ -325,9 +325,9 @@ D convert(S value) {
 
 template <class D, class S>
 void h_cvt(WaveCtx& w, const LInstr& in) {
-  Value* d = w.reg(in.dst);
-  const Value* a = w.reg(in.a);
-  each_lane(w, [&](uint32_t l) { as<D>(d[l]) = convert<D>(get<S>(a[l])); });
+  D* d = lanes<D>(w, in.dst);
+  const S* a = lanes<S>(w, in.a);
+  each_lane(w, [&](uint32_t l) { d[l] = convert<D>(a[l]); });
 }
 
 // Integer /, // and %: division by zero is a fault; MIN / -1 wraps like the hardware.
@@ -335,12 +335,12 @@ enum class IntDiv { Trunc, Floor, Mod };
 
 template <class T, IntDiv kind>
 void h_int_div(WaveCtx& w, const LInstr& in) {
-  Value* d = w.reg(in.dst);
-  const Value* a = w.reg(in.a);
-  const Value* b = w.reg(in.b);
+  T* d = lanes<T>(w, in.dst);
+  const T* a = lanes<T>(w, in.a);
+  const T* b = lanes<T>(w, in.b);
   each_lane(w, [&](uint32_t l) {
-    const T x = get<T>(a[l]);
-    const T y = get<T>(b[l]);
+    const T x = a[l];
+    const T y = b[l];
     if (y == 0) [[unlikely]]
       fault(w, in.line, l, "integer division by zero");
     T result;
@@ -359,18 +359,18 @@ void h_int_div(WaveCtx& w, const LInstr& in) {
     } else {
       result = kind == IntDiv::Mod ? static_cast<T>(x % y) : static_cast<T>(x / y);
     }
-    as<T>(d[l]) = result;
+    d[l] = result;
   });
 }
 
 template <class T>
 void h_int_pow(WaveCtx& w, const LInstr& in) {
-  Value* d = w.reg(in.dst);
-  const Value* a = w.reg(in.a);
-  const Value* b = w.reg(in.b);
+  T* d = lanes<T>(w, in.dst);
+  const T* a = lanes<T>(w, in.a);
+  const T* b = lanes<T>(w, in.b);
   each_lane(w, [&](uint32_t l) {
-    T base = get<T>(a[l]);
-    T exponent = get<T>(b[l]);
+    T base = a[l];
+    T exponent = b[l];
     if constexpr (std::is_signed_v<T>) {
       if (exponent < 0) fault(w, in.line, l, "negative integer exponent " + std::to_string(exponent));
     }
@@ -380,7 +380,7 @@ void h_int_pow(WaveCtx& w, const LInstr& in) {
       base = wrap_mul(base, base);
       exponent = static_cast<T>(exponent >> 1);
     }
-    as<T>(d[l]) = result;
+    d[l] = result;
   });
 }
 
@@ -392,28 +392,36 @@ inline uint32_t local_index(const WaveCtx& w, uint32_t lane) {
 inline uint32_t local_coordinate(const WaveCtx& w, uint32_t lane, uint32_t dim) {
   const uint32_t linear = local_index(w, lane);
   const auto* size = w.geo->workgroup;
-  if (dim == 0) return linear % size[0];
+  if (dim == 0) return w.geo->one_dimensional ? linear : linear % size[0];
   if (dim == 1) return (linear / size[0]) % size[1];
   return linear / (size[0] * size[1]);
 }
 
+// base + local coordinate along in.dim; along x in a 1-D workgroup the coordinate is the
+// linear index, a plain ramp the compiler vectorises.
+void geometry_ramp(WaveCtx& w, const LInstr& in, uint32_t base) {
+  int32_t* d = lanes<int32_t>(w, in.dst);
+  if (in.dim == 0 && w.geo->one_dimensional) {
+    const uint32_t first = base + w.wave_index * w.width;
+    each_lane(w, [&](uint32_t l) { d[l] = static_cast<int32_t>(first + l); });
+  } else {
+    each_lane(w, [&](uint32_t l) { d[l] = static_cast<int32_t>(base + local_coordinate(w, l, in.dim)); });
+  }
+}
 void h_local_id(WaveCtx& w, const LInstr& in) {
-  Value* d = w.reg(in.dst);
-  each_lane(w, [&](uint32_t l) { d[l].i32 = static_cast<int32_t>(local_coordinate(w, l, in.dim)); });
+  geometry_ramp(w, in, 0);
 }
 void h_thread_id(WaveCtx& w, const LInstr& in) {
-  Value* d = w.reg(in.dst);
-  const uint32_t base = w.group[in.dim] * w.geo->workgroup[in.dim];
-  each_lane(w, [&](uint32_t l) { d[l].i32 = static_cast<int32_t>(base + local_coordinate(w, l, in.dim)); });
+  geometry_ramp(w, in, w.group[in.dim] * w.geo->workgroup[in.dim]);
 }
 void h_lane_id(WaveCtx& w, const LInstr& in) {
-  Value* d = w.reg(in.dst);
-  each_lane(w, [&](uint32_t l) { d[l].i32 = static_cast<int32_t>(l); });
+  int32_t* d = lanes<int32_t>(w, in.dst);
+  each_lane(w, [&](uint32_t l) { d[l] = static_cast<int32_t>(l); });
 }
 // Geometry values that are uniform over the wave.
 void h_uniform_i32(WaveCtx& w, const LInstr& in, uint32_t value) {
-  Value* d = w.reg(in.dst);
-  each_lane(w, [&](uint32_t l) { d[l].i32 = static_cast<int32_t>(value); });
+  int32_t* d = lanes<int32_t>(w, in.dst);
+  each_lane(w, [&](uint32_t l) { d[l] = static_cast<int32_t>(value); });
 }
 void h_workgroup_id(WaveCtx& w, const LInstr& in) {
   h_uniform_i32(w, in, w.group[in.dim]);
@@ -442,8 +450,7 @@ void h_length(WaveCtx& w, const LInstr& in) {
 }
 
 template <class I>
-inline int64_t checked_index(const WaveCtx& w, const LInstr& in, const Value& index, uint32_t lane) {
-  const I raw = get<I>(index);
+inline int64_t checked_index(const WaveCtx& w, const LInstr& in, I raw, uint32_t lane) {
   const auto i = static_cast<int64_t>(raw);
   if (i < 0 || i >= w.mems[in.mem].length) [[unlikely]] {
     out_of_bounds(w, in, lane, i, std::is_signed_v<I>);
@@ -461,25 +468,54 @@ inline T load_element(const std::byte* base, int64_t i) {
   }
 }
 
+// Loads and stores check every active lane's index first (one vectorisable pass), then
+// move the data; a fault names the first lane out of bounds.
+template <class I>
+inline void check_indices(const WaveCtx& w, const LInstr& in, const I* idx) {
+  // One unsigned comparison per lane catches negative indices too.
+  const auto length = static_cast<uint64_t>(w.mems[in.mem].length);
+  uint32_t bad = 0;
+  if (sizeof(I) == 4 && w.active == w.all_lanes && length <= (uint64_t{1} << 31)) {
+    // 32-bit indices against a length below 2^31: negative ones wrap to >= 2^31 > length.
+    const auto limit = static_cast<uint32_t>(length);
+    const uint32_t width = w.width;
+    for (uint32_t l = 0; l < width; ++l) bad |= static_cast<uint32_t>(static_cast<uint32_t>(idx[l]) >= limit);
+  } else if (w.active == w.all_lanes) {
+    const uint32_t width = w.width;
+    for (uint32_t l = 0; l < width; ++l) {
+      bad |= static_cast<uint32_t>(static_cast<uint64_t>(static_cast<int64_t>(idx[l])) >= length);
+    }
+  } else {
+    each_lane(w, [&](uint32_t l) {
+      bad |= static_cast<uint32_t>(static_cast<uint64_t>(static_cast<int64_t>(idx[l])) >= length);
+    });
+  }
+  if (bad != 0) [[unlikely]] {
+    each_lane(w, [&](uint32_t l) { (void)checked_index<I>(w, in, idx[l], l); });
+  }
+}
+
 template <class E, class T, class I>
 void h_load(WaveCtx& w, const LInstr& in) {
-  Value* d = w.reg(in.dst);
-  const Value* idx = w.reg(in.a);
+  T* d = lanes<T>(w, in.dst);
+  const I* idx = lanes<I>(w, in.a);
+  check_indices(w, in, idx);
   const std::byte* base = w.mems[in.mem].data;
-  each_lane(w, [&](uint32_t l) { as<T>(d[l]) = load_element<E, T>(base, checked_index<I>(w, in, idx[l], l)); });
+  each_lane(w, [&](uint32_t l) { d[l] = load_element<E, T>(base, static_cast<int64_t>(idx[l])); });
 }
 
 template <class E, class T, class I>
 void h_store(WaveCtx& w, const LInstr& in) {
-  const Value* idx = w.reg(in.a);
-  const Value* v = w.reg(in.b);
+  const I* idx = lanes<I>(w, in.a);
+  const T* v = lanes<T>(w, in.b);
+  check_indices(w, in, idx);
   std::byte* base = w.mems[in.mem].data;
   each_lane(w, [&](uint32_t l) {
-    const int64_t i = checked_index<I>(w, in, idx[l], l);
+    const auto i = static_cast<int64_t>(idx[l]);
     if constexpr (std::is_same_v<E, uint16_t>) {
-      reinterpret_cast<uint16_t*>(base)[i] = float_to_half(get<T>(v[l]));
+      reinterpret_cast<uint16_t*>(base)[i] = float_to_half(v[l]);
     } else {
-      reinterpret_cast<E*>(base)[i] = get<T>(v[l]);
+      reinterpret_cast<E*>(base)[i] = v[l];
     }
   });
 }
@@ -487,20 +523,20 @@ void h_store(WaveCtx& w, const LInstr& in) {
 // Atomics are real atomics (other workgroups run on other threads at the same time).
 template <class T, Opcode op, class I>
 void h_atomic(WaveCtx& w, const LInstr& in) {
-  Value* d = w.reg(in.dst);
-  const Value* idx = w.reg(in.a);
-  const Value* v = w.reg(in.b);
-  const Value* v2 = w.reg(in.c == kNoReg ? in.b : in.c);
+  T* d = lanes<T>(w, in.dst);
+  const I* idx = lanes<I>(w, in.a);
+  const T* v = lanes<T>(w, in.b);
+  const T* v2 = lanes<T>(w, in.c == kNoReg ? in.b : in.c);
   T* base = reinterpret_cast<T*>(w.mems[in.mem].data);
   each_lane(w, [&](uint32_t l) {
     std::atomic_ref<T> cell(base[checked_index<I>(w, in, idx[l], l)]);
-    const T value = get<T>(v[l]);
+    const T value = v[l];
     T old{};
     if constexpr (op == Opcode::AtomicExchange) {
       old = cell.exchange(value);
     } else if constexpr (op == Opcode::AtomicCas) {
       old = value;  // expected; replaced by the current value when the exchange fails
-      cell.compare_exchange_strong(old, get<T>(v2[l]));
+      cell.compare_exchange_strong(old, v2[l]);
     } else if constexpr (kFloat<T> && (op == Opcode::AtomicAdd || op == Opcode::AtomicSub)) {
       old = op == Opcode::AtomicAdd ? cell.fetch_add(value) : cell.fetch_sub(value);
     } else if constexpr (kInt<T> && op == Opcode::AtomicAdd) {
@@ -520,7 +556,7 @@ void h_atomic(WaveCtx& w, const LInstr& in) {
         if (wanted == old || cell.compare_exchange_weak(old, wanted)) break;
       }
     }
-    as<T>(d[l]) = old;
+    d[l] = old;
   });
 }
 
@@ -528,14 +564,14 @@ void h_atomic(WaveCtx& w, const LInstr& in) {
 
 template <class T, Opcode op>
 void h_wave_reduce(WaveCtx& w, const LInstr& in) {
-  Value* d = w.reg(in.dst);
-  const Value* a = w.reg(in.a);
+  T* d = lanes<T>(w, in.dst);
+  const T* a = lanes<T>(w, in.a);
   T values[64];
-  each_lane(w, [&](uint32_t l) { values[l] = get<T>(a[l]); });
+  each_lane(w, [&](uint32_t l) { values[l] = a[l]; });
   if constexpr (op == Opcode::WavePrefixSum) {  // exclusive, in lane order (HLSL WavePrefixSum)
     T running{0};
     each_lane(w, [&](uint32_t l) {
-      as<T>(d[l]) = running;
+      d[l] = running;
       running = wrap_add(running, values[l]);
     });
   } else {
@@ -553,43 +589,41 @@ void h_wave_reduce(WaveCtx& w, const LInstr& in) {
         total = MaxOp::apply(total, values[l]);
       }
     });
-    each_lane(w, [&](uint32_t l) { as<T>(d[l]) = total; });
+    each_lane(w, [&](uint32_t l) { d[l] = total; });
   }
 }
 
 template <Opcode op>
 void h_wave_vote(WaveCtx& w, const LInstr& in) {
-  Value* d = w.reg(in.dst);
-  const Value* a = w.reg(in.a);
+  const bool* a = lanes<bool>(w, in.a);
   uint64_t ballot = 0;
   each_lane(w, [&](uint32_t l) {
-    if (a[l].b) ballot |= uint64_t{1} << l;
+    if (a[l]) ballot |= uint64_t{1} << l;
   });
-  each_lane(w, [&](uint32_t l) {
-    if constexpr (op == Opcode::WaveBallot) {
-      d[l].u64 = ballot;
-    } else if constexpr (op == Opcode::WaveAny) {
-      d[l].b = ballot != 0;
-    } else {
-      d[l].b = ballot == w.active;
-    }
-  });
+  if constexpr (op == Opcode::WaveBallot) {
+    uint64_t* d = lanes<uint64_t>(w, in.dst);
+    each_lane(w, [&](uint32_t l) { d[l] = ballot; });
+  } else {
+    bool* d = lanes<bool>(w, in.dst);
+    const bool result = op == Opcode::WaveAny ? ballot != 0 : ballot == w.active;
+    each_lane(w, [&](uint32_t l) { d[l] = result; });
+  }
 }
 
 // wave_broadcast and wave_shuffle: read another lane's value; that lane must be active.
 template <class T, class I>
 void h_wave_read(WaveCtx& w, const LInstr& in) {
-  Value* d = w.reg(in.dst);
-  const Value* a = w.reg(in.a);
-  const Value* src = w.reg(in.b);
+  T* d = lanes<T>(w, in.dst);
+  const T* a = lanes<T>(w, in.a);
+  const I* src = lanes<I>(w, in.b);
   T values[64];
-  for (uint32_t l = 0; l < w.width; ++l) values[l] = get<T>(a[l]);
+  for (uint32_t l = 0; l < w.width; ++l) values[l] = a[l];
   each_lane(w, [&](uint32_t l) {
-    const auto from = static_cast<int64_t>(get<I>(src[l]));
+    const auto from = static_cast<int64_t>(src[l]);
     if (from < 0 || from >= static_cast<int64_t>(w.width) || ((w.active >> from) & 1U) == 0) [[unlikely]] {
       fault(w, in.line, l, "reads lane " + std::to_string(from) + ", which is not an active lane of the wave");
     }
-    as<T>(d[l]) = values[from];
+    d[l] = values[from];
   });
 }
 

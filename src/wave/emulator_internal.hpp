@@ -65,6 +65,7 @@ struct Geometry {
   uint32_t workgroup[3];
   uint32_t width;
   uint32_t group_threads;
+  bool one_dimensional;  // workgroup (n, 1, 1): the local x index is the linear index
 };
 
 struct WaveCtx {
@@ -82,15 +83,24 @@ struct WaveCtx {
   uint32_t group[3] = {0, 0, 0};
   uint32_t pc = 0;
   uint32_t barrier_pc = 0;
-
-  Value* reg(uint32_t r) noexcept { return regs + static_cast<size_t>(r) * width; }
 };
+
+// The lanes of register r: `width` values of its type, packed. A register is only ever
+// accessed through its own type (and zeroed with memset), so the packed view is safe.
+template <class T>
+inline T* lanes(WaveCtx& w, uint32_t r) noexcept {
+  return reinterpret_cast<T*>(w.regs + static_cast<size_t>(r) * w.width);
+}
 
 // Runs f(lane) for every active lane; the full-wave case is a plain counted loop.
 template <class F>
 inline void each_lane(const WaveCtx& w, F&& f) {
   if (w.active == w.all_lanes) {
-    for (uint32_t lane = 0; lane < w.width; ++lane) f(lane);
+    if (w.width == 32) {  // the default width: a constant trip count the compiler unrolls
+      for (uint32_t lane = 0; lane < 32; ++lane) f(lane);
+    } else {
+      for (uint32_t lane = 0; lane < w.width; ++lane) f(lane);
+    }
   } else {
     for (uint64_t bits = w.active; bits != 0; bits &= bits - 1) f(static_cast<uint32_t>(std::countr_zero(bits)));
   }
