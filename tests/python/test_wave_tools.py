@@ -140,3 +140,23 @@ def test_numpy_arrays_are_updated_in_place_and_wave_arrays_are_numpy_views():
     assert view.tolist() == [2.0, 4.0, 6.0] and np.shares_memory(view, np.asarray(w))
     with pytest.raises(TypeError, match="arrays of int8 are not supported"):
         double(np.zeros(4, np.int8))
+
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def test_demo_runs_vector_add_and_a_shared_memory_kernel():
+    result = subprocess.run([sys.executable, os.path.join(ROOT, "examples", "wave_gpu_demo.py")],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert "vector_add: [6.0, 8.0, 10.0, 12.0]" in result.stdout
+    assert "block_sum" in result.stdout and ": OK" in result.stdout
+
+
+def test_benchmark_runs_and_checks_its_results():
+    result = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "wave_emulator.py"), "--sizes", "4096",
+                             "--repeat", "1"], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert "MISMATCH" not in result.stdout
+    for row in ("vector add", "Mandelbrot", "emulator", "NumPy", "C++ loop"):
+        assert row in result.stdout
