@@ -250,6 +250,8 @@ class KernelCompiler:
         op = self.binary_op(node.op)
         if isinstance(node.target, ast.Name):
             current = self.load_name(node.target)
+            if isinstance(current, Memory):
+                raise self.error(f"'{node.target.id}' is an array; update its elements instead", node)
             self.assign(node.target, self.binary(op, current, self.expr(node.value), node))
         elif isinstance(node.target, ast.Subscript):
             memory, index = self.subscript(node.target)

@@ -5,6 +5,7 @@ the project version), checks arguments, infers the launch and runs it on the emu
 from __future__ import annotations
 
 import ast
+import collections
 import inspect
 import math
 import threading
@@ -162,12 +163,24 @@ class Kernel:
 
     # ---- compilation ---------------------------------------------------------------------
 
+    def _namespace(self):
+        """What names in the kernel resolve to: closure variables, then the function's globals."""
+        closure = {}
+        if self.function.__closure__:
+            for name, cell in zip(self.function.__code__.co_freevars, self.function.__closure__):
+                try:
+                    closure[name] = cell.cell_contents
+                except ValueError:  # an empty cell
+                    pass
+        return collections.ChainMap(closure, self.function.__globals__)
+
     def _globals_fingerprint(self) -> str:
         """The values of the globals the kernel names, so a changed constant is a new cache entry."""
         parts = []
+        namespace = self._namespace()
         for name in sorted({node.id for node in ast.walk(self._tree) if isinstance(node, ast.Name)}):
-            if name in self.function.__globals__:
-                value = self.function.__globals__[name]
+            if name in namespace:
+                value = namespace[name]
                 if isinstance(value, (bool, int, float, str, np.generic, DType)):
                     parts.append(f"{name}={value!r}")
                 else:
@@ -191,7 +204,7 @@ class Kernel:
                     module = None  # a stale or damaged entry is a miss
             if module is None:
                 compiler = KernelCompiler(self._tree, self.__name__, self._filename, self._first_line,
-                                          self._source_lines, self.function.__globals__, list(signature))
+                                          self._source_lines, self._namespace(), list(signature))
                 module = compiler.compile()
                 _native.cache_store(key, module.text)
             program = _native.Program(module)

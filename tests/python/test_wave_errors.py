@@ -216,3 +216,39 @@ def test_compile_errors_in_parameters():
 
     with pytest.raises(wave_gpu.CompileError, match="parameter 'a': unsupported annotation"):
         make()(1)
+
+
+def test_more_compile_errors_name_the_problem():
+    @wave_gpu.kernel
+    def array_update(out: wave_gpu.f32[:]):
+        out += 1.0
+
+    assert "'out' is an array" in str(compile_error(array_update, wave_gpu.zeros(1)))
+
+    def helper(x):
+        return x
+
+    @wave_gpu.kernel
+    def calls_python(out: wave_gpu.f32[:]):
+        out[0] = helper(1.0)
+
+    assert "'helper' cannot be called in a kernel" in str(compile_error(calls_python, wave_gpu.zeros(1)))
+
+    @wave_gpu.kernel
+    def bad_dimension(out: wave_gpu.i32[:]):
+        out[0] = thread_id(3)
+
+    assert "must be the constant 0, 1 or 2" in str(compile_error(bad_dimension, wave_gpu.zeros(1, "i32")))
+
+    @wave_gpu.kernel
+    def float_atomic_or(out: wave_gpu.f32[:]):
+        wave_gpu.atomic_or(out, 0, 1.0)
+
+    assert "needs an integer array" in str(compile_error(float_atomic_or, wave_gpu.zeros(1)))
+
+    @wave_gpu.kernel
+    def shared_not_constant(out: wave_gpu.f32[:], n: wave_gpu.i32):
+        tile = wave_gpu.shared(n, wave_gpu.f32)
+        out[0] = tile[0]
+
+    assert "positive integer constant" in str(compile_error(shared_not_constant, wave_gpu.zeros(1), 4))

@@ -553,3 +553,19 @@ def test_and_or_short_circuit():
     out = np.zeros(8, np.int32)
     guarded_by_short_circuit(x, out, 4, grid=(1, 1, 1), workgroup=(8, 1, 1))
     np.testing.assert_array_equal(out, [1, 10, 1, 0, 10, 10, 10, 10])
+
+
+def test_names_resolve_through_closures_and_globals():
+    scale = 3
+    offset = 0.5
+
+    @wave_gpu.kernel
+    def affine(x: f32[:], out: f32[:]):
+        i = thread_id()
+        if i < len(x):
+            out[i] = x[i] * scale + offset + TILE
+
+    x = np.arange(10, dtype=np.float32)
+    out = np.zeros(10, np.float32)
+    affine(x, out)
+    np.testing.assert_array_equal(out, x * 3 + 0.5 + TILE)
