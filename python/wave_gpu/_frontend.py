@@ -116,6 +116,7 @@ class KernelCompiler:
         self.loop_depth = 0
         self.line = first_line
         self.shared_names: set[str] = set()
+        self.constants: dict = {}
 
     # ---- errors and lines -------------------------------------------------------------
 
@@ -167,8 +168,13 @@ class KernelCompiler:
     def as_type(self, value: Value, type_: str) -> int:
         """A register holding value converted to type_."""
         if value.const is not None:
-            reg = self.new_reg(type_)
-            self.builder.const(reg, self.constant_as(value.const, type_), self.line)
+            converted = self.constant_as(value.const, type_)
+            key = (type_, repr(converted))
+            reg = self.constants.get(key)
+            if reg is None:  # one register per distinct constant, set once at kernel entry
+                reg = self.new_reg(type_)
+                self.builder.const_at_entry(reg, converted, self.line)
+                self.constants[key] = reg
             return reg
         if value.type == type_:
             return value.reg

@@ -156,6 +156,10 @@ void bind_wave_ir(nb::module_& module) {
       .def("reg", [](wave::Builder& b, const std::string& type) { return b.new_reg(parse_type(type)); })
       .def("const", [](wave::Builder& b, wave::Reg dst, nb::handle value,
                        uint32_t line) { b.constant(dst, to_value(b.reg_type(dst), value, "value"), line); })
+      .def("const_at_entry",
+           [](wave::Builder& b, wave::Reg dst, nb::handle value, uint32_t line) {
+             b.constant_at_entry(dst, to_value(b.reg_type(dst), value, "value"), line);
+           })
       .def(
           "emit",
           [](wave::Builder& b, const std::string& op, std::optional<wave::Reg> dst, const std::vector<wave::Reg>& args,

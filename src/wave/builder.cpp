@@ -1,5 +1,6 @@
 #include "wave/builder.hpp"
 
+#include <iterator>
 #include <utility>
 
 #include "wave/errors.hpp"
@@ -65,6 +66,16 @@ void Builder::constant(Reg dst, Value value, uint32_t line) {
   stmt.imm = value;
   stmt.line = line;
   current().push_back(std::move(stmt));
+}
+
+void Builder::constant_at_entry(Reg dst, Value value, uint32_t line) {
+  if (finished_) throw IrError("the builder has already finished its module");
+  Stmt stmt;
+  stmt.op = Opcode::Const;
+  stmt.dst = dst;
+  stmt.imm = value;
+  stmt.line = line;
+  prologue_.push_back(std::move(stmt));
 }
 
 void Builder::emit(Opcode op, Reg dst, std::span<const Reg> args, uint32_t line, std::string_view mem, uint32_t dim) {
@@ -156,6 +167,9 @@ void Builder::emit_barrier(uint32_t line) {
 
 Module Builder::finish() {
   if (!open_.empty()) throw IrError("an if or loop is still open");
+  module_.body.insert(module_.body.begin(), std::make_move_iterator(prologue_.begin()),
+                      std::make_move_iterator(prologue_.end()));
+  prologue_.clear();
   verify(module_);
   finished_ = true;
   return std::move(module_);

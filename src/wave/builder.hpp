@@ -23,6 +23,9 @@ class Builder {
   [[nodiscard]] ScalarType reg_type(Reg reg) const;
 
   void constant(Reg dst, Value value, uint32_t line);
+  // A constant placed at the start of the kernel, where every lane sets it once (the frontend
+  // keeps one register per distinct constant instead of re-materialising it in loops).
+  void constant_at_entry(Reg dst, Value value, uint32_t line);
   // Any non-control instruction. `mem` names a buffer or shared array for memory
   // instructions and length; `dim` is the dimension of geometry instructions.
   void emit(Opcode op, Reg dst, std::span<const Reg> args, uint32_t line, std::string_view mem = {}, uint32_t dim = 0);
@@ -50,6 +53,7 @@ class Builder {
   void check_name_free(const std::string& name) const;
 
   Module module_;
+  std::vector<Stmt> prologue_;
   std::vector<Open> open_;
   bool finished_ = false;
 };
