@@ -166,6 +166,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[100_000, 1_000_000, 10_000_000])
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--numba-limit", type=int, default=NUMBA_LIMIT,
+                        help="largest size run on Numba's CUDA simulator (default 100000; it takes ~1 min there)")
     args = parser.parse_args()
     wave_gpu.set_device("emulator")
     numba = numba_peers()
@@ -185,7 +187,7 @@ def main() -> int:
         assert np.array_equal(out, a + b)
         times["NumPy"] = best_time(lambda: np.add(a, b, out=out), repeat)
         times["C++ loop"] = best_time(lambda: _native.bench_reference_vector_add(a, b, out), repeat)
-        if numba and n <= NUMBA_LIMIT:
+        if numba and n <= args.numba_limit:
             times["Numba CUDA sim"] = best_time(lambda: numba[0](a, b, out), 1, warm_up=False)
         if warp:
             times["Warp CPU"] = best_time(lambda: warp[0](a, b, out), repeat)
@@ -200,7 +202,7 @@ def main() -> int:
         mismatches = int(np.count_nonzero(image != reference))
         times["C++ loop"] = best_time(
             lambda: _native.bench_reference_mandelbrot(reference, width, height, MAX_ITERATIONS), repeat)
-        if numba and n <= NUMBA_LIMIT:
+        if numba and n <= args.numba_limit:
             times["Numba CUDA sim"] = best_time(lambda: numba[1](image.copy(), width, height, MAX_ITERATIONS), 1,
                                                  warm_up=False)
         if warp:

@@ -31,8 +31,16 @@ class DType:
         return ArrayType(self)
 
     def __call__(self, value):
-        """Outside kernels a cast of a Python number, as NumPy would do it."""
-        return NUMPY_DTYPES[self.name].type(value).item() if self.name in NUMPY_DTYPES else bool(value)
+        """Outside kernels the same conversion as inside: floats round to the type, integers
+        truncate toward zero and wrap to the type's width."""
+        if self.name == "bool":
+            return bool(value)
+        dtype = NUMPY_DTYPES[self.name]
+        if dtype.kind == "f":
+            return dtype.type(float(value)).item()
+        bits = dtype.itemsize * 8
+        wrapped = int(value) % (1 << bits)
+        return wrapped - (1 << bits) if dtype.kind == "i" and wrapped >= 1 << (bits - 1) else wrapped
 
     def __repr__(self) -> str:
         return f"wave_gpu.{self.name}"

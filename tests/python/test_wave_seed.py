@@ -171,3 +171,18 @@ def test_intrinsics_inside_a_kernel():
     t = np.arange(96)
     expected = np.stack([t // 48, (t % 48) % 16, np.full(96, 16), t % 48], axis=1).reshape(-1)
     np.testing.assert_array_equal(out, expected)
+
+
+def test_item_and_slice_assignment_convert_to_the_dtype():
+    a = wave_gpu.zeros(4, dtype="i32")
+    a[1] = 7
+    a[-1] = -3
+    a[0:2] = [5, 6]
+    assert a.to_list() == [5, 6, 0, -3]
+    with pytest.raises(ValueError, match="data"):
+        a[2] = 2.5
+    with pytest.raises(ValueError, match="length"):
+        a[0:2] = [1, 2, 3]
+    with pytest.raises(TypeError, match="index"):
+        a["x"]
+    assert wave_gpu.f32(0.1) == float(np.float32(0.1)) and wave_gpu.u32(-1) == 4294967295
