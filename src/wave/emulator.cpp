@@ -2,6 +2,7 @@
 // workgroup advance round-robin, each to its next barrier; all must meet at the same one.
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <cstring>
 #include <string>
 
@@ -34,6 +35,22 @@ std::string lane_list(uint64_t mask) {
   return text;
 }
 
+// The bit mask of the lanes whose bool is true. Eight lanes at a time: bools are bytes 0 or
+// 1, and the multiply moves byte i's low bit to bit 56 + i with no carries in between.
+uint64_t lane_mask(const bool* values, uint32_t width) {
+  uint64_t mask = 0;
+  if (std::endian::native == std::endian::little && width % 8 == 0) {
+    for (uint32_t l = 0; l < width; l += 8) {
+      uint64_t bytes = 0;
+      std::memcpy(&bytes, values + l, 8);
+      mask |= ((bytes * 0x0102040810204080ULL) >> 56) << l;
+    }
+  } else {
+    for (uint32_t l = 0; l < width; ++l) mask |= static_cast<uint64_t>(values[l]) << l;
+  }
+  return mask;
+}
+
 Stop run_wave(WaveCtx& w, const LInstr* code) {
   uint32_t pc = w.pc;
   for (;;) {
@@ -45,9 +62,7 @@ Stop run_wave(WaveCtx& w, const LInstr* code) {
     }
     switch (in.kind) {
       case Control::If: {
-        const bool* condition = lanes<bool>(w, in.a);
-        uint64_t taken = 0;
-        each_lane(w, [&](uint32_t l) { taken |= static_cast<uint64_t>(condition[l]) << l; });
+        const uint64_t taken = lane_mask(lanes<bool>(w, in.a), w.width) & w.active;
         w.stack[in.slot] = w.active & ~taken;  // lanes waiting for the else block
         w.active = taken;
         pc = taken != 0 ? pc + 1 : in.target;
@@ -126,7 +141,7 @@ class WorkgroupRunner {
       : m_(module), code_(code), geo_(geo), args_(args) {
     waves_count_ = (geo.group_threads + geo.width - 1) / geo.width;
     regs_per_wave_ = module.registers.size() * geo.width;
-    regs_.resize(std::max<size_t>(regs_per_wave_ * waves_count_, 1));
+    regs_.resize(std::max<size_t>(regs_per_wave_ * waves_count_, 1));  // value-initialised: zero
     stacks_.resize(static_cast<size_t>(code.stack_depth) * waves_count_);
     waves_.resize(waves_count_);
     finished_.resize(waves_count_);
@@ -148,9 +163,14 @@ class WorkgroupRunner {
         static_cast<uint32_t>((linear_group / geo_.grid[0]) % geo_.grid[1]),
         static_cast<uint32_t>(linear_group / (static_cast<uint64_t>(geo_.grid[0]) * geo_.grid[1])),
     };
-    // Every workgroup starts from zeroed registers and shared memory, so results never
-    // depend on which thread ran which workgroup before.
-    std::memset(static_cast<void*>(regs_.data()), 0, regs_.size() * sizeof(Value));
+    // Registers that may be read before written, and shared memory, start at zero in every
+    // workgroup, so results never depend on which workgroup a thread ran before.
+    for (uint32_t i = 0; i < waves_count_; ++i) {
+      for (const uint32_t r : code_.maybe_unset) {
+        std::memset(static_cast<void*>(regs_.data() + regs_per_wave_ * i + static_cast<size_t>(r) * geo_.width), 0,
+                    sizeof(Value) * geo_.width);
+      }
+    }
     std::fill(shared_.begin(), shared_.end(), 0);
     const uint64_t all = geo_.width == 64 ? ~uint64_t{0} : (uint64_t{1} << geo_.width) - 1;
     for (uint32_t i = 0; i < waves_count_; ++i) {

@@ -52,6 +52,9 @@ struct LInstr {
 struct LoweredCode {
   std::vector<LInstr> code;
   uint32_t stack_depth = 0;
+  // Registers some path may read before writing them: zeroed at the start of every
+  // workgroup so results never depend on which workgroup a thread ran before.
+  std::vector<uint32_t> maybe_unset;
 };
 
 struct MemoryView {

@@ -14,6 +14,7 @@ class Lowering {
   explicit Lowering(const Module& module) : m_(module) {}
 
   LoweredCode run() {
+    find_maybe_unset();
     std::vector<uint32_t> exits;
     block(m_.body, exits);
     const uint32_t end = emit(Control::End, 0);
@@ -130,6 +131,36 @@ class Lowering {
     patch(continuing_exits, end);
     exits.push_back(end);
     depth_ -= 2;
+  }
+
+  // Definite assignment: a write counts for the rest of its block and the blocks nested in
+  // it; a read of a register not definitely written is recorded.
+  void find_maybe_unset() {
+    std::vector<bool> written(m_.registers.size(), false);
+    for (const auto& scalar : m_.scalars) written[scalar.reg] = true;
+    std::vector<bool> flagged(m_.registers.size(), false);
+    scan(m_.body, written, flagged);
+    for (uint32_t r = 0; r < flagged.size(); ++r) {
+      if (flagged[r]) out_.maybe_unset.push_back(r);
+    }
+  }
+
+  void scan(const std::vector<Stmt>& stmts, std::vector<bool> written, std::vector<bool>& flagged) const {
+    for (const auto& s : stmts) {
+      for (int i = 0; i < op_info(s.op).operands; ++i) {
+        if (s.args[i] != kNoReg && !written[s.args[i]]) flagged[s.args[i]] = true;
+      }
+      if (s.op == Opcode::If) {
+        scan(s.body, written, flagged);
+        scan(s.other, written, flagged);
+      } else if (s.op == Opcode::Loop) {
+        // The continuing block runs after the body, so it sees the body's writes only where
+        // the body reached them without continue; treat it as nested in the body's start.
+        scan(s.body, written, flagged);
+        scan(s.other, written, flagged);
+      }
+      if (s.dst != kNoReg) written[s.dst] = true;
+    }
   }
 
   const Module& m_;

@@ -167,6 +167,39 @@ TEST(WaveEmulator, BarrierInDivergentControlFlowIsAFault) {
   }
 }
 
+// A register written only by even workgroups reads as zero in odd ones, whichever
+// workgroup the same thread ran before.
+TEST(WaveEmulator, RegistersReadBeforeWrittenStartAtZeroInEveryWorkgroup) {
+  Builder b("partial");
+  b.add_buffer("out", ScalarType::I32);
+  const Reg tid = b.new_reg(ScalarType::I32);
+  b.emit(Opcode::ThreadId, tid, {}, 2);
+  const Reg group = b.new_reg(ScalarType::I32);
+  b.emit(Opcode::WorkgroupId, group, {}, 2);
+  const Reg two = constant_i32(b, 2);
+  const Reg zero = constant_i32(b, 0);
+  const Reg parity = b.new_reg(ScalarType::I32);
+  b.emit(Opcode::Mod, parity, std::vector<Reg>{group, two}, 3);
+  const Reg even = b.new_reg(ScalarType::Bool);
+  b.emit(Opcode::Eq, even, std::vector<Reg>{parity, zero}, 3);
+  const Reg value = b.new_reg(ScalarType::I32);
+  b.begin_if(even, 3);
+  b.emit(Opcode::Add, value, std::vector<Reg>{tid, two}, 4);
+  b.end_if();
+  b.emit(Opcode::Store, kNoReg, std::vector<Reg>{tid, value}, 5, "out");
+  const Program program(b.finish());
+  for (const bool deterministic : {true, false}) {
+    std::vector<int32_t> out(64 * 32, -1);
+    std::vector<Argument> args{buffer(out)};
+    LaunchConfig config;
+    config.grid = {64, 1, 1};
+    config.workgroup = {32, 1, 1};
+    config.deterministic = deterministic;
+    program.launch(args, config);
+    for (int32_t i = 0; i < 64 * 32; ++i) ASSERT_EQ(out[i], (i / 32) % 2 == 0 ? i + 2 : 0) << i;
+  }
+}
+
 TEST(WaveEmulator, HalfConversionsRoundToNearestEven) {
   std::mt19937 rng(12345);
   std::uniform_int_distribution<uint32_t> bits;
