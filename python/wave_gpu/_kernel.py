@@ -65,7 +65,11 @@ class Kernel:
         self.__doc__ = function.__doc__
         self.__wrapped__ = function
         self._filename = inspect.getsourcefile(function) or "<unknown>"
-        lines, first_line = inspect.getsourcelines(function)
+        try:
+            lines, first_line = inspect.getsourcelines(function)
+        except (OSError, TypeError):
+            raise CompileError(f"the source of kernel '{function.__name__}' is not available; kernels must be "
+                               "defined in a file", self._filename, function.__code__.co_firstlineno) from None
         self._first_line = first_line
         self._source_lines = [line.rstrip("\n") for line in lines]
         self._source = textwrap.dedent("".join(lines))

@@ -252,3 +252,10 @@ def test_more_compile_errors_name_the_problem():
         out[0] = tile[0]
 
     assert "positive integer constant" in str(compile_error(shared_not_constant, wave_gpu.zeros(1), 4))
+
+
+def test_kernels_without_source_are_rejected_clearly():
+    namespace = {"wave_gpu": wave_gpu}
+    exec("def made_up(out):\n    out[0] = 1.0\n", namespace)
+    with pytest.raises(wave_gpu.CompileError, match="source of kernel 'made_up' is not available"):
+        wave_gpu.kernel(namespace["made_up"])
