@@ -569,3 +569,22 @@ def test_names_resolve_through_closures_and_globals():
     out = np.zeros(10, np.float32)
     affine(x, out)
     np.testing.assert_array_equal(out, x * 3 + 0.5 + TILE)
+
+
+@wave_gpu.kernel
+def float_atomics(x: f32[:], total: f32[:], extremes: f64[:]):
+    i = thread_id()
+    if i < len(x):
+        atomic_add(total, 0, x[i])
+        atomic_sub(total, 1, x[i])
+        atomic_min(extremes, 0, f64(x[i]))
+        atomic_max(extremes, 1, f64(x[i]))
+
+
+def test_float_atomics(rng):
+    x = rng.integers(-1000, 1000, 10_000).astype(np.float32)  # integers: exact sums in any order
+    total = np.zeros(2, np.float32)
+    extremes = np.array([np.inf, -np.inf])
+    float_atomics(x, total, extremes, **launch_1d(x.size, 256))
+    assert total[0] == x.sum() and total[1] == -x.sum()
+    assert extremes.tolist() == [x.min(), x.max()]
