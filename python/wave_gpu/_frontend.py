@@ -20,6 +20,15 @@ from wave_gpu._errors import CompileError
 from wave_gpu._types import DType
 
 
+class Retype(Exception):
+    """A variable first set from a literal needs a wider type: compile again with the hint."""
+
+    def __init__(self, name: str, type_: str):
+        super().__init__(name, type_)
+        self.name = name
+        self.type = type_
+
+
 class Value:
     """A value in the kernel: a register, or a compile-time constant (`const` is not None)."""
 
@@ -103,7 +112,7 @@ def type_of_annotation(annotation, globals_: dict):
 
 class KernelCompiler:
     def __init__(self, tree: ast.FunctionDef, name: str, filename: str, first_line: int, source_lines: list[str],
-                 globals_: dict, params: list[tuple[str, str, str]]):
+                 globals_: dict, params: list[tuple[str, str, str]], type_hints: dict | None = None):
         self.tree = tree
         self.name = name
         self.filename = filename
@@ -117,6 +126,8 @@ class KernelCompiler:
         self.line = first_line
         self.shared_names: set[str] = set()
         self.constants: dict = {}
+        self.type_hints = dict(type_hints or {})
+        self.literal_initialised: set[str] = set()
 
     # ---- errors and lines -------------------------------------------------------------
 
@@ -404,13 +415,24 @@ class KernelCompiler:
         if isinstance(existing, Memory):
             raise self.error(f"'{name}' names an array; it cannot be assigned a number", target)
         if existing is None:
-            if value.const is None and not value.var:
+            hinted = self.type_hints.get(name)
+            if hinted is not None:  # widened by an earlier compilation attempt
+                existing = Value(self.new_reg(hinted), hinted, var=True)
+                self.names[name] = existing
+            elif value.const is None and not value.var:
                 self.names[name] = Value(value.reg, value.type, var=True)  # adopt the temporary
                 return
-            type_ = value.type
-            existing = Value(self.new_reg(type_), type_, var=True)
-            self.names[name] = existing
+            else:
+                type_ = value.type
+                existing = Value(self.new_reg(type_), type_, var=True)
+                self.names[name] = existing
+                if value.weak:
+                    self.literal_initialised.add(name)
         if not T.implicit_ok(value.type, existing.type, value.weak):
+            if name in self.literal_initialised and T.implicit_ok(existing.type, value.type, False):
+                # `acc = 0` then `acc += x[i]` with x float: like Python (and Numba), the
+                # variable takes the wider type; the kernel is compiled again with that hint.
+                raise Retype(name, value.type)
             hint = " (use int(...) to truncate)" if T.is_int(existing.type) else ""
             raise self.error(f"variable '{name}' has type {existing.type}; assigning a {value.type} value would "
                              f"change it{hint}. Give it its type where it is first assigned, e.g. {name} = 0.0 "

@@ -18,7 +18,7 @@ import numpy as np
 from wave_gpu import _device, _native
 from wave_gpu._array import WaveArray
 from wave_gpu._errors import CompileError, KernelError
-from wave_gpu._frontend import KernelCompiler, type_of_annotation
+from wave_gpu._frontend import KernelCompiler, Retype, type_of_annotation
 from wave_gpu._types import BUFFER_DTYPES, DType, name_of_numpy
 
 DEFAULT_WORKGROUP = 256
@@ -207,14 +207,25 @@ class Kernel:
                 except ValueError:
                     module = None  # a stale or damaged entry is a miss
             if module is None:
-                compiler = KernelCompiler(self._tree, self.__name__, self._filename, self._first_line,
-                                          self._source_lines, self._namespace(), list(signature))
-                module = compiler.compile()
+                module = self._compile(signature)
                 _native.cache_store(key, module.text)
             program = _native.Program(module)
             self._programs[signature] = program
             self._last_signature = signature
             return program
+
+    def _compile(self, signature: tuple):
+        """Frontend compilation; variables first set from a literal are widened on demand."""
+        hints: dict = {}
+        while True:
+            compiler = KernelCompiler(self._tree, self.__name__, self._filename, self._first_line,
+                                      self._source_lines, self._namespace(), list(signature), hints)
+            try:
+                return compiler.compile()
+            except Retype as retype:
+                if retype.name in hints and hints[retype.name] == retype.type:
+                    raise
+                hints[retype.name] = retype.type
 
     @property
     def ir(self) -> str:

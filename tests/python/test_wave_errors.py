@@ -61,12 +61,29 @@ def test_unknown_name():
 def test_type_errors():
     @wave_gpu.kernel
     def changes_type(out: wave_gpu.f32[:]):
-        acc = 0
+        acc = thread_id()
         acc = out[0] * 2.0
         out[0] = acc
 
     message = str(compile_error(changes_type, wave_gpu.zeros(1)))
     assert "variable 'acc' has type i32; assigning a f32 value" in message and "acc = 0.0" in message
+
+    @wave_gpu.kernel
+    def narrows(out: wave_gpu.f32[:]):
+        n = 0.5
+        n = thread_id()
+        out[0] = n
+
+    assert narrows(wave_gpu.zeros(1)) is None  # int -> float variable: converts silently
+
+    @wave_gpu.kernel
+    def float_to_int(out: wave_gpu.i32[:]):
+        n = 0
+        n = out[0] * 1.5
+        n = thread_id()
+        out[0] = n
+
+    assert float_to_int(wave_gpu.zeros(1, "i32")) is None  # widened to f32 as a whole, then stored
 
     @wave_gpu.kernel
     def float_index(out: wave_gpu.f32[:]):

@@ -2,6 +2,7 @@
 for several workgroup shapes, sizes that are not a multiple of the workgroup included."""
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -588,3 +589,24 @@ def test_float_atomics(rng):
     float_atomics(x, total, extremes, **launch_1d(x.size, 256))
     assert total[0] == x.sum() and total[1] == -x.sum()
     assert extremes.tolist() == [x.min(), x.max()]
+
+
+@wave_gpu.kernel
+def row_sums(x: f32[:], out: f32[:], width: i32):
+    row = thread_id()
+    if row < len(out):
+        total = 0  # widened to f32 by the float additions below, as in Python and Numba
+        for j in range(width):
+            total += x[row * width + j]
+        out[row] = total
+
+
+def test_literal_initialised_variables_take_the_wider_type(rng):
+    x = rng.standard_normal((50, 7)).astype(np.float32)
+    out = np.zeros(50, np.float32)
+    row_sums(x, out, 7)
+    expected = np.zeros(50, np.float32)
+    for j in range(7):
+        expected += x[:, j]
+    np.testing.assert_array_equal(out, expected)
+    assert re.search(r"%\d+:f32 = const 0  ; line", row_sums.ir), row_sums.ir
