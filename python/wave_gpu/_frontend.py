@@ -171,7 +171,10 @@ class KernelCompiler:
     def new_reg(self, type_: str) -> int:
         return self.builder.reg(type_)
 
-    def emit(self, op: str, type_: str, args: list[int], mem: str = "", dim: int = 0) -> Value:
+    def emit(self, op: str, type_: str, args: list[int], mem: str = "", dim: int = 0, into: Value = None) -> Value:
+        if into is not None and into.type == type_:  # x += y: write the variable's register directly
+            self.builder.emit(op, into.reg, args, self.line, mem, dim)
+            return into
         dst = self.new_reg(type_)
         self.builder.emit(op, dst, args, self.line, mem, dim)
         return Value(dst, type_)
@@ -269,7 +272,10 @@ class KernelCompiler:
             current = self.load_name(node.target)
             if isinstance(current, Memory):
                 raise self.error(f"'{node.target.id}' is an array; update its elements instead", node)
-            self.assign(node.target, self.binary(op, current, self.expr(node.value), node))
+            into = current if current.var and current.const is None and node.target.id in self.names else None
+            result = self.binary(op, current, self.expr(node.value), node, into=into)
+            if result is not into:
+                self.assign(node.target, result)
         elif isinstance(node.target, ast.Subscript):
             memory, index = self.subscript(node.target)
             current = self.emit("load", self.register_type(memory.element), [index], memory.name)
@@ -551,7 +557,7 @@ class KernelCompiler:
     def expr_BinOp(self, node):
         return self.binary(self.binary_op(node.op), self.expr(node.left), self.expr(node.right), node)
 
-    def binary(self, op: str, a: Value, b: Value, node) -> Value:
+    def binary(self, op: str, a: Value, b: Value, node, into: Value = None) -> Value:
         if a.const is not None and b.const is not None and op in _FOLD and not (op in ("floordiv", "mod") and
                                                                                  b.const == 0):
             folded = _FOLD[op](a.const, b.const)
@@ -561,7 +567,7 @@ class KernelCompiler:
             type_ = a.type if not a.weak else T.unify(a.type, a.weak, a.const, b.type, b.weak, b.const)
             if not T.is_int(type_):
                 raise self.error(f"shifts need integers, got {a.type} and {b.type}", node)
-            return self.emit(op, type_, [self.as_type(a, type_), self.as_type(b, type_)])
+            return self.emit(op, type_, [self.as_type(a, type_), self.as_type(b, type_)], into=into)
         type_ = T.unify(a.type, a.weak, a.const, b.type, b.weak, b.const)
         if op == "div":
             if not T.is_float(type_):
@@ -573,7 +579,7 @@ class KernelCompiler:
             type_ = "i32"  # arithmetic on bools, as in Python
         if op == "pow" and T.is_int(type_) and b.const is not None and b.const < 0:
             raise self.error("an integer raised to a negative power is not an integer; use a float base", node)
-        return self.emit(op, type_, [self.as_type(a, type_), self.as_type(b, type_)])
+        return self.emit(op, type_, [self.as_type(a, type_), self.as_type(b, type_)], into=into)
 
     def expr_UnaryOp(self, node):
         operand = self.expr(node.operand)
