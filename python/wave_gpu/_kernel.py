@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import ast
 import collections
+import functools
+import hashlib
 import inspect
 import math
+import os
 import threading
 import textwrap
 import types
@@ -22,6 +25,17 @@ from wave_gpu._frontend import KernelCompiler, Retype, type_of_annotation
 from wave_gpu._types import BUFFER_DTYPES, DType, name_of_numpy
 
 DEFAULT_WORKGROUP = 256
+
+
+@functools.lru_cache(maxsize=1)
+def _frontend_fingerprint() -> str:
+    """A hash of the frontend's own sources: an edited compiler never reuses cached IR."""
+    digest = hashlib.sha256()
+    folder = os.path.dirname(os.path.abspath(__file__))
+    for name in ("_frontend.py", "_typerules.py", "_kernel.py", "_intrinsics.py", "_types.py"):
+        with open(os.path.join(folder, name), "rb") as source:
+            digest.update(source.read())
+    return digest.hexdigest()
 
 
 def _dims(value, argument: str):
@@ -197,8 +211,8 @@ class Kernel:
             program = self._programs.get(signature)
             if program is not None:
                 return program
-            key = _native.cache_key([self._source, self._filename, str(self._first_line), repr(signature),
-                                     self._globals_fingerprint()])
+            key = _native.cache_key([_frontend_fingerprint(), self._source, self._filename, str(self._first_line),
+                                     repr(signature), self._globals_fingerprint()])
             module = None
             text = _native.cache_load(key)
             if text is not None:
