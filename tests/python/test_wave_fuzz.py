@@ -72,7 +72,7 @@ class Generator:
             name = f"w{self.loop_counter}"
             return ([f"{name} = 0", f"while {name} < {self.rng.randint(1, 5)} + i % 3:", f"    {name} += 1"]
                     + ["    " + s for s in self.block(depth + 1, True)])
-        if in_loop:
+        if in_loop and self.rng.random() < 0.8:
             return [f"if {self.condition()}:", f"    {self.rng.choice(['break', 'continue'])}"]
         return [f"if {self.condition()}:", "    out[i] = -1", "    return"]
 
