@@ -15,8 +15,11 @@ def _convert(data, name: str) -> np.ndarray:
     """The values of `data` as a 1-D array of dtype `name`; ValueError naming `data` otherwise."""
     if isinstance(data, (str, bytes)) or not isinstance(data, Iterable):
         raise TypeError(f"data: expected a sequence of numbers, got {type(data).__name__}")
-    values = list(data)
     target = NUMPY_DTYPES[name]
+    fast = _convert_vectorised(data, target, name)
+    if fast is not None:
+        return fast
+    values = list(data)
     if target.kind == "f":
         try:
             return np.array([float(v) for v in values], dtype=np.float64).astype(target)
@@ -37,6 +40,26 @@ def _convert(data, name: str) -> np.ndarray:
             raise ValueError(f"data: element {index} ({value!r}) is out of range for dtype {name!r}")
         converted.append(number)
     return np.array(converted, dtype=target)
+
+
+def _convert_vectorised(data, target: np.dtype, name: str):
+    """The conversion done by NumPy in one pass, or None to take the per-element path
+    (which names the offending element)."""
+    try:
+        source = np.asarray(data)
+    except (TypeError, ValueError):
+        return None
+    if source.ndim != 1 or source.dtype.kind not in "biuf":
+        return None
+    if target.kind == "f":
+        return source.astype(np.float64).astype(target) if source.dtype.kind != "f" else source.astype(target)
+    if source.dtype.kind == "f":
+        if not (np.isfinite(source).all() and (source == np.trunc(source)).all()):
+            return None
+    info = np.iinfo(target)
+    if source.size and (source.min() < info.min or source.max() > info.max):
+        return None
+    return source.astype(target)
 
 
 class WaveArray:

@@ -446,9 +446,7 @@ class KernelCompiler:
         self.move(existing.reg, existing.type, value)
 
     def store(self, memory: Memory, index: int, value: Value) -> None:
-        register_type = self.register_type(memory.element)
-        if value.type == "bool" and register_type != "bool":
-            pass  # stored as 0 or 1
+        register_type = self.register_type(memory.element)  # bools store as 0 or 1
         self.builder.emit("store", None, [index, self.as_type(value, register_type)], self.line, memory.name)
 
     @staticmethod
