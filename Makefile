@@ -6,10 +6,11 @@ VENV := .venv
 PY := $(VENV)/bin/python
 BUILD_DIR := build/py
 INSTALLED := $(VENV)/.wavestack-installed
+# CI turns warnings into errors and requires the CUDA kernels to build.
 CMAKE_ARGS := -Cbuild-dir=$(BUILD_DIR) -Ccmake.define.WAVESTACK_BUILD_TESTS=ON \
-              -Ccmake.define.WAVESTACK_WERROR=$(if $(CI),ON,OFF)
+              -Ccmake.define.WAVESTACK_WERROR=$(if $(CI),ON,OFF) -Ccmake.define.WAVESTACK_CUDA=$(if $(CI),ON,AUTO)
 
-.PHONY: demo test build bootstrap format-check tidy cuda-check clean
+.PHONY: demo test build bootstrap format-check tidy clean
 
 demo: build
 	$(PY) examples/demo.py
@@ -20,14 +21,16 @@ test: build
 bootstrap:
 	@scripts/bootstrap.sh
 
-# The editable install configures and builds once; later runs rebuild incrementally.
-build: bootstrap
-	@if [[ ! -f $(INSTALLED) || ! -f $(BUILD_DIR)/build.ninja ]]; then \
-	  echo "build: installing wavestack into $(VENV) (editable)"; \
-	  $(PY) -m pip install -q --no-build-isolation $(CMAKE_ARGS) -e '.[test]' && touch $(INSTALLED); \
-	else \
-	  cmake --build $(BUILD_DIR); \
-	fi
+# (Re)install when the packaging changes; otherwise an incremental build is enough (the
+# editable install also rebuilds on import).
+$(INSTALLED): pyproject.toml | bootstrap
+	@echo "build: installing wavestack into $(VENV) (editable, build directory $(BUILD_DIR))"
+	$(PY) -m pip install -q --no-build-isolation $(CMAKE_ARGS) -e '.[test]'
+	@touch $@
+
+build: bootstrap $(INSTALLED)
+	@if [[ ! -f $(BUILD_DIR)/build.ninja ]]; then rm -f $(INSTALLED); $(MAKE) --no-print-directory $(INSTALLED); fi
+	cmake --build $(BUILD_DIR)
 
 format-check:
 	@scripts/check_format.sh

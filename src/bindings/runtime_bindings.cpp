@@ -20,13 +20,11 @@ namespace {
 
 nb::dict describe(const runtime::DeviceInfo& device) {
   nb::dict limits;
-  limits["max_workgroup_size"] = nb::make_tuple(device.limits.max_workgroup_size[0],
-                                                device.limits.max_workgroup_size[1],
-                                                device.limits.max_workgroup_size[2]);
+  limits["max_workgroup_size"] = nb::make_tuple(
+      device.limits.max_workgroup_size[0], device.limits.max_workgroup_size[1], device.limits.max_workgroup_size[2]);
   limits["max_workgroup_invocations"] = device.limits.max_workgroup_invocations;
-  limits["max_workgroup_count"] = nb::make_tuple(device.limits.max_workgroup_count[0],
-                                                 device.limits.max_workgroup_count[1],
-                                                 device.limits.max_workgroup_count[2]);
+  limits["max_workgroup_count"] = nb::make_tuple(
+      device.limits.max_workgroup_count[0], device.limits.max_workgroup_count[1], device.limits.max_workgroup_count[2]);
   limits["max_shared_memory_bytes"] = device.limits.max_shared_memory_bytes;
   limits["max_storage_buffer_range"] = device.limits.max_storage_buffer_range;
   limits["max_buffer_size"] = device.limits.max_buffer_size;
@@ -52,8 +50,9 @@ nb::dict describe(const runtime::DeviceInfo& device) {
   info["type"] = runtime::device_type_name(device.type);
   info["is_software"] = device.is_software;
   info["subgroup_size"] = device.subgroup_size;
-  info["api_version"] = nb::str("{}.{}.{}").format(device.api_version >> 22U, (device.api_version >> 12U) & 0x3FFU,
-                                                   device.api_version & 0xFFFU);
+  info["api_version"] =
+      nb::str("{}.{}.{}")
+          .format(device.api_version >> 22U, (device.api_version >> 12U) & 0x3FFU, device.api_version & 0xFFFU);
   info["driver_name"] = device.driver_name;
   info["driver_info"] = device.driver_info;
   info["limits"] = limits;
@@ -70,8 +69,7 @@ runtime::DeviceInfo device_by_index(uint32_t index) {
 
 using FloatVector = nb::ndarray<const float, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
 
-nb::dict vector_add_selftest(FloatVector a, FloatVector b, std::optional<uint32_t> device_index,
-                             bool allow_software) {
+nb::dict vector_add_selftest(FloatVector a, FloatVector b, std::optional<uint32_t> device_index, bool allow_software) {
   if (a.shape(0) != b.shape(0)) throw runtime::InvalidArgument("b", "must have as many elements as a");
   runtime::DeviceInfo device;
   if (device_index) {

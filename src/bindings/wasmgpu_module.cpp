@@ -1,9 +1,157 @@
 // wasmgpu._native: the extension module of the wasmgpu package.
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/unique_ptr.h>
+#include <nanobind/stl/vector.h>
+
+#include <memory>
 
 #include "bindings/runtime_bindings.hpp"
+#include "wasm/decoder.hpp"
+#include "wasm/errors.hpp"
+#include "wasm/loader.hpp"
+#include "wasm/opcodes.hpp"
+#include "wasm/validator.hpp"
+
+namespace nb = nanobind;
+using namespace nb::literals;
+
+namespace wavestack::bindings {
+namespace {
+
+// A loaded (decoded and validated) module, immutable once built.
+struct NativeModule {
+  wasm::Module module;
+};
+
+// Raises the Python class `name` of wasmgpu.errors, which carries offset, reason and
+// feature as attributes (a plain nanobind exception type could only carry a message).
+void raise_module_error(const char* name, const wasm::ModuleError& error, const std::string& feature) {
+  nb::object type = nb::module_::import_("wasmgpu.errors").attr(name);
+  nb::object instance = type(error.what(), error.offset(), error.reason(), feature);
+  PyErr_SetObject(type.ptr(), instance.ptr());
+}
+
+std::unique_ptr<NativeModule> load(nb::bytes data, const std::vector<std::string>& host_modules) {
+  wasm::LoadOptions options;
+  options.host_modules = host_modules;
+  auto loaded = std::make_unique<NativeModule>();
+  const auto* bytes = static_cast<const std::uint8_t*>(data.data());
+  const std::size_t size = data.size();
+  {
+    nb::gil_scoped_release release;
+    loaded->module = wasm::load_module(bytes, size, options);
+  }
+  return loaded;
+}
+
+nb::list exports(const NativeModule& self) {
+  nb::list result;
+  for (const auto& entry : self.module.exports) {
+    result.append(nb::make_tuple(entry.name, wasm::extern_kind_name(entry.kind), entry.index));
+  }
+  return result;
+}
+
+nb::list imports(const NativeModule& self) {
+  nb::list result;
+  for (const auto& entry : self.module.imports) {
+    result.append(nb::make_tuple(entry.module, entry.name, wasm::extern_kind_name(entry.kind)));
+  }
+  return result;
+}
+
+std::string signature(const wasm::FuncType& type) {
+  std::string text = "(";
+  for (std::size_t k = 0; k < type.params.size(); ++k)
+    text += (k ? ", " : "") + std::string(wasm::val_type_name(type.params[k]));
+  text += ") -> (";
+  for (std::size_t k = 0; k < type.results.size(); ++k)
+    text += (k ? ", " : "") + std::string(wasm::val_type_name(type.results[k]));
+  return text + ")";
+}
+
+// The lowered code of one defined function as (opcode, a, b, c) tuples, for tests and
+// debugging of the executable form.
+nb::list lowered_code(const NativeModule& self, std::uint32_t defined_index) {
+  const auto& program = self.module.program;
+  if (defined_index >= program.functions.size()) {
+    throw nb::index_error("defined_index: no such defined function");
+  }
+  const auto& record = program.functions[defined_index];
+  nb::list result;
+  for (std::uint32_t pc = record.code_begin; pc < record.code_end; ++pc) {
+    const auto& instruction = program.code[pc];
+    result.append(nb::make_tuple(instruction.opcode, instruction.a, instruction.b, instruction.c));
+  }
+  return result;
+}
+
+}  // namespace
+}  // namespace wavestack::bindings
 
 NB_MODULE(_native, module) {
+  using namespace wavestack;
   module.doc() = "wasmgpu native layer: WebAssembly decoding, validation and device execution";
-  wavestack::bindings::bind_runtime(module);
+  bindings::bind_runtime(module);
+
+  nb::register_exception_translator([](const std::exception_ptr& error, void*) {
+    try {
+      std::rethrow_exception(error);
+    } catch (const wasm::MalformedModule& malformed) {
+      bindings::raise_module_error("MalformedModule", malformed, "");
+    } catch (const wasm::InvalidModule& invalid) {
+      bindings::raise_module_error("InvalidModule", invalid, "");
+    } catch (const wasm::UnsupportedFeature& unsupported) {
+      const char* name = "UnsupportedFeature";
+      if (unsupported.spec_verdict() == wasm::SpecVerdict::kMalformed) name = "UnsupportedAndMalformed";
+      if (unsupported.spec_verdict() == wasm::SpecVerdict::kInvalid) name = "UnsupportedAndInvalid";
+      bindings::raise_module_error(name, unsupported, unsupported.feature());
+    }
+  });
+
+  nb::class_<bindings::NativeModule>(module, "NativeModule")
+      .def_prop_ro("exports", &bindings::exports, "(name, kind, index) per export")
+      .def_prop_ro("imports", &bindings::imports, "(module, name, kind) per import")
+      .def_prop_ro("function_count",
+                   [](const bindings::NativeModule& self) { return self.module.function_types.size(); })
+      .def_prop_ro("imported_function_count",
+                   [](const bindings::NativeModule& self) { return self.module.imported_functions; })
+      .def("function_signature",
+           [](const bindings::NativeModule& self, std::uint32_t index) {
+             if (index >= self.module.function_types.size()) throw nb::index_error("index: no such function");
+             return bindings::signature(self.module.function_type(index));
+           })
+      .def("function_record",
+           [](const bindings::NativeModule& self, std::uint32_t defined_index) {
+             const auto& functions = self.module.program.functions;
+             if (defined_index >= functions.size()) throw nb::index_error("defined_index: no such defined function");
+             const auto& r = functions[defined_index];
+             nb::dict record;
+             record["code_begin"] = r.code_begin;
+             record["code_end"] = r.code_end;
+             record["type_index"] = r.type_index;
+             record["param_count"] = r.param_count;
+             record["local_count"] = r.local_count;
+             record["result_count"] = r.result_count;
+             record["max_stack"] = r.max_stack;
+             return record;
+           })
+      .def("lowered_code", &bindings::lowered_code, "defined_index"_a);
+
+  module.def("load_module", &bindings::load, "data"_a, "host_modules"_a,
+             "Decodes, validates and checks the imports of a WebAssembly binary");
+  module.def(
+      "decode_and_validate",
+      [](nb::bytes data) {
+        const auto* bytes = static_cast<const std::uint8_t*>(data.data());
+        const std::size_t size = data.size();
+        nb::gil_scoped_release release;
+        wasm::Module decoded = wasm::decode_module(bytes, size);
+        wasm::validate_module(decoded);
+      },
+      "data"_a, "Decodes and validates only (no import policy); for differential tests");
+  module.attr("OP_JUMP") = wasm::op::kJump;
+  module.attr("OP_JUMP_IF_ZERO") = wasm::op::kJumpIfZero;
+  module.attr("OP_BR_TABLE_ENTRY") = wasm::op::kBrTableEntry;
 }

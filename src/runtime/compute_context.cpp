@@ -94,7 +94,9 @@ DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
   return *this;
 }
 
-DeviceBuffer::~DeviceBuffer() { release(); }
+DeviceBuffer::~DeviceBuffer() {
+  release();
+}
 
 void DeviceBuffer::release() noexcept {
   if (handle_ == nullptr) return;
@@ -125,7 +127,9 @@ ComputePipeline& ComputePipeline::operator=(ComputePipeline&& other) noexcept {
   return *this;
 }
 
-ComputePipeline::~ComputePipeline() { release(); }
+ComputePipeline::~ComputePipeline() {
+  release();
+}
 
 void ComputePipeline::release() noexcept {
   if (handle_ == nullptr) return;
@@ -184,9 +188,8 @@ DeviceBuffer ComputeContext::State::make_buffer(size_t bytes, VkBufferUsageFlags
   VkMemoryRequirements requirements{};
   vk.vkGetBufferMemoryRequirements(device, handle->buffer, &requirements);
   const VkMemoryPropertyFlags host = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-  uint32_t type = host_visible
-                      ? find_memory_type(requirements.memoryTypeBits, host, VK_MEMORY_PROPERTY_HOST_CACHED_BIT)
-                      : find_memory_type(requirements.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0);
+  uint32_t type = host_visible ? find_memory_type(requirements.memoryTypeBits, host, VK_MEMORY_PROPERTY_HOST_CACHED_BIT)
+                               : find_memory_type(requirements.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0);
   if (type == UINT32_MAX) type = find_memory_type(requirements.memoryTypeBits, 0, 0);
   VkMemoryAllocateInfo allocate{};
   allocate.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
@@ -235,8 +238,8 @@ void ComputeContext::State::submit_and_wait(const std::function<void(VkCommandBu
   after.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
   after.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
   after.dstAccessMask = VK_ACCESS_HOST_READ_BIT | device_access;
-  vk.vkCmdPipelineBarrier(commands, device_stages, device_stages | VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &after, 0,
-                          nullptr, 0, nullptr);
+  vk.vkCmdPipelineBarrier(commands, device_stages, device_stages | VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &after, 0, nullptr,
+                          0, nullptr);
   check(vk.vkEndCommandBuffer(commands), "vkEndCommandBuffer");
   VkSubmitInfo submit{};
   submit.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
@@ -381,16 +384,23 @@ ComputeContext::ComputeContext(const DeviceInfo& device, DiskCache cache) : stat
 
 ComputeContext::~ComputeContext() = default;
 
-const DeviceInfo& ComputeContext::device() const noexcept { return state_->info; }
-const DiskCache& ComputeContext::cache() const noexcept { return state_->cache; }
-const PhaseTimings& ComputeContext::timings() const noexcept { return state_->timings; }
-void ComputeContext::reset_timings() noexcept { state_->timings = PhaseTimings{}; }
+const DeviceInfo& ComputeContext::device() const noexcept {
+  return state_->info;
+}
+const DiskCache& ComputeContext::cache() const noexcept {
+  return state_->cache;
+}
+const PhaseTimings& ComputeContext::timings() const noexcept {
+  return state_->timings;
+}
+void ComputeContext::reset_timings() noexcept {
+  state_->timings = PhaseTimings{};
+}
 
 DeviceBuffer ComputeContext::allocate(size_t bytes) {
-  return state_->make_buffer(bytes,
-                             VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
-                                 VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-                             false);
+  return state_->make_buffer(
+      bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+      false);
 }
 
 void ComputeContext::upload(DeviceBuffer& buffer, std::span<const std::byte> data, size_t offset) {
@@ -443,17 +453,16 @@ void ComputeContext::fill_zero(DeviceBuffer& buffer) {
   if (!buffer.valid()) throw InvalidArgument("buffer", "is empty or was moved from");
   const auto start = std::chrono::steady_clock::now();
   State& s = *state_;
-  s.submit_and_wait([&](VkCommandBuffer cmd) {
-    s.vk.vkCmdFillBuffer(cmd, buffer.handle_->buffer, 0, VK_WHOLE_SIZE, 0);
-  });
+  s.submit_and_wait(
+      [&](VkCommandBuffer cmd) { s.vk.vkCmdFillBuffer(cmd, buffer.handle_->buffer, 0, VK_WHOLE_SIZE, 0); });
   s.timings.upload_ms += elapsed_ms(start);
 }
 
 ComputePipeline ComputeContext::create_pipeline(std::string_view glsl, const PipelineSpec& spec) {
   State& s = *state_;
   if (spec.push_constant_bytes % 4 != 0) {
-    throw InvalidArgument("push_constant_bytes", "must be a multiple of 4, got " +
-                                                     std::to_string(spec.push_constant_bytes));
+    throw InvalidArgument("push_constant_bytes",
+                          "must be a multiple of 4, got " + std::to_string(spec.push_constant_bytes));
   }
   if (spec.push_constant_bytes > s.info.limits.max_push_constants_bytes) {
     throw InvalidArgument("push_constant_bytes", std::to_string(spec.push_constant_bytes) +
@@ -484,8 +493,7 @@ ComputePipeline ComputeContext::create_pipeline(std::string_view glsl, const Pip
   set_layout.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO;
   set_layout.bindingCount = spec.buffer_count;
   set_layout.pBindings = bindings.data();
-  check(s.vk.vkCreateDescriptorSetLayout(s.device, &set_layout, nullptr, &h.set_layout),
-        "vkCreateDescriptorSetLayout");
+  check(s.vk.vkCreateDescriptorSetLayout(s.device, &set_layout, nullptr, &h.set_layout), "vkCreateDescriptorSetLayout");
 
   VkPushConstantRange push{};
   push.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;

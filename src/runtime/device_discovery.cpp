@@ -14,11 +14,16 @@ namespace {
 
 DeviceType to_device_type(VkPhysicalDeviceType type) {
   switch (type) {
-    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return DeviceType::IntegratedGpu;
-    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return DeviceType::DiscreteGpu;
-    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return DeviceType::VirtualGpu;
-    case VK_PHYSICAL_DEVICE_TYPE_CPU: return DeviceType::Cpu;
-    default: return DeviceType::Other;
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU:
+      return DeviceType::IntegratedGpu;
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
+      return DeviceType::DiscreteGpu;
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU:
+      return DeviceType::VirtualGpu;
+    case VK_PHYSICAL_DEVICE_TYPE_CPU:
+      return DeviceType::Cpu;
+    default:
+      return DeviceType::Other;
   }
 }
 
@@ -150,11 +155,16 @@ DeviceInfo describe(VkPhysicalDevice physical, uint32_t index) {
 
 int type_rank(DeviceType type) {
   switch (type) {
-    case DeviceType::DiscreteGpu: return 0;
-    case DeviceType::IntegratedGpu: return 1;
-    case DeviceType::VirtualGpu: return 2;
-    case DeviceType::Other: return 3;
-    case DeviceType::Cpu: return 4;
+    case DeviceType::DiscreteGpu:
+      return 0;
+    case DeviceType::IntegratedGpu:
+      return 1;
+    case DeviceType::VirtualGpu:
+      return 2;
+    case DeviceType::Other:
+      return 3;
+    case DeviceType::Cpu:
+      return 4;
   }
   return 5;
 }
@@ -206,6 +216,8 @@ std::optional<DeviceInfo> select_device(const std::vector<DeviceInfo>& devices, 
   return *best;
 }
 
-std::optional<DeviceInfo> select_device(bool allow_software) { return select_device(list_devices(), allow_software); }
+std::optional<DeviceInfo> select_device(bool allow_software) {
+  return select_device(list_devices(), allow_software);
+}
 
 }  // namespace wavestack::runtime

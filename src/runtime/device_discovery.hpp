@@ -16,8 +16,7 @@ namespace wavestack::runtime {
 
 // The best hardware GPU (discrete, then integrated, then virtual; more memory first). A
 // software adapter is considered only when allow_software or the environment allows it.
-[[nodiscard]] std::optional<DeviceInfo> select_device(const std::vector<DeviceInfo>& devices,
-                                                      bool allow_software);
+[[nodiscard]] std::optional<DeviceInfo> select_device(const std::vector<DeviceInfo>& devices, bool allow_software);
 [[nodiscard]] std::optional<DeviceInfo> select_device(bool allow_software = false);
 
 }  // namespace wavestack::runtime

@@ -38,8 +38,8 @@ struct DeviceFeatures {
 };
 
 struct DeviceInfo {
-  uint32_t index = 0;        // position in the loader's enumeration order
-  std::string vendor;        // "nvidia", "amd", "intel", "apple", ... or "0x1234"
+  uint32_t index = 0;  // position in the loader's enumeration order
+  std::string vendor;  // "nvidia", "amd", "intel", "apple", ... or "0x1234"
   uint32_t vendor_id = 0;
   uint32_t device_id = 0;
   std::string name;

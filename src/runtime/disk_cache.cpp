@@ -21,8 +21,7 @@ constexpr size_t kHeaderBytes = 8 + 8 + 32;
 std::string unique_suffix() {
   static std::atomic<uint64_t> counter{0};
   thread_local std::mt19937_64 random{std::random_device{}()};
-  return std::to_string(::getpid()) + "." + std::to_string(counter.fetch_add(1)) + "." +
-         std::to_string(random());
+  return std::to_string(::getpid()) + "." + std::to_string(counter.fetch_add(1)) + "." + std::to_string(random());
 }
 
 }  // namespace

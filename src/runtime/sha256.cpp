@@ -16,7 +16,9 @@ constexpr std::array<uint32_t, 64> kRoundConstants = {
     0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
     0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
 
-constexpr uint32_t rotr(uint32_t value, int bits) { return (value >> bits) | (value << (32 - bits)); }
+constexpr uint32_t rotr(uint32_t value, int bits) {
+  return (value >> bits) | (value << (32 - bits));
+}
 
 }  // namespace
 
@@ -80,7 +82,9 @@ Sha256& Sha256::update(std::span<const std::byte> data) {
   return *this;
 }
 
-Sha256& Sha256::update(std::string_view text) { return update(std::as_bytes(std::span(text.data(), text.size()))); }
+Sha256& Sha256::update(std::string_view text) {
+  return update(std::as_bytes(std::span(text.data(), text.size())));
+}
 
 Sha256& Sha256::update_field(std::string_view field) {
   const std::string length = std::to_string(field.size()) + ":";
@@ -119,6 +123,8 @@ std::string Sha256::hex_digest() {
   return text;
 }
 
-std::string sha256_hex(std::string_view text) { return Sha256().update(text).hex_digest(); }
+std::string sha256_hex(std::string_view text) {
+  return Sha256().update(text).hex_digest();
+}
 
 }  // namespace wavestack::runtime

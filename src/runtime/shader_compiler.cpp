@@ -21,9 +21,12 @@ struct GlslangTarget {
 
 GlslangTarget glslang_target(VulkanTarget target) {
   switch (target) {
-    case VulkanTarget::Vulkan1_3: return {glslang::EShTargetVulkan_1_3, glslang::EShTargetSpv_1_6, "vulkan1.3"};
-    case VulkanTarget::Vulkan1_2: return {glslang::EShTargetVulkan_1_2, glslang::EShTargetSpv_1_5, "vulkan1.2"};
-    case VulkanTarget::Vulkan1_1: break;
+    case VulkanTarget::Vulkan1_3:
+      return {glslang::EShTargetVulkan_1_3, glslang::EShTargetSpv_1_6, "vulkan1.3"};
+    case VulkanTarget::Vulkan1_2:
+      return {glslang::EShTargetVulkan_1_2, glslang::EShTargetSpv_1_5, "vulkan1.2"};
+    case VulkanTarget::Vulkan1_1:
+      break;
   }
   return {glslang::EShTargetVulkan_1_1, glslang::EShTargetSpv_1_3, "vulkan1.1"};
 }

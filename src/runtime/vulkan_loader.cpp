@@ -29,8 +29,7 @@ bool initialize_loader(std::string& reason) {
   }
   void* library = dlopen(override_path, RTLD_NOW | RTLD_LOCAL);
   if (library == nullptr) {
-    reason = std::string("the Vulkan loader named by WAVESTACK_VULKAN_LIBRARY could not be loaded: ") +
-             override_path;
+    reason = std::string("the Vulkan loader named by WAVESTACK_VULKAN_LIBRARY could not be loaded: ") + override_path;
     return false;
   }
   auto* get_proc = reinterpret_cast<PFN_vkGetInstanceProcAddr>(dlsym(library, "vkGetInstanceProcAddr"));
@@ -106,8 +105,12 @@ LoadedVulkan& loaded_vulkan() {
 
 }  // namespace
 
-const VulkanAvailability& vulkan_availability() { return loaded_vulkan().availability; }
+const VulkanAvailability& vulkan_availability() {
+  return loaded_vulkan().availability;
+}
 
-VkInstance vulkan_instance() { return loaded_vulkan().instance; }
+VkInstance vulkan_instance() {
+  return loaded_vulkan().instance;
+}
 
 }  // namespace wavestack::runtime

@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
-#include "test_support.hpp"
 #include "runtime/device_discovery.hpp"
+#include "test_support.hpp"
 
 using wavestack::runtime::DeviceInfo;
 using wavestack::runtime::DeviceType;
@@ -21,10 +21,9 @@ DeviceInfo fake(uint32_t index, DeviceType type, bool software, uint64_t memory)
 }  // namespace
 
 TEST(DeviceSelection, PrefersDiscreteThenIntegratedThenMemory) {
-  const std::vector<DeviceInfo> devices = {fake(0, DeviceType::Cpu, true, 1ULL << 34),
-                                           fake(1, DeviceType::IntegratedGpu, false, 1ULL << 33),
-                                           fake(2, DeviceType::DiscreteGpu, false, 1ULL << 30),
-                                           fake(3, DeviceType::DiscreteGpu, false, 1ULL << 32)};
+  const std::vector<DeviceInfo> devices = {
+      fake(0, DeviceType::Cpu, true, 1ULL << 34), fake(1, DeviceType::IntegratedGpu, false, 1ULL << 33),
+      fake(2, DeviceType::DiscreteGpu, false, 1ULL << 30), fake(3, DeviceType::DiscreteGpu, false, 1ULL << 32)};
   const auto chosen = select_device(devices, false);
   ASSERT_TRUE(chosen.has_value());
   EXPECT_EQ(chosen->index, 3U);

@@ -20,7 +20,9 @@ inline bool gpu_required() {
   return value != nullptr && std::string_view(value) == "1";
 }
 
-inline std::optional<runtime::DeviceInfo> test_device() { return runtime::select_device(false); }
+inline std::optional<runtime::DeviceInfo> test_device() {
+  return runtime::select_device(false);
+}
 
 // Sets (or, with nullptr, unsets) an environment variable for one scope, then restores it.
 class ScopedEnv {
@@ -51,11 +53,11 @@ class ScopedEnv {
 }  // namespace wavestack::testing
 
 // Skips (or, under WAVESTACK_REQUIRE_GPU=1, fails) the current test when no device exists.
-#define WAVESTACK_REQUIRE_DEVICE(device_variable)                                                         \
-  auto device_variable = ::wavestack::testing::test_device();                                             \
-  if (!device_variable) {                                                                                 \
+#define WAVESTACK_REQUIRE_DEVICE(device_variable)                                                              \
+  auto device_variable = ::wavestack::testing::test_device();                                                  \
+  if (!device_variable) {                                                                                      \
     const std::string why = "no usable Vulkan device (" + ::wavestack::runtime::vulkan_availability().reason + \
-                            "; software adapters need WAVESTACK_ALLOW_SOFTWARE_GPU=1)";                   \
-    if (::wavestack::testing::gpu_required()) FAIL() << why;                                              \
-    GTEST_SKIP() << why;                                                                                  \
+                            "; software adapters need WAVESTACK_ALLOW_SOFTWARE_GPU=1)";                        \
+    if (::wavestack::testing::gpu_required()) FAIL() << why;                                                   \
+    GTEST_SKIP() << why;                                                                                       \
   }

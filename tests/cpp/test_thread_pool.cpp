@@ -7,8 +7,8 @@
 #include <thread>
 #include <vector>
 
-#include "test_support.hpp"
 #include "runtime/thread_pool.hpp"
+#include "test_support.hpp"
 
 using wavestack::runtime::ThreadPool;
 

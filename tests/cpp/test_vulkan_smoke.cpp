@@ -7,10 +7,10 @@
 #include <numeric>
 #include <random>
 
-#include "test_support.hpp"
 #include "runtime/compute_context.hpp"
 #include "runtime/error.hpp"
 #include "runtime/selftest.hpp"
+#include "test_support.hpp"
 
 namespace fs = std::filesystem;
 using namespace wavestack::runtime;
@@ -149,4 +149,11 @@ TEST(VulkanSmoke, BadDispatchArgumentsAreRejectedBeforeWork) {
   std::vector<std::byte> big(32);
   EXPECT_THROW(context.upload(a, big), InvalidArgument);
   EXPECT_EQ(context.timings().dispatch_ms, 0.0);
+}
+
+TEST(VulkanErrors, NameTheFailingCallAndTheResult) {
+  const VulkanError error("vkAllocateMemory", -2);  // VK_ERROR_OUT_OF_DEVICE_MEMORY
+  EXPECT_EQ(error.call(), "vkAllocateMemory");
+  EXPECT_EQ(error.result(), -2);
+  EXPECT_STREQ(error.what(), "vkAllocateMemory failed with VK_ERROR_OUT_OF_DEVICE_MEMORY");
 }

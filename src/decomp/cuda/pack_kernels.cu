@@ -40,12 +40,12 @@ cudaError_t launch(const void* src, void* dst, size_t element_bytes, const Block
   const unsigned blocks = static_cast<unsigned>(wanted < 65535 * 8 ? wanted : 65535 * 8);
   switch (element_bytes) {
     case 4:
-      copy_block<4, kPack><<<blocks, kThreads, 0, stream>>>(static_cast<const Element<4>*>(src),
-                                                            static_cast<Element<4>*>(dst), block);
+      copy_block<4, kPack>
+          <<<blocks, kThreads, 0, stream>>>(static_cast<const Element<4>*>(src), static_cast<Element<4>*>(dst), block);
       break;
     case 8:
-      copy_block<8, kPack><<<blocks, kThreads, 0, stream>>>(static_cast<const Element<8>*>(src),
-                                                            static_cast<Element<8>*>(dst), block);
+      copy_block<8, kPack>
+          <<<blocks, kThreads, 0, stream>>>(static_cast<const Element<8>*>(src), static_cast<Element<8>*>(dst), block);
       break;
     case 16:
       copy_block<16, kPack><<<blocks, kThreads, 0, stream>>>(static_cast<const Element<16>*>(src),
@@ -63,8 +63,7 @@ cudaError_t pack_block(const void* src, void* dst, size_t element_bytes, const B
   return launch<true>(src, dst, element_bytes, block, stream);
 }
 
-cudaError_t unpack_block(const void* src, void* dst, size_t element_bytes, const Block3d& block,
-                         cudaStream_t stream) {
+cudaError_t unpack_block(const void* src, void* dst, size_t element_bytes, const Block3d& block, cudaStream_t stream) {
   return launch<false>(src, dst, element_bytes, block, stream);
 }
 

@@ -1,0 +1,37 @@
+#include "wasm/loader.hpp"
+
+#include <algorithm>
+
+#include "wasm/decoder.hpp"
+#include "wasm/errors.hpp"
+#include "wasm/validator.hpp"
+
+namespace wavestack::wasm {
+
+void check_imports(const Module& module, const LoadOptions& options) {
+  for (const Import& import : module.imports) {
+    const auto& hosts = options.host_modules;
+    if (std::find(hosts.begin(), hosts.end(), import.module) != hosts.end()) continue;
+    const std::string what = std::string(extern_kind_name(import.kind)) + " \"" + import.module + "\".\"" +
+                             import.name + "\" is imported from a module that is not a host module of this loader";
+    switch (import.kind) {
+      case ExternKind::kFunction:
+        throw UnsupportedFeature(import.offset, feature::kModuleLinking, what);
+      case ExternKind::kTable:
+        throw UnsupportedFeature(import.offset, feature::kImportedTable, what);
+      case ExternKind::kMemory:
+        throw UnsupportedFeature(import.offset, feature::kImportedMemory, what);
+      case ExternKind::kGlobal:
+        throw UnsupportedFeature(import.offset, feature::kImportedGlobal, what);
+    }
+  }
+}
+
+Module load_module(const std::uint8_t* data, std::size_t size, const LoadOptions& options) {
+  Module module = decode_module(data, size);
+  validate_module(module);
+  check_imports(module, options);
+  return module;
+}
+
+}  // namespace wavestack::wasm
