@@ -31,7 +31,8 @@ void mandelbrot(I32 out, uint32_t width, uint32_t height, int32_t max_iterations
   nb::gil_scoped_release release;
   for (size_t i = 0; i < n; ++i) {
     const float cx = -2.0F + 3.0F * static_cast<float>(i % width) / static_cast<float>(width);
-    const float cy = -1.5F + 3.0F * static_cast<float>(i / width) / static_cast<float>(height);
+    const size_t row = i / width;
+    const float cy = -1.5F + 3.0F * static_cast<float>(row) / static_cast<float>(height);
     float x = 0.0F;
     float y = 0.0F;
     int32_t k = 0;

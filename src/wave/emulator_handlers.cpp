@@ -563,6 +563,17 @@ void h_atomic(WaveCtx& w, const LInstr& in) {
 // ---- wave operations ---------------------------------------------------------------------
 
 template <class T, Opcode op>
+T combine(T a, T b) {
+  if constexpr (op == Opcode::WaveSum) {
+    return wrap_add(a, b);
+  } else if constexpr (op == Opcode::WaveMin) {
+    return MinOp::apply(a, b);
+  } else {
+    return MaxOp::apply(a, b);
+  }
+}
+
+template <class T, Opcode op>
 void h_wave_reduce(WaveCtx& w, const LInstr& in) {
   T* d = lanes<T>(w, in.dst);
   const T* a = lanes<T>(w, in.a);
@@ -578,16 +589,8 @@ void h_wave_reduce(WaveCtx& w, const LInstr& in) {
     bool first = true;
     T total{};
     each_lane(w, [&](uint32_t l) {
-      if (first) {
-        total = values[l];
-        first = false;
-      } else if constexpr (op == Opcode::WaveSum) {
-        total = wrap_add(total, values[l]);
-      } else if constexpr (op == Opcode::WaveMin) {
-        total = MinOp::apply(total, values[l]);
-      } else {
-        total = MaxOp::apply(total, values[l]);
-      }
+      total = first ? values[l] : combine<T, op>(total, values[l]);
+      first = false;
     });
     each_lane(w, [&](uint32_t l) { d[l] = total; });
   }

@@ -150,12 +150,10 @@ class Lowering {
       for (int i = 0; i < op_info(s.op).operands; ++i) {
         if (s.args[i] != kNoReg && !written[s.args[i]]) flagged[s.args[i]] = true;
       }
-      if (s.op == Opcode::If) {
-        scan(s.body, written, flagged);
-        scan(s.other, written, flagged);
-      } else if (s.op == Opcode::Loop) {
-        // The continuing block runs after the body, so it sees the body's writes only where
-        // the body reached them without continue; treat it as nested in the body's start.
+      // Both blocks of an If, and a loop's body and continuing block, inherit what was
+      // written before the statement; their own writes are not definite afterwards (the
+      // continuing block may run after a continue that skipped the body's writes).
+      if (s.op == Opcode::If || s.op == Opcode::Loop) {
         scan(s.body, written, flagged);
         scan(s.other, written, flagged);
       }
