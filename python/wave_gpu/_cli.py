@@ -1,4 +1,4 @@
-"""Argument parsing and commands of `python -m wave_gpu`."""
+"""Argument parsing and commands of `python -m wave_gpu`: info, selftest, compile."""
 
 from __future__ import annotations
 
@@ -69,6 +69,45 @@ def _selftest(args: argparse.Namespace) -> int:
     return 0 if ok else 1
 
 
+def _load_kernel(target: str):
+    """The kernel NAME of FILE.py, for a target written FILE.py:NAME."""
+    import importlib.util
+    from pathlib import Path
+
+    from wave_gpu._kernel import Kernel
+
+    path, separator, name = target.rpartition(":")
+    if not separator or not path or not name:
+        raise ValueError(f"target: expected FILE.py:NAME, got {target!r}")
+    file = Path(path)
+    if not file.is_file():
+        raise ValueError(f"target: no file {path!r}")
+    spec = importlib.util.spec_from_file_location(f"_wave_gpu_target_{file.stem}", file)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    kernel = getattr(module, name, None)
+    if not isinstance(kernel, Kernel):
+        raise ValueError(f"target: {path} has no @wave_gpu.kernel named {name!r}")
+    return kernel
+
+
+def _compile(args: argparse.Namespace) -> int:
+    from wave_gpu._errors import CompileError
+
+    kernel = _load_kernel(args.target)
+    try:
+        text = kernel.ir
+    except CompileError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    except TypeError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    print(text, end="")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m wave_gpu")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -79,6 +118,10 @@ def main(argv: list[str] | None = None) -> int:
     selftest.add_argument("--device", type=int, default=None, help="device index from `info` (default: best)")
     selftest.add_argument("--allow-software", action="store_true", help="allow a software adapter such as lavapipe")
     selftest.set_defaults(run=_selftest)
+    compile_ = commands.add_parser("compile", help="compile a kernel and print its WAVE IR")
+    compile_.add_argument("target", help="FILE.py:NAME, a @wave_gpu.kernel of that file (parameters annotated)")
+    compile_.add_argument("--emit", choices=["ir"], default="ir", help="what to print (default: ir)")
+    compile_.set_defaults(run=_compile)
     args = parser.parse_args(argv)
     try:
         return args.run(args)

@@ -1,0 +1,159 @@
+"""WaveArray: typed host storage over a NumPy array (a u32 array holds u32 values, f16 is
+stored as IEEE half). numpy.asarray(wave_array) returns a view, never a copy."""
+
+from __future__ import annotations
+
+import math
+from typing import Iterable
+
+import numpy as np
+
+from wave_gpu._types import ARRAY_DTYPES, NUMPY_DTYPES, DType, dtype_name
+
+
+def _convert(data, name: str) -> np.ndarray:
+    """The values of `data` as a 1-D array of dtype `name`; ValueError naming `data` otherwise."""
+    if isinstance(data, (str, bytes)) or not isinstance(data, Iterable):
+        raise TypeError(f"data: expected a sequence of numbers, got {type(data).__name__}")
+    target = NUMPY_DTYPES[name]
+    fast = _convert_vectorised(data, target, name)
+    if fast is not None:
+        return fast
+    values = list(data)
+    if target.kind == "f":
+        try:
+            return np.array([float(v) for v in values], dtype=np.float64).astype(target)
+        except (TypeError, ValueError) as error:
+            raise ValueError(f"data: every element must be convertible to float ({error})") from None
+    info = np.iinfo(target)
+    converted = []
+    for index, value in enumerate(values):
+        try:
+            number = float(value) if not isinstance(value, (int, np.integer)) else int(value)
+        except (TypeError, ValueError):
+            raise ValueError(f"data: element {index} ({value!r}) is not a number") from None
+        if isinstance(number, float):
+            if not math.isfinite(number) or number != int(number):
+                raise ValueError(f"data: element {index} ({value!r}) is not an integer, as dtype {name!r} needs")
+            number = int(number)
+        if not info.min <= number <= info.max:
+            raise ValueError(f"data: element {index} ({value!r}) is out of range for dtype {name!r}")
+        converted.append(number)
+    return np.array(converted, dtype=target)
+
+
+def _convert_vectorised(data, target: np.dtype, name: str):
+    """The conversion done by NumPy in one pass, or None to take the per-element path
+    (which names the offending element)."""
+    try:
+        source = np.asarray(data)
+    except (TypeError, ValueError):
+        return None
+    if source.ndim != 1 or source.dtype.kind not in "biuf":
+        return None
+    if target.kind == "f":
+        return source.astype(np.float64).astype(target) if source.dtype.kind != "f" else source.astype(target)
+    if source.dtype.kind == "f":
+        if not (np.isfinite(source).all() and (source == np.trunc(source)).all()):
+            return None
+    info = np.iinfo(target)
+    if source.size and (source.min() < info.min or source.max() > info.max):
+        return None
+    return source.astype(target)
+
+
+class WaveArray:
+    """Host values used as kernel buffers. Kernels update them in place."""
+
+    __slots__ = ("_storage", "_dtype")
+
+    def __init__(self, storage: np.ndarray, dtype: str):
+        self._storage = storage
+        self._dtype = dtype
+
+    @property
+    def dtype(self) -> str:
+        """Element type string, such as "f32" or "u32"."""
+        return self._dtype
+
+    @property
+    def data(self) -> list:
+        """The stored values as a list (floats for float dtypes, ints for integer dtypes)."""
+        return self._storage.tolist()
+
+    def to_list(self) -> list:
+        """A copy of the stored values."""
+        return self._storage.tolist()
+
+    def numpy(self) -> np.ndarray:
+        """The typed storage itself (a view: writes change the array)."""
+        return self._storage
+
+    def __len__(self) -> int:
+        return self._storage.shape[0]
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return self._storage[index].tolist()
+        return self._storage[self._position(index)].item()
+
+    def __setitem__(self, index, value) -> None:
+        if isinstance(index, slice):
+            replacement = _convert(value, self._dtype)
+            if len(range(*index.indices(len(self)))) != len(replacement):
+                raise ValueError("value: a slice assignment must keep the array's length")
+            self._storage[index] = replacement
+        else:
+            self._storage[self._position(index)] = _convert([value], self._dtype)[0]
+
+    def _position(self, index) -> int:
+        if not isinstance(index, (int, np.integer)) or isinstance(index, bool):
+            raise TypeError(f"index: WaveArray indices must be integers or slices, not {type(index).__name__}")
+        if not -len(self) <= index < len(self):
+            raise IndexError(f"index: {index} is out of range for a WaveArray of length {len(self)}")
+        return int(index)
+
+    def __iter__(self):
+        return iter(self._storage.tolist())
+
+    @property
+    def __array_interface__(self) -> dict:
+        # NumPy reads this to view the storage without copying.
+        return self._storage.__array_interface__
+
+    def __array__(self, dtype=None, copy=None):
+        if dtype is None or np.dtype(dtype) == self._storage.dtype:
+            return self._storage
+        return self._storage.astype(dtype)
+
+    def __repr__(self) -> str:
+        return f"WaveArray({self._storage.tolist()!r}, dtype={self._dtype!r})"
+
+
+def array(data, dtype="f32") -> WaveArray:
+    """A WaveArray holding a copy of `data` converted to `dtype`."""
+    name = dtype_name(dtype)
+    return WaveArray(_convert(data, name), name)
+
+
+def _count(n) -> int:
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+        raise TypeError(f"n: expected an int, got {type(n).__name__}")
+    if n < 0:
+        raise ValueError(f"n: must not be negative, got {n}")
+    return int(n)
+
+
+def zeros(n, dtype="f32") -> WaveArray:
+    """A WaveArray of n zeros."""
+    name = dtype_name(dtype)
+    return WaveArray(np.zeros(_count(n), dtype=NUMPY_DTYPES[name]), name)
+
+
+def ones(n, dtype="f32") -> WaveArray:
+    """A WaveArray of n ones."""
+    name = dtype_name(dtype)
+    return WaveArray(np.ones(_count(n), dtype=NUMPY_DTYPES[name]), name)
+
+
+__all__ = ["WaveArray", "array", "zeros", "ones", "ARRAY_DTYPES", "DType"]

@@ -1,0 +1,311 @@
+"""@wave_gpu.kernel: captures the source, compiles on first call per argument signature, keeps
+the WAVE IR in memory and on disk (keyed by source, argument types, referenced globals and
+the project version), checks arguments, infers the launch and runs it on the emulator."""
+
+from __future__ import annotations
+
+import ast
+import collections
+import functools
+import hashlib
+import inspect
+import math
+import os
+import threading
+import textwrap
+import types
+from typing import Optional
+
+import numpy as np
+
+from wave_gpu import _device, _native
+from wave_gpu._array import WaveArray
+from wave_gpu._errors import CompileError, KernelError
+from wave_gpu._frontend import KernelCompiler, Retype, type_of_annotation
+from wave_gpu._types import BUFFER_DTYPES, DType, name_of_numpy
+
+DEFAULT_WORKGROUP = 256
+
+
+@functools.lru_cache(maxsize=1)
+def _frontend_fingerprint() -> str:
+    """A hash of the frontend's own sources: an edited compiler never reuses cached IR."""
+    digest = hashlib.sha256()
+    folder = os.path.dirname(os.path.abspath(__file__))
+    for name in ("_frontend.py", "_typerules.py", "_kernel.py", "_intrinsics.py", "_types.py"):
+        with open(os.path.join(folder, name), "rb") as source:
+            digest.update(source.read())
+    return digest.hexdigest()
+
+
+def _dims(value, argument: str):
+    """A launch shape as three positive ints (an int or a 1-3 tuple is accepted)."""
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        value = (int(value),)
+    if not isinstance(value, (tuple, list)) or not 1 <= len(value) <= 3:
+        raise TypeError(f"{argument}: expected a tuple of one to three ints, got {value!r}")
+    dims = []
+    for item in value:
+        if isinstance(item, bool) or not isinstance(item, (int, np.integer)):
+            raise TypeError(f"{argument}: expected ints, got {value!r}")
+        if item < 1:
+            raise ValueError(f"{argument}: every dimension must be at least 1, got {value!r}")
+        dims.append(int(item))
+    return tuple(dims + [1] * (3 - len(dims)))
+
+
+def _scalar_type(value) -> Optional[str]:
+    if isinstance(value, (bool, np.bool_)):
+        return "bool"
+    if isinstance(value, np.generic):
+        name = name_of_numpy(value.dtype)
+        return None if name is None else ("f32" if name == "f16" else name)
+    if isinstance(value, int):
+        return "i32" if -2**31 <= value < 2**31 else "i64"
+    if isinstance(value, float):
+        return "f32"
+    return None
+
+
+class Kernel:
+    """A Python function compiled to WAVE IR. Call it with its arguments and, optionally,
+    grid=, workgroup=, device=, threads= (1: deterministic) and wave_width=."""
+
+    def __init__(self, function: types.FunctionType):
+        if not isinstance(function, types.FunctionType):
+            raise TypeError(f"@wave_gpu.kernel decorates a function, not {type(function).__name__}")
+        self.function = function
+        self.__name__ = function.__name__
+        self.__doc__ = function.__doc__
+        self.__wrapped__ = function
+        self._filename = inspect.getsourcefile(function) or "<unknown>"
+        try:
+            lines, first_line = inspect.getsourcelines(function)
+        except (OSError, TypeError):
+            raise CompileError(f"the source of kernel '{function.__name__}' is not available; kernels must be "
+                               "defined in a file", self._filename, function.__code__.co_firstlineno) from None
+        self._first_line = first_line
+        self._source_lines = [line.rstrip("\n") for line in lines]
+        self._source = textwrap.dedent("".join(lines))
+        tree = ast.parse(self._source)
+        self._tree = next(node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)))
+        if isinstance(self._tree, ast.AsyncFunctionDef):
+            raise self._error("kernels cannot be async functions", self._tree)
+        arguments = self._tree.args
+        if arguments.vararg or arguments.kwarg or arguments.kwonlyargs or arguments.defaults or \
+                getattr(arguments, "posonlyargs", []):
+            raise self._error("kernel parameters must be plain positional parameters without defaults", self._tree)
+        self._params = [argument.arg for argument in arguments.args]
+        self._annotations = None
+        self._programs: dict = {}
+        self._last_signature = None
+        self._lock = threading.Lock()
+
+    def _error(self, message: str, node) -> CompileError:
+        line = self._first_line + node.lineno - 1
+        return CompileError(message, self._filename, line, self._source_lines[node.lineno - 1])
+
+    def __repr__(self) -> str:
+        return f"<wave_gpu.kernel {self.__name__}>"
+
+    # ---- signatures ----------------------------------------------------------------------
+
+    def _declared(self) -> list:
+        """Per parameter: ("buffer", dtype), ("scalar", type) or None (inferred from the call)."""
+        if self._annotations is None:
+            declared = []
+            for argument in self._tree.args.args:
+                annotation = self.function.__annotations__.get(argument.arg)
+                try:
+                    declared.append(type_of_annotation(annotation, self.function.__globals__))
+                except (TypeError, NameError, AttributeError, SyntaxError) as error:
+                    raise self._error(f"parameter '{argument.arg}': {error}", argument) from None
+            self._annotations = declared
+        return self._annotations
+
+    def _bind(self, args: tuple):
+        """The signature and native arguments of a call; TypeError before anything runs."""
+        if len(args) != len(self._params):
+            raise TypeError(f"{self.__name__}() takes {len(self._params)} argument"
+                            f"{'s' if len(self._params) != 1 else ''} ({', '.join(self._params)}), got {len(args)}")
+        signature, native, first_length = [], [], None
+        for name, declared, value in zip(self._params, self._declared(), args):
+            if isinstance(value, (WaveArray, np.ndarray)):
+                storage = value.numpy() if isinstance(value, WaveArray) else value
+                dtype = name_of_numpy(storage.dtype)
+                if dtype is None or dtype not in BUFFER_DTYPES:
+                    raise TypeError(f"argument '{name}' of {self.__name__}(): arrays of {storage.dtype} are not "
+                                    f"supported; use one of {', '.join(BUFFER_DTYPES)}")
+                if storage.dtype.byteorder == ">":
+                    raise TypeError(f"argument '{name}' of {self.__name__}(): big-endian arrays are not supported")
+                if not storage.flags.c_contiguous:
+                    raise TypeError(f"argument '{name}' of {self.__name__}(): the array must be C-contiguous")
+                if not storage.flags.writeable:
+                    raise TypeError(f"argument '{name}' of {self.__name__}(): the array is read-only")
+                if declared is not None and declared != ("buffer", dtype):
+                    expected = f"a {declared[1]} buffer" if declared[0] == "buffer" else f"a {declared[1]} scalar"
+                    raise TypeError(f"argument '{name}' of {self.__name__}(): expected {expected}, "
+                                    f"got an array of {dtype}")
+                signature.append((name, "buffer", dtype))
+                native.append(storage)
+                if first_length is None:
+                    first_length = storage.size
+                continue
+            if isinstance(value, (list, tuple)):
+                raise TypeError(f"argument '{name}' of {self.__name__}(): pass wave_gpu.array(...) or a NumPy "
+                                f"array, not a {type(value).__name__}")
+            inferred = _scalar_type(value)
+            if inferred is None:
+                raise TypeError(f"argument '{name}' of {self.__name__}(): expected an array or a number, "
+                                f"got {type(value).__name__}")
+            if declared is not None:
+                if declared[0] == "buffer":
+                    raise TypeError(f"argument '{name}' of {self.__name__}(): expected a {declared[1]} buffer, "
+                                    f"got {type(value).__name__}")
+                type_ = declared[1]
+                if type_ != "bool" and not type_.startswith("f") and inferred in ("f32", "f64"):
+                    raise TypeError(f"argument '{name}' of {self.__name__}(): expected an integer ({type_}), "
+                                    f"got {value!r}")
+            else:
+                type_ = inferred
+            python_value = value.item() if isinstance(value, np.generic) else value
+            if type_ in ("i32", "u32", "i64", "u64"):
+                from wave_gpu._typerules import RANGES
+
+                low, high = RANGES[type_]
+                if not low <= int(python_value) <= high:
+                    raise TypeError(f"argument '{name}' of {self.__name__}(): {value!r} does not fit in {type_}")
+            signature.append((name, "scalar", type_))
+            native.append(python_value)
+        return tuple(signature), native, first_length
+
+    # ---- compilation ---------------------------------------------------------------------
+
+    def _namespace(self):
+        """What names in the kernel resolve to: closure variables, then the function's globals."""
+        closure = {}
+        if self.function.__closure__:
+            for name, cell in zip(self.function.__code__.co_freevars, self.function.__closure__):
+                try:
+                    closure[name] = cell.cell_contents
+                except ValueError:  # an empty cell
+                    pass
+        return collections.ChainMap(closure, self.function.__globals__)
+
+    def _globals_fingerprint(self) -> str:
+        """The values of the globals the kernel names, so a changed constant is a new cache entry."""
+        parts = []
+        namespace = self._namespace()
+        for name in sorted({node.id for node in ast.walk(self._tree) if isinstance(node, ast.Name)}):
+            if name in namespace:
+                value = namespace[name]
+                if isinstance(value, (bool, int, float, str, np.generic, DType)):
+                    parts.append(f"{name}={value!r}")
+                else:
+                    parts.append(f"{name}:{getattr(value, '__module__', '')}.{getattr(value, '__qualname__', '')}"
+                                 f"{getattr(value, '__name__', type(value).__name__)}")
+        return ";".join(parts)
+
+    def _program(self, signature: tuple):
+        with self._lock:
+            program = self._programs.get(signature)
+            if program is not None:
+                return program
+            key = _native.cache_key([_frontend_fingerprint(), self._source, self._filename, str(self._first_line),
+                                     repr(signature), self._globals_fingerprint()])
+            module = None
+            text = _native.cache_load(key)
+            if text is not None:
+                try:
+                    module = _native.Module.parse(text)
+                except ValueError:
+                    module = None  # a stale or damaged entry is a miss
+            if module is None:
+                module = self._compile(signature)
+                _native.cache_store(key, module.text)
+            program = _native.Program(module)
+            self._programs[signature] = program
+            self._last_signature = signature
+            return program
+
+    def _compile(self, signature: tuple):
+        """Frontend compilation; variables first set from a literal are widened on demand."""
+        hints: dict = {}
+        while True:
+            compiler = KernelCompiler(self._tree, self.__name__, self._filename, self._first_line,
+                                      self._source_lines, self._namespace(), list(signature), hints)
+            try:
+                return compiler.compile()
+            except Retype as retype:
+                if retype.name in hints and hints[retype.name] == retype.type:
+                    raise
+                hints[retype.name] = retype.type
+
+    @property
+    def ir(self) -> str:
+        """The WAVE IR text of the latest compilation (or of the annotated signature)."""
+        if self._last_signature is None:
+            declared = self._declared()
+            if any(d is None for d in declared):
+                missing = [p for p, d in zip(self._params, declared) if d is None]
+                raise TypeError(f"{self.__name__}: annotate {', '.join(missing)} or call the kernel once "
+                                "before reading .ir")
+            self._program(tuple((p, d[0], d[1]) for p, d in zip(self._params, declared)))
+        return self._programs[self._last_signature].module.text
+
+    # ---- launch --------------------------------------------------------------------------
+
+    def __call__(self, *args, grid=None, workgroup=None, device=None, threads=None, wave_width=32):
+        signature, native, first_length = self._bind(args)
+        if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int) or threads < 1):
+            raise ValueError(f"threads: expected a positive int or None, got {threads!r}")
+        if isinstance(wave_width, bool) or not isinstance(wave_width, int) or wave_width not in (1, 2, 4, 8, 16,
+                                                                                                  32, 64):
+            raise ValueError(f"wave_width: must be a power of two from 1 to 64, got {wave_width!r}")
+        grid_dims, workgroup_dims = self._launch_shape(grid, workgroup, first_length)
+        _device.dispatch_target(device)
+        program = self._program(signature)
+        if grid_dims is None:
+            return None  # an empty first buffer: nothing to run
+        try:
+            program.launch(native, list(grid_dims), list(workgroup_dims), wave_width, threads == 1)
+        except KernelError as error:
+            raise self._with_source(error) from None
+        return None
+
+    def _launch_shape(self, grid, workgroup, first_length):
+        if workgroup is not None:
+            workgroup = _dims(workgroup, "workgroup")
+        if grid is not None:
+            grid = _dims(grid, "grid")
+        if grid is not None and workgroup is not None:
+            return grid, workgroup
+        if first_length is None:
+            raise TypeError(f"{self.__name__}(): pass grid= and workgroup= (the launch is inferred from the first "
+                            "buffer argument, and this call has none)")
+        if first_length == 0 and grid is None:
+            return None, None
+        if workgroup is None:
+            workgroup = (min(DEFAULT_WORKGROUP, max(first_length, 1)), 1, 1)
+        if grid is None:
+            grid = (math.ceil(first_length / workgroup[0]), 1, 1)
+        return grid, workgroup
+
+    def _with_source(self, error: Exception) -> Exception:
+        message = str(error)
+        line = getattr(error, "line", None)
+        marker = ", line "
+        if line is None and marker in message:
+            try:
+                line = int(message.split(marker, 1)[1].split(":", 1)[0])
+            except ValueError:
+                line = None
+        index = (line or 0) - self._first_line
+        if 0 <= index < len(self._source_lines):
+            message += f"\n  File \"{self._filename}\", line {line}\n    {self._source_lines[index].strip()}"
+        return KernelError(message)
+
+
+def kernel(function):
+    """Decorator: the function becomes a kernel, compiled on its first call."""
+    return Kernel(function)

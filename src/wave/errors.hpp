@@ -1,0 +1,25 @@
+// Errors of the WAVE layer. IrError: a module that is malformed (builder misuse, a verifier
+// finding, unparsable text). KernelError: a fault while a kernel runs on the emulator, with
+// the kernel's source line, the workgroup and the lane in its message.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace wavestack::wave {
+
+class IrError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class KernelError : public std::runtime_error {
+ public:
+  KernelError(const std::string& message, uint32_t line) : std::runtime_error(message), line_(line) {}
+  [[nodiscard]] uint32_t line() const noexcept { return line_; }
+
+ private:
+  uint32_t line_;
+};
+
+}  // namespace wavestack::wave
