@@ -1,0 +1,157 @@
+// Linear memory and value-stack access for the interpreter. Memory is byte-addressed over a
+// uint buffer (little-endian, as wasm): aligned 4- and 8-byte accesses take whole words, the
+// rest goes byte by byte. Bounds are checked against the current size before any access.
+// Needs the host's accessors: prog(i), st_get(i)/st_set(i, v), mem_get(i)/mem_set(i, v).
+
+uvec2 slot_get(uint slot) {
+  uint w = prog(H_STACK) + 2u * slot;
+  return uvec2(st_get(w), st_get(w + 1u));
+}
+
+void slot_set(uint slot, uvec2 v) {
+  uint w = prog(H_STACK) + 2u * slot;
+  st_set(w, v.x);
+  st_set(w + 1u, v.y);
+}
+
+uint memory_size_bytes() { return st_get(S_PAGES) * 65536u; }
+
+// addr + offset .. + n inside the memory (no 32-bit wrap-around); the effective address in ea.
+bool memory_range_ok(uint addr, uint offset, uint n, OUT(uint) ea) {
+  uint carry1 = 0u;
+  uint carry2 = 0u;
+  ea = uaddCarry(addr, offset, carry1);
+  uint end = uaddCarry(ea, n, carry2);
+  return carry1 == 0u && carry2 == 0u && end <= memory_size_bytes();
+}
+
+uint memory_byte(uint addr) { return (mem_get(addr >> 2u) >> ((addr & 3u) * 8u)) & 0xFFu; }
+
+void memory_set_byte(uint addr, uint value) {
+  uint word = addr >> 2u;
+  uint shift = (addr & 3u) * 8u;
+  mem_set(word, (mem_get(word) & ~(0xFFu << shift)) | ((value & 0xFFu) << shift));
+}
+
+// n (1, 2, 4 or 8) bytes at ea, zero-extended.
+uvec2 memory_read(uint ea, uint n) {
+  if ((ea & 3u) == 0u && n >= 4u) {
+    uint high = n == 8u ? mem_get((ea >> 2u) + 1u) : 0u;
+    return uvec2(mem_get(ea >> 2u), high);
+  }
+  uvec2 v = uvec2(0u, 0u);
+  for (uint k = 0u; k < n; k++) {
+    uint b = memory_byte(ea + k);
+    if (k < 4u) {
+      v.x |= b << (8u * k);
+    } else {
+      v.y |= b << (8u * (k - 4u));
+    }
+  }
+  return v;
+}
+
+void memory_write(uint ea, uint n, uvec2 v) {
+  if ((ea & 3u) == 0u && n >= 4u) {
+    mem_set(ea >> 2u, v.x);
+    if (n == 8u) mem_set((ea >> 2u) + 1u, v.y);
+    return;
+  }
+  for (uint k = 0u; k < n; k++) {
+    uint b = k < 4u ? (v.x >> (8u * k)) : (v.y >> (8u * (k - 4u)));
+    memory_set_byte(ea + k, b);
+  }
+}
+
+// Loads 0x28..0x35: how many bytes, whether the value sign-extends and whether it is 64-bit.
+uint load_width(uint op) {
+  uint n = 0u;
+  switch (op) {
+    case 0x28u: n = 4u; break;
+    case 0x29u: n = 8u; break;
+    case 0x2Au: n = 4u; break;
+    case 0x2Bu: n = 8u; break;
+    case 0x2Cu: n = 1u; break;
+    case 0x2Du: n = 1u; break;
+    case 0x2Eu: n = 2u; break;
+    case 0x2Fu: n = 2u; break;
+    case 0x30u: n = 1u; break;
+    case 0x31u: n = 1u; break;
+    case 0x32u: n = 2u; break;
+    case 0x33u: n = 2u; break;
+    case 0x34u: n = 4u; break;
+    default: n = 4u; break;  // 0x35
+  }
+  return n;
+}
+
+// The loaded bytes as the instruction's result type.
+uvec2 load_extend(uint op, uvec2 v) {
+  uvec2 r = v;
+  switch (op) {
+    case 0x2Cu: r = uvec2(i32_extend8_s(v.x), 0u); break;
+    case 0x2Eu: r = uvec2(i32_extend16_s(v.x), 0u); break;
+    case 0x30u: r = i64_extend8_s(v); break;
+    case 0x32u: r = i64_extend16_s(v); break;
+    case 0x34u: r = i64_extend32_s(v); break;
+    default: break;
+  }
+  return r;
+}
+
+// Stores 0x36..0x3E: bytes written.
+uint store_width(uint op) {
+  uint n = 4u;
+  switch (op) {
+    case 0x37u: n = 8u; break;
+    case 0x39u: n = 8u; break;
+    case 0x3Au: n = 1u; break;
+    case 0x3Bu: n = 2u; break;
+    case 0x3Cu: n = 1u; break;
+    case 0x3Du: n = 2u; break;
+    default: n = 4u; break;
+  }
+  return n;
+}
+
+// end = start + n without wrap-around, and end <= limit.
+bool range_within(uint start, uint n, uint limit) {
+  uint carry = 0u;
+  uint end = uaddCarry(start, n, carry);
+  return carry == 0u && end <= limit;
+}
+
+// Bulk memory. Bounds are checked before any byte moves (wasm 2.0 semantics), so a trapping
+// bulk operation has no effect.
+uint memory_fill(uint dst, uint value, uint n) {
+  if (!range_within(dst, n, memory_size_bytes())) return WASM_TRAP_MEMORY_OUT_OF_BOUNDS;
+  for (uint k = 0u; k < n; k++) memory_set_byte(dst + k, value);
+  return WASM_TRAP_NONE;
+}
+
+uint memory_copy(uint dst, uint src, uint n) {
+  uint size = memory_size_bytes();
+  if (!range_within(dst, n, size) || !range_within(src, n, size)) return WASM_TRAP_MEMORY_OUT_OF_BOUNDS;
+  if (dst <= src) {
+    for (uint k = 0u; k < n; k++) memory_set_byte(dst + k, memory_byte(src + k));
+  } else {
+    for (uint k = n; k > 0u; k--) memory_set_byte(dst + k - 1u, memory_byte(src + k - 1u));
+  }
+  return WASM_TRAP_NONE;
+}
+
+uint data_segment_length(uint segment) {
+  uint dropped = st_get(prog(H_DROPPED) + segment);
+  return dropped != 0u ? 0u : prog(prog(H_DATAS) + 2u * segment + 1u);
+}
+
+uint memory_init(uint segment, uint dst, uint src, uint n) {
+  if (!range_within(src, n, data_segment_length(segment)) || !range_within(dst, n, memory_size_bytes()))
+    return WASM_TRAP_MEMORY_OUT_OF_BOUNDS;
+  uint base = prog(prog(H_DATAS) + 2u * segment);
+  for (uint k = 0u; k < n; k++) {
+    uint at = src + k;
+    memory_set_byte(dst + k, (prog(base + (at >> 2u)) >> ((at & 3u) * 8u)) & 0xFFu);
+  }
+  return WASM_TRAP_NONE;
+}
