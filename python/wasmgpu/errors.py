@@ -77,8 +77,11 @@ TRAP_REASONS = {
 }
 
 
-def trap_reason(code: int) -> str:
-    return TRAP_REASONS.get(code, f"trap {code}")
+def trap_reason(code: int, index: int = 0) -> str:
+    reason = TRAP_REASONS.get(code, f"trap {code}")
+    if code in (7, 8):  # the spec's message names the element
+        reason += f" {index}"
+    return reason
 
 
 class Trap(RuntimeError):

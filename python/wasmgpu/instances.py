@@ -201,10 +201,12 @@ class Instances:
             stats.dispatch_seconds = time.perf_counter() - t
             self.last_call = stats
         t = time.perf_counter()
-        status, traps, results, executed = native.outcome(result_count)
+        status, traps, results, executed, indices = native.outcome(result_count)
         stats.instructions = stats.interpreted_instructions = executed
         stats.readback_seconds = time.perf_counter() - t
-        return array("I", status), array("I", traps), array("Q", results)
+        indices = array("I", indices)
+        reasons = {i: trap_reason(code, indices[i]) for i, code in enumerate(array("I", traps)) if code}
+        return array("I", status), reasons, array("Q", results)
 
     @staticmethod
     def _check_fuel(fuel) -> Optional[int]:
@@ -238,7 +240,7 @@ class Instances:
         width = len(result_types)
         for i in range(self._count):
             if status[i] != STATUS_RETURNED:
-                trapped[i] = trap_reason(traps[i])
+                trapped[i] = traps[i]
                 results.append(None)
                 continue
             values = [_decode_value(slots[i * width + k], kind) for k, kind in enumerate(result_types)]
@@ -271,8 +273,16 @@ class Instances:
             if status[i] == STATUS_RETURNED:
                 out.append((True, None, tuple(slots[i * width:(i + 1) * width])))
             else:
-                out.append((False, trap_reason(traps[i]), ()))
+                out.append((False, traps[i], ()))
         return out
+
+    def _global_raw(self, name: str) -> List[int]:
+        """For the spec runner and tests: an exported global's 64-bit slot in every instance."""
+        native = self._live()
+        for export_name, kind, index in self._module._native.exports:
+            if export_name == name and kind == "global":
+                return [native.global_value(i, index) for i in range(self._count)]
+        raise ValueError(f"name: the module exports no global {name!r}")
 
     # -- memory ---------------------------------------------------------------------------
     def _check_instance(self, instance) -> int:

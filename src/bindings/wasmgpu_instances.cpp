@@ -51,7 +51,8 @@ nb::bytes as_bytes(const std::vector<T>& values) {
 
 nb::tuple outcome(const wasm::CpuInstances& self, std::uint32_t result_count) {
   const wasm::CallOutcome result = self.outcome(result_count);
-  return nb::make_tuple(as_bytes(result.status), as_bytes(result.trap), as_bytes(result.results), result.executed);
+  return nb::make_tuple(as_bytes(result.status), as_bytes(result.trap), as_bytes(result.results), result.executed,
+                        as_bytes(result.trap_index));
 }
 
 nb::bytes read_memory(const wasm::CpuInstances& self, std::uint32_t instance, std::uint64_t address,
@@ -95,6 +96,7 @@ void bind_instances(nb::module_& module) {
              nb::gil_scoped_release release;
              self.reset();
            })
+      .def("global_value", &wasm::CpuInstances::global_value, "instance"_a, "global"_a)
       .def("memory_size", &wasm::CpuInstances::memory_size_bytes, "instance"_a)
       .def("read_memory", &read_memory, "instance"_a, "address"_a, "length"_a)
       .def("write_memory", &write_memory, "instance"_a, "address"_a, "data"_a);

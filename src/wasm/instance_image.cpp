@@ -159,6 +159,7 @@ InstanceImage build_instance_image(const Module& module, const LinkedImports& im
     limit = std::min(image.memory_capacity_pages, declared_max);
   }
   program[dev::H_MEMORY_LIMIT] = limit;
+  image.globals_offset = program[dev::H_GLOBALS];
   image.memory_words = image.memory_capacity_pages * kWordsPerPage;
 
   // The instance template: control words, globals, tables, memory.
@@ -174,7 +175,8 @@ InstanceImage build_instance_image(const Module& module, const LinkedImports& im
     state[base] = tables[t].limits.min;
     std::fill_n(state.begin() + base + 1, table_capacity[t], dev::NULL_REF);
   }
-  image.memory.assign(image.memory_words, 0u);
+  // Only the initial pages: the rest of the reservation is zero until memory.grow reaches it.
+  image.memory.assign(std::size_t{pages} * kWordsPerPage, 0u);
 
   // Instantiation's segment steps, in the spec's order: element segments, then data
   // segments; the first out-of-bounds one traps (and instantiation fails).

@@ -23,10 +23,11 @@ struct ReserveOptions {
 struct InstanceImage {
   std::vector<std::uint32_t> program;  // header (interpreter_layout.glsl) + sections
   std::vector<std::uint32_t> state;    // one instance's initial state (state_words)
-  std::vector<std::uint32_t> memory;   // one instance's initial memory (memory_words)
+  std::vector<std::uint32_t> memory;   // one instance's initial memory pages (a prefix of memory_words)
   std::uint32_t state_words = 0;       // per-instance strides
   std::uint32_t memory_words = 0;
   std::uint32_t memory_capacity_pages = 0;
+  std::uint32_t globals_offset = 0;  // state word of global 0
   // Instantiation trapped while applying an active segment (0: it did not).
   std::uint32_t instantiation_trap = 0;
 };

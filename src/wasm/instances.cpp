@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+#include <unistd.h>
+
 #include "runtime/thread_pool.hpp"
 #include "wasm/cpu_interpreter.hpp"
 #include "wasm/device/interpreter_layout.hpp"
@@ -26,6 +28,13 @@ void for_each_instance(std::uint32_t count, const std::function<void(std::uint32
   });
 }
 
+std::uint64_t physical_memory_bytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page_size = sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && page_size > 0 ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page_size)
+                                    : ~0ull;
+}
+
 }  // namespace
 
 CpuInstances::CpuInstances(const Module& module, std::uint32_t count, const ReserveOptions& options)
@@ -34,21 +43,42 @@ CpuInstances::CpuInstances(const Module& module, std::uint32_t count, const Rese
   for (std::size_t f = 0; f < module.function_types.size(); ++f) {
     params_.push_back(static_cast<std::uint32_t>(module.function_type(static_cast<std::uint32_t>(f)).params.size()));
   }
+  global_count_ = static_cast<std::uint32_t>(module.global_types.size());
   if (image_.instantiation_trap != 0) throw InstantiationTrap(image_.instantiation_trap);
+  // Fail before allocating anything when the spawn cannot fit in this machine's memory.
+  const std::uint64_t bytes = 4ull * count * (std::uint64_t{image_.state_words} + image_.memory_words);
+  const std::uint64_t available = physical_memory_bytes();
+  if (bytes > available) {
+    throw std::invalid_argument("n: " + std::to_string(count) + " instances need " + std::to_string(bytes) +
+                                " bytes (state " + std::to_string(4ull * image_.state_words) + " + memory " +
+                                std::to_string(4ull * image_.memory_words) +
+                                " per instance), more than the cpu device's memory (" + std::to_string(available) +
+                                "); lower n, memory_pages or stack_size");
+  }
   state_.resize(std::size_t{count} * image_.state_words);
-  memory_.resize(std::size_t{count} * image_.memory_words);
+  memory_total_words_ = std::size_t{count} * image_.memory_words;
+  if (memory_total_words_ != 0) {
+    memory_.reset(static_cast<std::uint32_t*>(std::calloc(memory_total_words_, 4)));
+    if (!memory_) throw std::bad_alloc();
+  }
   instantiate();
 }
 
 std::uint64_t CpuInstances::resident_bytes() const noexcept {
-  return 4ull * (state_.size() + memory_.size() + image_.program.size());
+  return 4ull * (state_.size() + memory_total_words_ + image_.program.size());
 }
 
 void CpuInstances::instantiate() {
   for_each_instance(count_, [&](std::uint32_t i) {
+    std::uint32_t* m = memory(i);
+    if (instantiated_ && m != nullptr) {  // pages grown since: zero them again
+      const std::size_t used = std::size_t{state(i)[dev::S_PAGES]} * (65536 / 4);
+      if (used > image_.memory.size()) std::memset(m + image_.memory.size(), 0, (used - image_.memory.size()) * 4);
+    }
     std::memcpy(state(i), image_.state.data(), image_.state.size() * 4);
-    if (image_.memory_words != 0) std::memcpy(memory(i), image_.memory.data(), image_.memory.size() * 4);
+    if (m != nullptr && !image_.memory.empty()) std::memcpy(m, image_.memory.data(), image_.memory.size() * 4);
   });
+  instantiated_ = true;
   if (!start_) return;
   begin_call(*start_, {}, std::nullopt);
   while (step(1u << 20) != 0) {
@@ -93,12 +123,14 @@ CallOutcome CpuInstances::outcome(std::uint32_t result_count) const {
   CallOutcome result;
   result.status.resize(count_);
   result.trap.resize(count_);
+  result.trap_index.resize(count_);
   result.results.resize(std::size_t{count_} * result_count);
   const std::uint32_t stack = image_.program[dev::H_STACK];
   for (std::uint32_t i = 0; i < count_; ++i) {
     const std::uint32_t* s = state_.data() + std::size_t{i} * image_.state_words;
     result.status[i] = s[dev::S_STATUS];
     result.trap[i] = s[dev::S_TRAP];
+    result.trap_index[i] = s[dev::S_TRAP_INDEX];
     result.executed += std::uint64_t{s[dev::S_EXECUTED]} | (std::uint64_t{s[dev::S_EXECUTED + 1]} << 32);
     if (s[dev::S_STATUS] != dev::STATUS_RETURNED) continue;
     for (std::uint32_t k = 0; k < result_count; ++k) {
@@ -120,7 +152,7 @@ void CpuInstances::read_memory(std::uint32_t instance, std::uint64_t address, st
                             " is beyond the instance's memory (" + std::to_string(memory_size_bytes(instance)) +
                             " bytes)");
   }
-  const auto* bytes = reinterpret_cast<const std::uint8_t*>(memory_.data() + std::size_t{instance} * image_.memory_words);
+  const auto* bytes = reinterpret_cast<const std::uint8_t*>(memory(instance));
   std::memcpy(out.data(), bytes + address, out.size());
 }
 
@@ -132,6 +164,17 @@ void CpuInstances::write_memory(std::uint32_t instance, std::uint64_t address, s
   }
   auto* bytes = reinterpret_cast<std::uint8_t*>(memory(instance));
   std::memcpy(bytes + address, data.data(), data.size());
+}
+
+}  // namespace wavestack::wasm
+
+namespace wavestack::wasm {
+
+std::uint64_t CpuInstances::global_value(std::uint32_t instance, std::uint32_t global) const {
+  if (instance >= count_) throw std::out_of_range("instance: out of range");
+  if (global >= global_count_) throw std::out_of_range("global: out of range");
+  const std::uint32_t* s = state_.data() + std::size_t{instance} * image_.state_words + image_.globals_offset;
+  return std::uint64_t{s[2 * global]} | (std::uint64_t{s[2 * global + 1]} << 32);
 }
 
 }  // namespace wavestack::wasm

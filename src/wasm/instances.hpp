@@ -6,7 +6,10 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdlib>
+#include <memory>
 #include <optional>
+#include <stdexcept>
 #include <span>
 #include <vector>
 
@@ -28,6 +31,7 @@ class InstantiationTrap : public std::runtime_error {
 struct CallOutcome {
   std::vector<std::uint32_t> status;   // per instance (interpreter_layout.glsl STATUS_*)
   std::vector<std::uint32_t> trap;     // per instance trap code
+  std::vector<std::uint32_t> trap_index;  // per instance: the element index of an element trap
   std::vector<std::uint64_t> results;  // per instance, result_count slots (valid when returned)
   std::uint64_t executed = 0;          // records executed by all instances in this call
 };
@@ -54,17 +58,30 @@ class CpuInstances {
   [[nodiscard]] std::uint32_t memory_size_bytes(std::uint32_t instance) const;
   void read_memory(std::uint32_t instance, std::uint64_t address, std::span<std::uint8_t> out) const;
   void write_memory(std::uint32_t instance, std::uint64_t address, std::span<const std::uint8_t> data);
+  // A global's 64-bit slot (references: the u32 value).
+  [[nodiscard]] std::uint64_t global_value(std::uint32_t instance, std::uint32_t global) const;
 
  private:
   void instantiate();
   std::uint32_t* state(std::uint32_t i) { return state_.data() + std::size_t{i} * image_.state_words; }
-  std::uint32_t* memory(std::uint32_t i) { return memory_.data() + std::size_t{i} * image_.memory_words; }
+  std::uint32_t* memory(std::uint32_t i) { return memory_.get() + std::size_t{i} * image_.memory_words; }
+  [[nodiscard]] const std::uint32_t* memory(std::uint32_t i) const {
+    return memory_.get() + std::size_t{i} * image_.memory_words;
+  }
+  struct Free {
+    void operator()(std::uint32_t* p) const noexcept { std::free(p); }
+  };
 
   std::uint32_t count_;
   InstanceImage image_;
   std::optional<std::uint32_t> start_;
   std::vector<std::uint32_t> state_;
-  std::vector<std::uint32_t> memory_;
+  // calloc: the operating system provides zero pages lazily, so a large reservation costs
+  // only what the instances touch.
+  std::unique_ptr<std::uint32_t, Free> memory_;
+  std::size_t memory_total_words_ = 0;
+  std::uint32_t global_count_ = 0;
+  bool instantiated_ = false;
   std::vector<std::uint32_t> params_;  // per function
 };
 

@@ -134,9 +134,15 @@ def test_bad_host_modules_are_named():
         wasmgpu.Module(ADD, host_modules="spectest")
 
 
-def test_spawn_waits_for_the_interpreter():
-    with pytest.raises(NotImplementedError, match="instances land with the interpreter"):
+def test_spawn_on_the_default_device_says_how_to_choose_one():
+    # Without device= the best Vulkan GPU is used; the Vulkan interpreter is not built yet,
+    # and without a GPU the error names allow_software and device='cpu'. Never a silent fallback.
+    gpu = wasmgpu._native.select_device(False)
+    expected = RuntimeError if gpu is None else NotImplementedError
+    with pytest.raises(expected, match="device='cpu'"):
         wasmgpu.Module(ADD).spawn(4)
+    with wasmgpu.Module(ADD).spawn(4, device="cpu") as instances:
+        assert instances.device == "cpu"
 
 
 # --- load errors

@@ -106,6 +106,7 @@ uvec4 fetch(uint pc) {
 
 // call_indirect through `table` at index i, expecting canonical type id `type_id`.
 void interp_call_indirect(INOUT(InterpRegs) r, uint table, uint type_id, uint i) {
+  st_set(S_TRAP_INDEX, i);  // the spec's message names the index
   if (i >= table_size(table)) {
     interp_trap(r, WASM_TRAP_UNDEFINED_ELEMENT);
     return;

@@ -55,6 +55,7 @@ const uint S_FP = 8u;            // slot of the current frame's first local
 const uint S_SP = 9u;            // first free slot
 const uint S_FUNC = 10u;         // current function
 const uint S_FUEL_LIMITED = 11u;
+const uint S_TRAP_INDEX = 12u;     // the table index of an undefined / uninitialized element trap
 const uint S_CONTROL_WORDS = 16u;
 
 // S_STATUS values.
