@@ -1,0 +1,314 @@
+"""Instances on the cpu device: calls, results, traps and their prior effects, fuel,
+cancellation, reset, memory access, memory.grow, the call stack, bad input (nothing runs),
+linking, and 100,003 instances. Modules are built here from bytes (wasm_builder)."""
+
+import pytest
+
+import wasmgpu
+from wasm_builder import F32, F64, I32, I64, EXTERNREF, ModuleBuilder, i32_const, uleb
+
+LOCAL_GET = lambda k: b"\x20" + uleb(k)  # noqa: E731
+GLOBAL_GET = lambda k: b"\x23" + uleb(k)  # noqa: E731
+GLOBAL_SET = lambda k: b"\x24" + uleb(k)  # noqa: E731
+I32_STORE = b"\x36\x02\x00"
+I32_LOAD = b"\x28\x02\x00"
+
+
+def worker_module() -> bytes:
+    """A counter global, a memory, and functions that store, divide, loop and recurse."""
+    b = ModuleBuilder()
+    b.set_memory(1, 4, export="memory")
+    counter = b.global_(I32, i32_const(0))
+    # store(addr, value) then divide 100 by the value: traps on 0 after the store.
+    b.function([I32, I32], [I32], LOCAL_GET(0) + LOCAL_GET(1) + I32_STORE + i32_const(100) + LOCAL_GET(1) + b"\x6d",
+               export="store_then_divide")
+    # spin(n): counter += 1, n times (a loop of 10 records per iteration).
+    loop = (b"\x02\x40\x03\x40" + LOCAL_GET(0) + b"\x45\x0d\x01" + GLOBAL_GET(counter) + i32_const(1) + b"\x6a" +
+            GLOBAL_SET(counter) + LOCAL_GET(0) + i32_const(1) + b"\x6b\x21\x00\x0c\x00\x0b\x0b")
+    b.function([I32], [], loop, export="spin")
+    b.function([], [I32], GLOBAL_GET(counter), export="counter")
+    b.function([], [], b"\x03\x40\x0c\x00\x0b", export="forever")
+    recurse = b.function([], [], b"\x10" + uleb(4), export="recurse")  # calls itself
+    assert recurse == 4
+    b.function([I32], [I32], LOCAL_GET(0) + b"\x40\x00", export="grow")
+    b.function([], [I32], b"\x3f\x00", export="size")
+    b.function([I64, F32, F64], [F64, I64, F32], LOCAL_GET(2) + LOCAL_GET(0) + LOCAL_GET(1), export="rotate")
+    b.function([], [], b"", export="nothing")
+    b.function([EXTERNREF], [I32], LOCAL_GET(0) + b"\xd1", export="is_null")
+    return b.build()
+
+
+@pytest.fixture
+def module():
+    return wasmgpu.Module(worker_module())
+
+
+def test_results_in_instance_order_with_every_type(module):
+    with module.spawn(3, device="cpu") as instances:
+        assert instances.call("rotate", [(1, 1.5, 2.25), (-1, -0.0, float("inf")), (2**64 - 1, 3.0, 4.0)]) == [
+            (2.25, 1, 1.5), (float("inf"), -1, -0.0), (4.0, -1, 3.0)]
+        assert instances.call("nothing") == [None, None, None]
+        assert instances.call("is_null", [None, None, None]) == [1, 1, 1]
+        assert instances.call("store_then_divide", [(0, 4), (0, 2**32 - 5), (0, -5)]) == [25, -20, -20]
+
+
+def test_trap_reports_each_instance_and_keeps_prior_effects(module):
+    with module.spawn(4, device="cpu") as instances:
+        with pytest.raises(wasmgpu.Trap) as raised:
+            instances.call("store_then_divide", [(16, 5), (16, 0), (16, 10), (16, 0)])
+        assert raised.value.traps == {1: "integer divide by zero", 3: "integer divide by zero"}
+        assert raised.value.results == [20, None, 10, None]
+        # The store before the trap persisted (calls are not transactions).
+        assert [instances.read_memory(16, 4, instance=i) for i in range(4)] == [
+            (5).to_bytes(4, "little"), bytes(4), (10).to_bytes(4, "little"), bytes(4)]
+        assert instances.last_call.traps == 2
+        # The instances stay usable.
+        assert instances.call("store_then_divide", [(0, 1)] * 4) == [100] * 4
+
+
+# spin(n) executes 12 records per iteration (local.get, i32.eqz, br_if, global.get,
+# i32.const, i32.add, global.set, local.get, i32.const, i32.sub, local.set, br; the
+# increment is the 7th) and 4 to leave (local.get, i32.eqz, br_if, return).
+def spin_records(n: int) -> int:
+    return 12 * n + 4
+
+
+def test_spin_record_count_matches_the_lowered_code(module):
+    code = module._native.lowered_code(1)
+    assert len(code) == 13  # 12 loop records + the function's return
+
+
+def test_fuel_stops_exactly_at_the_budget_with_prior_effects(module):
+    with module.spawn(2, device="cpu") as instances:
+        instances.call("spin", [3, 3])
+        assert instances.last_call.instructions == 2 * spin_records(3)
+        instances.reset()
+        assert instances.call("spin", [3, 3], fuel=spin_records(3)) == [None, None]  # exactly enough
+        instances.reset()
+        with pytest.raises(wasmgpu.Trap) as raised:
+            instances.call("spin", [3, 3], fuel=spin_records(3) - 1)
+        assert raised.value.traps == {0: "fuel exhausted", 1: "fuel exhausted"}
+        assert raised.value.results == [None, None]
+        assert instances.last_call.instructions == 2 * (spin_records(3) - 1)
+        assert instances.call("counter") == [3, 3]
+        for fuel, counter in [(12 * 7 + 6, 7), (12 * 7 + 7, 8)]:
+            instances.reset()
+            with pytest.raises(wasmgpu.Trap, match="fuel exhausted"):
+                instances.call("spin", [100, 100], fuel=fuel)  # stops inside iteration 8
+            assert instances.call("counter") == [counter, counter]
+
+
+def test_fuel_zero_runs_nothing(module):
+    with module.spawn(1, device="cpu") as instances:
+        with pytest.raises(wasmgpu.Trap, match="fuel exhausted"):
+            instances.call("spin", [1], fuel=0)
+        assert instances.call("counter") == [0]
+
+
+def test_cancel_is_checked_between_dispatches(module):
+    with module.spawn(2, device="cpu") as instances:
+        instances.quantum = 1000
+        checks = []
+
+        def cancel():
+            checks.append(1)
+            return len(checks) >= 3
+
+        with pytest.raises(InterruptedError):
+            instances.call("forever", cancel=cancel)
+        assert len(checks) == 3
+        assert instances.last_call.cancelled and instances.last_call.dispatches == 3
+        # Effects so far persist and the instances take the next call.
+        instances.call("spin", [5, 5])
+        assert instances.call("counter") == [5, 5]
+
+
+def test_long_calls_are_cut_into_quanta(module):
+    with module.spawn(1, device="cpu") as instances:
+        instances.quantum = 100
+        instances.call("spin", [50])
+        assert instances.last_call.dispatches == (instances.last_call.instructions + 99) // 100
+        assert instances.call("counter") == [50]
+
+
+def test_reset_restores_memory_globals_and_size(module):
+    with module.spawn(2, device="cpu", memory_pages=3) as instances:
+        instances.write_memory(100, b"hello", instance=1)
+        instances.call("spin", [4, 4])
+        assert instances.call("grow", [1, 1]) == [1, 1]
+        instances.write_memory(65536 + 8, b"x", instance=0)
+        instances.reset()
+        assert instances.read_memory(100, 5, instance=1) == bytes(5)
+        assert instances.call("counter") == [0, 0]
+        assert instances.call("size") == [1, 1]
+        assert instances.call("grow", [1, 1]) == [1, 1]
+        assert instances.read_memory(65536 + 8, 1, instance=0) == b"\x00"  # grown pages start zero
+
+
+def test_memory_grow_is_capped_by_the_reservation_and_the_declared_maximum(module):
+    with module.spawn(1, device="cpu", memory_pages=2) as instances:
+        assert instances.call("grow", [1]) == [1]
+        assert instances.call("grow", [1]) == [-1]  # beyond memory_pages
+        assert instances.call("size") == [2]
+    with module.spawn(1, device="cpu", memory_pages=100) as instances:
+        assert instances.call("grow", [3]) == [1]
+        assert instances.call("grow", [1]) == [-1]  # beyond the declared maximum of 4
+        assert instances.read_memory(4 * 65536 - 4, 4) == bytes(4)
+
+
+def test_read_and_write_memory_check_their_arguments(module):
+    with module.spawn(2, device="cpu") as instances:
+        instances.write_memory(65530, b"abcdef", instance=1)
+        assert instances.read_memory(65530, 6, instance=1) == b"abcdef"
+        assert instances.read_memory(65530, 6, instance=0) == bytes(6)
+        with pytest.raises(ValueError, match="data"):
+            instances.write_memory(65531, b"abcdef", instance=1)
+        with pytest.raises(ValueError, match="length"):
+            instances.read_memory(65535, 2)
+        with pytest.raises(IndexError, match="instance"):
+            instances.read_memory(0, 1, instance=2)
+        with pytest.raises(TypeError, match="data"):
+            instances.write_memory(0, "text")
+        with pytest.raises(ValueError, match="address"):
+            instances.read_memory(-1, 1)
+
+
+def test_call_stack_exhaustion_traps(module):
+    with module.spawn(2, device="cpu", stack_size=64) as instances:
+        with pytest.raises(wasmgpu.Trap) as raised:
+            instances.call("recurse")
+        assert raised.value.traps == {0: "call stack exhausted", 1: "call stack exhausted"}
+
+
+def test_bad_inputs_name_the_argument_and_run_nothing(module):
+    with module.spawn(3, device="cpu") as instances:
+        instances.call("store_then_divide", [(0, 1)] * 3)
+        before = instances.last_call
+        bad = [
+            (ValueError, "inputs: expected one row per instance", [(0, 1)] * 2),
+            (ValueError, r"inputs\[2\]: expected 2 values", [(0, 1), (0, 1), (0,)]),
+            (TypeError, r"inputs\[1\]\[1\]: expected an int", [(0, 1), (0, 1.0), (0, 1)]),
+            (ValueError, r"inputs\[0\]\[0\]: .* does not fit", [(2**32, 1), (0, 1), (0, 1)]),
+            (ValueError, r"inputs\[0\]\[1\]: .* does not fit", [(0, -2**31 - 1), (0, 1), (0, 1)]),
+            (TypeError, "inputs: expected a sequence", 7),
+        ]
+        for error, match, inputs in bad:
+            with pytest.raises(error, match=match):
+                instances.call("store_then_divide", inputs)
+        with pytest.raises(TypeError, match=r"inputs\[0\]\[2\]: expected a float"):
+            instances.call("rotate", [(1, 1.0, 2)] * 3)
+        with pytest.raises(TypeError, match=r"inputs\[0\]\[0\]: only None"):
+            instances.call("is_null", [1, None, None])
+        with pytest.raises(ValueError, match="name: the module exports no function 'missing'"):
+            instances.call("missing")
+        with pytest.raises(TypeError, match="fuel"):
+            instances.call("nothing", fuel=1.5)
+        with pytest.raises(ValueError, match="fuel"):
+            instances.call("nothing", fuel=-1)
+        with pytest.raises(TypeError, match="cancel"):
+            instances.call("nothing", cancel=5)
+        assert instances.last_call is before  # nothing ran
+        assert instances.read_memory(0, 4, instance=0) == (1).to_bytes(4, "little")
+
+
+def test_spawn_checks_its_arguments_before_allocating(module):
+    for kwargs, error, match in [
+        ({"n": 0}, ValueError, "n: must be between"),
+        ({"n": 2.0}, TypeError, "n: expected an int"),
+        ({"n": 1, "memory_pages": -1}, ValueError, "memory_pages"),
+        ({"n": 1, "stack_size": 1}, ValueError, "stack_size"),
+        ({"n": 1, "device": "tpu"}, ValueError, "device: unknown device 'tpu'"),
+        ({"n": 1, "device": "cpu", "wasi": object()}, NotImplementedError, "WASI lands in a later issue"),
+        ({"n": 2**31, "device": "cpu", "memory_pages": 4}, ValueError, "more than the cpu device's memory"),
+    ]:
+        n = kwargs.pop("n")
+        with pytest.raises(error, match=match):
+            module.spawn(n, **kwargs)
+
+
+def test_closed_instances_refuse_calls(module):
+    instances = module.spawn(1, device="cpu")
+    assert instances.resident_bytes >= 65536
+    assert instances.adapter_info["device"] == "cpu"
+    instances.close()
+    with pytest.raises(RuntimeError, match="closed"):
+        instances.call("nothing")
+
+
+def test_start_function_runs_at_spawn_and_reset():
+    b = ModuleBuilder()
+    counter = b.global_(I32, i32_const(40))
+    start = b.function([], [], GLOBAL_GET(counter) + i32_const(2) + b"\x6a" + GLOBAL_SET(counter))
+    b.function([], [I32], GLOBAL_GET(counter), export="get")
+    b.start = start
+    with wasmgpu.Module(b.build()).spawn(3, device="cpu") as instances:
+        assert instances.call("get") == [42, 42, 42]
+        instances.reset()
+        assert instances.call("get") == [42, 42, 42]
+
+
+def test_trapping_start_function_fails_spawn():
+    b = ModuleBuilder()
+    b.start = b.function([], [], b"\x00")
+    with pytest.raises(wasmgpu.Trap, match="unreachable"):
+        wasmgpu.Module(b.build()).spawn(2, device="cpu")
+
+
+def test_out_of_bounds_data_segment_fails_spawn():
+    b = ModuleBuilder()
+    b.set_memory(1)
+    b.active_data(65534, b"abc")
+    b.function([], [], b"", export="f")
+    with pytest.raises(wasmgpu.Trap, match="out of bounds memory access"):
+        wasmgpu.Module(b.build()).spawn(1, device="cpu")
+
+
+def test_host_imports_link_by_name_and_type():
+    b = ModuleBuilder()
+    b.import_function("spectest", "print_i32", [I32], [])
+    b.function([I32], [I32], LOCAL_GET(0) + b"\x10\x00" + LOCAL_GET(0), export="echo")
+    module = wasmgpu.Module(b.build(), host_modules=["spectest"])
+    with module.spawn(2, device="cpu") as instances:
+        assert instances.call("echo", [7, 8]) == [7, 8]
+    for name, params, match in [("print_i33", [I32], "unknown import"), ("print_i32", [I64], "incompatible")]:
+        b = ModuleBuilder()
+        b.import_function("spectest", name, params, [])
+        b.function([], [], b"", export="f")
+        with pytest.raises(wasmgpu.LinkError, match=match):
+            wasmgpu.Module(b.build(), host_modules=["spectest"]).spawn(1, device="cpu")
+
+
+def test_wasi_imports_load_but_spawn_says_later():
+    b = ModuleBuilder()
+    b.import_function("wasi_snapshot_preview1", "proc_exit", [I32], [])
+    b.function([], [], b"", export="_start")
+    module = wasmgpu.Module(b.build())
+    with pytest.raises(NotImplementedError, match="WASI lands in a later issue"):
+        module.spawn(1, device="cpu")
+
+
+def test_last_call_reports_phases_and_counters(module):
+    with module.spawn(4, device="cpu") as instances:
+        instances.call("spin", [10, 20, 30, 40])
+        stats = instances.last_call
+        assert stats.execution == "auto" and stats.device == "cpu"
+        assert stats.interpreted_instructions == stats.instructions == sum(spin_records(k) for k in (10, 20, 30, 40))
+        assert stats.compiled_instructions == 0
+        assert stats.dispatches == 1
+        for phase in ("preparation", "upload", "dispatch", "readback", "decoding"):
+            assert getattr(stats, f"{phase}_seconds") >= 0.0
+
+
+def test_100003_instances_on_the_cpu_device():
+    b = ModuleBuilder()
+    total = b.global_(I64, b"\x42\x00")
+    b.function([I32], [I32, I64], LOCAL_GET(0) + i32_const(3) + b"\x6c" + GLOBAL_GET(total) + LOCAL_GET(0) +
+               b"\xad\x7c" + GLOBAL_SET(total) + GLOBAL_GET(total), export="step")
+    n = 100_003
+    with wasmgpu.Module(b.build()).spawn(n, device="cpu", stack_size=16) as instances:
+        # 16 control words, one global and 16 stack slots: 200 bytes per instance.
+        assert 200 * n <= instances.resident_bytes < 200 * n + 4096
+        results = instances.call("step", list(range(n)))
+        assert results == [(3 * i, i) for i in range(n)]
+        results = instances.call("step", list(range(n)))
+        assert results[-1] == (3 * (n - 1), 2 * (n - 1))
