@@ -173,7 +173,9 @@ class Module:
         two slots per frame; default 4096); a call that does not fit traps with "call stack
         exhausted". ``table_entries`` (an extension) reserves entries per table for
         ``table.grow`` (default: each table's minimum). ``device="cpu"`` runs the interpreter
-        natively on a thread pool; the default is the best hardware Vulkan GPU.
+        natively on a thread pool; the default (None) is the best hardware Vulkan GPU, a
+        software adapter (lavapipe) only with ``allow_software=True`` or
+        WAVESTACK_ALLOW_SOFTWARE_GPU=1. There is no fallback between the two.
         """
         return _spawn(self, n, wasi, memory_pages, stack_size, device, allow_software, table_entries)
 
@@ -198,7 +200,8 @@ def _cpu_adapter_info() -> dict:
             "threads": os.cpu_count(), "is_software": False, "vendor": "host"}
 
 
-def _resolve_device(device, allow_software) -> str:
+def _resolve_device(device, allow_software):
+    """'cpu', or the Vulkan device's description (list_devices())."""
     if device is not None and not isinstance(device, str):
         raise TypeError(f"device: expected None or 'cpu', got {type(device).__name__}")
     if not isinstance(allow_software, bool):
@@ -212,8 +215,7 @@ def _resolve_device(device, allow_software) -> str:
         raise RuntimeError("device: no Vulkan GPU found (software adapters such as lavapipe need "
                            "allow_software=True or WAVESTACK_ALLOW_SOFTWARE_GPU=1); pass device='cpu' to run "
                            "the interpreter on the CPU")
-    raise NotImplementedError(f"device: the Vulkan interpreter is not built yet (it would run on {gpu['name']}); "
-                              "pass device='cpu'")
+    return gpu
 
 
 def _spawn(module: "Module", n, wasi, memory_pages, stack_size, device, allow_software, table_entries):
@@ -230,11 +232,17 @@ def _spawn(module: "Module", n, wasi, memory_pages, stack_size, device, allow_so
     if any(entry.module == "wasi_snapshot_preview1" for entry in module.imports):
         raise NotImplementedError("the module imports wasi_snapshot_preview1: WASI lands in a later issue")
     try:
-        native = _native.spawn_cpu(module._native, n, memory_pages, table_entries, stack_size)
+        if device == "cpu":
+            native = _native.spawn_cpu(module._native, n, memory_pages, table_entries, stack_size)
+        else:
+            native = _native.spawn_vulkan(module._native, n, memory_pages, table_entries, stack_size,
+                                          device["index"])
     except InstantiationTrapped as trapped:
         reason = str(trapped)
         raise Trap(f"instantiation trapped: {reason}", {i: reason for i in range(n)}, [None] * n) from None
-    return Instances(module, native, n, device, _cpu_adapter_info())
+    if device == "cpu":
+        return Instances(module, native, n, "cpu", _cpu_adapter_info())
+    return Instances(module, native, n, device["name"], dict(device))
 
 
 __all__ = ["Module", "Export", "Import", "EXECUTION_MODES", "KNOWN_HOST_MODULES"]

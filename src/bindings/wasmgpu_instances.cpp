@@ -14,7 +14,10 @@
 
 #include "bindings/wasmgpu_native_module.hpp"
 #include "wasm/host_modules.hpp"
-#include "wasm/instances.hpp"
+#include "runtime/device_discovery.hpp"
+#include "wasm/cpu_instances.hpp"
+#include "wasm/instance_set.hpp"
+#include "wasm/vulkan_instances.hpp"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -22,24 +25,41 @@ using namespace nb::literals;
 namespace wavestack::bindings {
 namespace {
 
-std::unique_ptr<wasm::CpuInstances> spawn(const NativeModule& module, std::uint32_t count, std::uint32_t memory_pages,
-                                          std::uint32_t table_entries, std::uint32_t stack_slots) {
+wasm::ReserveOptions reserve(std::uint32_t memory_pages, std::uint32_t table_entries, std::uint32_t stack_slots) {
   wasm::ReserveOptions options;
   options.memory_pages = memory_pages;
   options.table_entries = table_entries;
   options.stack_slots = stack_slots;
+  return options;
+}
+
+std::unique_ptr<wasm::InstanceSet> spawn_cpu(const NativeModule& module, std::uint32_t count, std::uint32_t memory_pages,
+                                             std::uint32_t table_entries, std::uint32_t stack_slots) {
+  const wasm::ReserveOptions options = reserve(memory_pages, table_entries, stack_slots);
   nb::gil_scoped_release release;
   return std::make_unique<wasm::CpuInstances>(module.module, count, options);
 }
 
-void begin_call(wasm::CpuInstances& self, std::uint32_t function, nb::bytes args, std::optional<std::uint64_t> fuel) {
+// device_index: a Vulkan device from list_devices() (the Python layer applies the selection policy).
+std::unique_ptr<wasm::InstanceSet> spawn_vulkan(const NativeModule& module, std::uint32_t count,
+                                                std::uint32_t memory_pages, std::uint32_t table_entries,
+                                                std::uint32_t stack_slots, std::uint32_t device_index) {
+  const wasm::ReserveOptions options = reserve(memory_pages, table_entries, stack_slots);
+  nb::gil_scoped_release release;
+  for (const auto& device : runtime::list_devices()) {
+    if (device.index == device_index) return std::make_unique<wasm::VulkanInstances>(module.module, count, options, device);
+  }
+  throw std::invalid_argument("device: no Vulkan device has index " + std::to_string(device_index));
+}
+
+void begin_call(wasm::InstanceSet& self, std::uint32_t function, nb::bytes args, std::optional<std::uint64_t> fuel) {
   std::vector<std::uint64_t> slots(args.size() / 8);
   std::memcpy(slots.data(), args.data(), slots.size() * 8);
   nb::gil_scoped_release release;
   self.begin_call(function, slots, fuel);
 }
 
-std::uint32_t step(wasm::CpuInstances& self, std::uint32_t quantum) {
+std::uint32_t step(wasm::InstanceSet& self, std::uint32_t quantum) {
   nb::gil_scoped_release release;
   return self.step(quantum);
 }
@@ -49,20 +69,20 @@ nb::bytes as_bytes(const std::vector<T>& values) {
   return nb::bytes(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(T));
 }
 
-nb::tuple outcome(const wasm::CpuInstances& self, std::uint32_t result_count) {
+nb::tuple outcome(wasm::InstanceSet& self, std::uint32_t result_count) {
   const wasm::CallOutcome result = self.outcome(result_count);
   return nb::make_tuple(as_bytes(result.status), as_bytes(result.trap), as_bytes(result.results), result.executed,
                         as_bytes(result.trap_index));
 }
 
-nb::bytes read_memory(const wasm::CpuInstances& self, std::uint32_t instance, std::uint64_t address,
+nb::bytes read_memory(wasm::InstanceSet& self, std::uint32_t instance, std::uint64_t address,
                       std::uint64_t length) {
   std::vector<std::uint8_t> data(length);
   self.read_memory(instance, address, data);
   return as_bytes(data);
 }
 
-void write_memory(wasm::CpuInstances& self, std::uint32_t instance, std::uint64_t address, nb::bytes data) {
+void write_memory(wasm::InstanceSet& self, std::uint32_t instance, std::uint64_t address, nb::bytes data) {
   const auto* bytes = static_cast<const std::uint8_t*>(data.data());
   self.write_memory(instance, address, std::span<const std::uint8_t>(bytes, data.size()));
 }
@@ -84,25 +104,26 @@ void bind_instances(nb::module_& module) {
     }
   });
 
-  nb::class_<wasm::CpuInstances>(module, "NativeInstances")
-      .def_prop_ro("count", &wasm::CpuInstances::count)
-      .def_prop_ro("resident_bytes", &wasm::CpuInstances::resident_bytes)
-      .def_prop_ro("memory_capacity_pages", &wasm::CpuInstances::memory_capacity_pages)
+  nb::class_<wasm::InstanceSet>(module, "NativeInstances")
+      .def_prop_ro("count", &wasm::InstanceSet::count)
+      .def_prop_ro("resident_bytes", &wasm::InstanceSet::resident_bytes)
       .def("begin_call", &begin_call, "function"_a, "args"_a, "fuel"_a.none())
       .def("step", &step, "quantum"_a)
       .def("outcome", &outcome, "result_count"_a)
       .def("reset",
-           [](wasm::CpuInstances& self) {
+           [](wasm::InstanceSet& self) {
              nb::gil_scoped_release release;
              self.reset();
            })
-      .def("global_value", &wasm::CpuInstances::global_value, "instance"_a, "global"_a)
-      .def("memory_size", &wasm::CpuInstances::memory_size_bytes, "instance"_a)
+      .def("global_value", &wasm::InstanceSet::global_value, "instance"_a, "global"_a)
+      .def("memory_size", &wasm::InstanceSet::memory_size_bytes, "instance"_a)
       .def("read_memory", &read_memory, "instance"_a, "address"_a, "length"_a)
       .def("write_memory", &write_memory, "instance"_a, "address"_a, "data"_a);
 
-  module.def("spawn_cpu", &spawn, "module"_a, "count"_a, "memory_pages"_a, "table_entries"_a, "stack_slots"_a,
+  module.def("spawn_cpu", &spawn_cpu, "module"_a, "count"_a, "memory_pages"_a, "table_entries"_a, "stack_slots"_a,
              "Allocates and instantiates `count` instances on the cpu device");
+  module.def("spawn_vulkan", &spawn_vulkan, "module"_a, "count"_a, "memory_pages"_a, "table_entries"_a,
+             "stack_slots"_a, "device_index"_a, "Allocates and instantiates `count` instances on a Vulkan device");
 }
 
 }  // namespace wavestack::bindings

@@ -1,4 +1,4 @@
-#include "wasm/instances.hpp"
+#include "wasm/cpu_instances.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -13,6 +13,17 @@
 #include "wasm/host_modules.hpp"
 
 namespace wavestack::wasm {
+
+void InstanceSet::run_start(std::optional<std::uint32_t> start) {
+  if (!start) return;
+  begin_call(*start, {}, std::nullopt);
+  while (step(1u << 20) != 0) {
+  }
+  const CallOutcome result = outcome(0);
+  for (std::uint32_t i = 0; i < count(); ++i) {
+    if (result.status[i] != device::STATUS_RETURNED) throw InstantiationTrap(result.trap[i]);
+  }
+}
 namespace dev = device;
 namespace {
 
@@ -79,14 +90,7 @@ void CpuInstances::instantiate() {
     if (m != nullptr && !image_.memory.empty()) std::memcpy(m, image_.memory.data(), image_.memory.size() * 4);
   });
   instantiated_ = true;
-  if (!start_) return;
-  begin_call(*start_, {}, std::nullopt);
-  while (step(1u << 20) != 0) {
-  }
-  const CallOutcome result = outcome(0);
-  for (std::uint32_t i = 0; i < count_; ++i) {
-    if (result.status[i] != dev::STATUS_RETURNED) throw InstantiationTrap(result.trap[i]);
-  }
+  run_start(start_);
 }
 
 void CpuInstances::reset() { instantiate(); }
@@ -119,7 +123,7 @@ std::uint32_t CpuInstances::step(std::uint32_t quantum) {
   return static_cast<std::uint32_t>(std::count(running.begin(), running.end(), std::uint8_t{1}));
 }
 
-CallOutcome CpuInstances::outcome(std::uint32_t result_count) const {
+CallOutcome CpuInstances::outcome(std::uint32_t result_count) {
   CallOutcome result;
   result.status.resize(count_);
   result.trap.resize(count_);
@@ -141,12 +145,12 @@ CallOutcome CpuInstances::outcome(std::uint32_t result_count) const {
   return result;
 }
 
-std::uint32_t CpuInstances::memory_size_bytes(std::uint32_t instance) const {
+std::uint32_t CpuInstances::memory_size_bytes(std::uint32_t instance) {
   if (instance >= count_) throw std::out_of_range("instance: out of range");
   return state_[std::size_t{instance} * image_.state_words + dev::S_PAGES] * 65536u;
 }
 
-void CpuInstances::read_memory(std::uint32_t instance, std::uint64_t address, std::span<std::uint8_t> out) const {
+void CpuInstances::read_memory(std::uint32_t instance, std::uint64_t address, std::span<std::uint8_t> out) {
   if (address + out.size() > memory_size_bytes(instance)) {
     throw std::out_of_range("address: " + std::to_string(address) + " + length " + std::to_string(out.size()) +
                             " is beyond the instance's memory (" + std::to_string(memory_size_bytes(instance)) +
@@ -170,7 +174,7 @@ void CpuInstances::write_memory(std::uint32_t instance, std::uint64_t address, s
 
 namespace wavestack::wasm {
 
-std::uint64_t CpuInstances::global_value(std::uint32_t instance, std::uint32_t global) const {
+std::uint64_t CpuInstances::global_value(std::uint32_t instance, std::uint32_t global) {
   if (instance >= count_) throw std::out_of_range("instance: out of range");
   if (global >= global_count_) throw std::out_of_range("global: out of range");
   const std::uint32_t* s = state_.data() + std::size_t{instance} * image_.state_words + image_.globals_offset;
