@@ -218,6 +218,12 @@ def _resolve_device(device, allow_software):
     return gpu
 
 
+# Instructions per instance per dispatch on Vulkan: short dispatches keep GPU watchdogs quiet
+# and every loop of an invocation bounded (the native layer caps it at 1024, see
+# vulkan_instances.cpp).
+VULKAN_QUANTUM = 1024
+
+
 def _spawn(module: "Module", n, wasi, memory_pages, stack_size, device, allow_software, table_entries):
     from wasmgpu.errors import InstantiationTrapped, Trap
     from wasmgpu.instances import Instances
@@ -242,7 +248,9 @@ def _spawn(module: "Module", n, wasi, memory_pages, stack_size, device, allow_so
         raise Trap(f"instantiation trapped: {reason}", {i: reason for i in range(n)}, [None] * n) from None
     if device == "cpu":
         return Instances(module, native, n, "cpu", _cpu_adapter_info())
-    return Instances(module, native, n, device["name"], dict(device))
+    instances = Instances(module, native, n, device["name"], dict(device))
+    instances.quantum = VULKAN_QUANTUM
+    return instances
 
 
 __all__ = ["Module", "Export", "Import", "EXECUTION_MODES", "KNOWN_HOST_MODULES"]

@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "bindings/wasmgpu_native_module.hpp"
-#include "wasm/host_modules.hpp"
 #include "runtime/device_discovery.hpp"
 #include "wasm/cpu_instances.hpp"
+#include "wasm/host_modules.hpp"
 #include "wasm/instance_set.hpp"
 #include "wasm/vulkan_instances.hpp"
 
@@ -33,8 +33,9 @@ wasm::ReserveOptions reserve(std::uint32_t memory_pages, std::uint32_t table_ent
   return options;
 }
 
-std::unique_ptr<wasm::InstanceSet> spawn_cpu(const NativeModule& module, std::uint32_t count, std::uint32_t memory_pages,
-                                             std::uint32_t table_entries, std::uint32_t stack_slots) {
+std::unique_ptr<wasm::InstanceSet> spawn_cpu(const NativeModule& module, std::uint32_t count,
+                                             std::uint32_t memory_pages, std::uint32_t table_entries,
+                                             std::uint32_t stack_slots) {
   const wasm::ReserveOptions options = reserve(memory_pages, table_entries, stack_slots);
   nb::gil_scoped_release release;
   return std::make_unique<wasm::CpuInstances>(module.module, count, options);
@@ -47,7 +48,8 @@ std::unique_ptr<wasm::InstanceSet> spawn_vulkan(const NativeModule& module, std:
   const wasm::ReserveOptions options = reserve(memory_pages, table_entries, stack_slots);
   nb::gil_scoped_release release;
   for (const auto& device : runtime::list_devices()) {
-    if (device.index == device_index) return std::make_unique<wasm::VulkanInstances>(module.module, count, options, device);
+    if (device.index == device_index)
+      return std::make_unique<wasm::VulkanInstances>(module.module, count, options, device);
   }
   throw std::invalid_argument("device: no Vulkan device has index " + std::to_string(device_index));
 }
@@ -75,8 +77,7 @@ nb::tuple outcome(wasm::InstanceSet& self, std::uint32_t result_count) {
                         as_bytes(result.trap_index));
 }
 
-nb::bytes read_memory(wasm::InstanceSet& self, std::uint32_t instance, std::uint64_t address,
-                      std::uint64_t length) {
+nb::bytes read_memory(wasm::InstanceSet& self, std::uint32_t instance, std::uint64_t address, std::uint64_t length) {
   std::vector<std::uint8_t> data(length);
   self.read_memory(instance, address, data);
   return as_bytes(data);
@@ -122,8 +123,8 @@ void bind_instances(nb::module_& module) {
 
   module.def("spawn_cpu", &spawn_cpu, "module"_a, "count"_a, "memory_pages"_a, "table_entries"_a, "stack_slots"_a,
              "Allocates and instantiates `count` instances on the cpu device");
-  module.def("spawn_vulkan", &spawn_vulkan, "module"_a, "count"_a, "memory_pages"_a, "table_entries"_a,
-             "stack_slots"_a, "device_index"_a, "Allocates and instantiates `count` instances on a Vulkan device");
+  module.def("spawn_vulkan", &spawn_vulkan, "module"_a, "count"_a, "memory_pages"_a, "table_entries"_a, "stack_slots"_a,
+             "device_index"_a, "Allocates and instantiates `count` instances on a Vulkan device");
 }
 
 }  // namespace wavestack::bindings

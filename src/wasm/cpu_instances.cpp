@@ -1,11 +1,11 @@
 #include "wasm/cpu_instances.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstring>
 #include <stdexcept>
 #include <string>
-
-#include <unistd.h>
 
 #include "runtime/thread_pool.hpp"
 #include "wasm/cpu_interpreter.hpp"
@@ -42,8 +42,7 @@ void for_each_instance(std::uint32_t count, const std::function<void(std::uint32
 std::uint64_t physical_memory_bytes() {
   const long pages = sysconf(_SC_PHYS_PAGES);
   const long page_size = sysconf(_SC_PAGE_SIZE);
-  return pages > 0 && page_size > 0 ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page_size)
-                                    : ~0ull;
+  return pages > 0 && page_size > 0 ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page_size) : ~0ull;
 }
 
 }  // namespace
@@ -93,14 +92,17 @@ void CpuInstances::instantiate() {
   run_start(start_);
 }
 
-void CpuInstances::reset() { instantiate(); }
+void CpuInstances::reset() {
+  instantiate();
+}
 
 void CpuInstances::begin_call(std::uint32_t function, std::span<const std::uint64_t> args,
                               std::optional<std::uint64_t> fuel) {
   const std::uint32_t params = params_.at(function);
   if (args.size() != std::size_t{count_} * params) throw std::invalid_argument("inputs: wrong number of values");
   const std::uint32_t stack = image_.program[dev::H_STACK];
-  if (params > image_.program[dev::H_STACK_SLOTS]) throw std::invalid_argument("stack_size: too small for the arguments");
+  if (params > image_.program[dev::H_STACK_SLOTS])
+    throw std::invalid_argument("stack_size: too small for the arguments");
   for_each_instance(count_, [&](std::uint32_t i) {
     std::uint32_t* s = state(i);
     for (std::uint32_t k = 0; k < params; ++k) {
@@ -116,9 +118,11 @@ void CpuInstances::begin_call(std::uint32_t function, std::span<const std::uint6
 }
 
 std::uint32_t CpuInstances::step(std::uint32_t quantum) {
+  // Loops need no bound here (no driver watchdog): the budget only keeps bulk chunks large.
+  const auto budget = static_cast<std::uint32_t>(std::min<std::uint64_t>(std::uint64_t{quantum} * 64, 1u << 30));
   std::vector<std::uint8_t> running(count_, 0);
   for_each_instance(count_, [&](std::uint32_t i) {
-    running[i] = cpu_run({image_.program.data(), state(i), memory(i)}, quantum) == dev::STATUS_RUNNING ? 1 : 0;
+    running[i] = cpu_run({image_.program.data(), state(i), memory(i)}, quantum, budget) == dev::STATUS_RUNNING ? 1 : 0;
   });
   return static_cast<std::uint32_t>(std::count(running.begin(), running.end(), std::uint8_t{1}));
 }

@@ -8,8 +8,8 @@
 #include <cstdlib>
 #include <memory>
 #include <optional>
-#include <stdexcept>
 #include <span>
+#include <stdexcept>
 #include <vector>
 
 #include "wasm/instance_image.hpp"

@@ -10,11 +10,21 @@ namespace {
 // through the accessors below (GLSL: storage buffer arrays indexed from the instance's base).
 thread_local CpuInstanceView current;
 
-uint prog(uint i) { return current.program[i]; }
-uint st_get(uint i) { return current.state[i]; }
-void st_set(uint i, uint v) { current.state[i] = v; }
-uint mem_get(uint i) { return current.memory[i]; }
-void mem_set(uint i, uint v) { current.memory[i] = v; }
+uint prog(uint i) {
+  return current.program[i];
+}
+uint st_get(uint i) {
+  return current.state[i];
+}
+void st_set(uint i, uint v) {
+  current.state[i] = v;
+}
+uint mem_get(uint i) {
+  return current.memory[i];
+}
+void mem_set(uint i, uint v) {
+  current.memory[i] = v;
+}
 
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-function"
@@ -36,9 +46,9 @@ void cpu_begin_call(const CpuInstanceView& view, std::uint32_t function) {
   device::interp_begin_call(function);
 }
 
-std::uint32_t cpu_run(const CpuInstanceView& view, std::uint32_t quantum) {
+std::uint32_t cpu_run(const CpuInstanceView& view, std::uint32_t quantum, std::uint32_t budget) {
   device::current = view;
-  return device::interp_run(quantum);
+  return device::interp_run(quantum, budget);
 }
 
 }  // namespace wavestack::wasm

@@ -16,7 +16,8 @@ struct CpuInstanceView {
 // Starts a call of `function`; its arguments are already in value-stack slots 0 .. params.
 void cpu_begin_call(const CpuInstanceView& view, std::uint32_t function);
 
-// Runs at most `quantum` records of the current call; returns the instance's status.
-std::uint32_t cpu_run(const CpuInstanceView& view, std::uint32_t quantum);
+// Runs at most `quantum` records and about `budget` units of loop work of the current call;
+// returns the instance's status.
+std::uint32_t cpu_run(const CpuInstanceView& view, std::uint32_t quantum, std::uint32_t budget);
 
 }  // namespace wavestack::wasm

@@ -13,9 +13,8 @@ struct SpectestFunction {
 const std::vector<SpectestFunction>& spectest_functions() {
   using enum ValType;
   static const std::vector<SpectestFunction> functions = {
-      {"print", {}},          {"print_i32", {kI32}}, {"print_i64", {kI64}},
-      {"print_f32", {kF32}},  {"print_f64", {kF64}}, {"print_i32_f32", {kI32, kF32}},
-      {"print_f64_f64", {kF64, kF64}},
+      {"print", {}},         {"print_i32", {kI32}},           {"print_i64", {kI64}},           {"print_f32", {kF32}},
+      {"print_f64", {kF64}}, {"print_i32_f32", {kI32, kF32}}, {"print_f64_f64", {kF64, kF64}},
   };
   return functions;
 }

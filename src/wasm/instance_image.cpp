@@ -44,8 +44,7 @@ std::uint32_t checked_words(std::uint64_t words, const char* what) {
 
 }  // namespace
 
-InstanceImage build_instance_image(const Module& module, const LinkedImports& imports,
-                                   const ReserveOptions& options) {
+InstanceImage build_instance_image(const Module& module, const LinkedImports& imports, const ReserveOptions& options) {
   InstanceImage image;
   auto& program = image.program;
   program.assign(dev::H_WORDS, 0u);
@@ -59,6 +58,9 @@ InstanceImage build_instance_image(const Module& module, const LinkedImports& im
     program.push_back(ins.b);
     program.push_back(ins.c);
   }
+  // The ENTRY record host calls start at (interpreter.glsl, interp_begin_call).
+  program[dev::H_ENTRY_PC] = size32(module.program.code.size());
+  program.insert(program.end(), {dev::OP_ENTRY, 0u, 0u, 0u});
 
   // Function table, imports first.
   const std::size_t function_count = module.function_types.size();

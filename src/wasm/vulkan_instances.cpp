@@ -18,12 +18,16 @@ namespace dev = device;
 // Modes of interpreter_vulkan_main.glsl.
 namespace {
 constexpr std::uint32_t kModeInstantiate = 0;
-constexpr std::uint32_t kModeBegin = 1;
-constexpr std::uint32_t kModeRun = 2;
-constexpr std::uint32_t kModeFinish = 3;
+constexpr std::uint32_t kModeRun = 1;
 constexpr std::uint32_t kWorkgroup = 64;
-constexpr std::uint32_t kOutcomeWords = 6;  // status, trap, trap index, executed (2), pages
-constexpr std::uint32_t kPushBytes = 12 * 4;  // VulkanInstances::Push, checked below
+constexpr std::uint32_t kOutcomeWords = 6;    // status, trap, trap index, executed (2), pages
+constexpr std::uint32_t kPushBytes = 17 * 4;  // VulkanInstances::Push, checked below
+// Per dispatch and invocation: template words copied, interpreter records and loop work.
+// With the interpreter's fixed cost per record (its switches count as loops on lavapipe,
+// about 25 iterations) this stays well below lavapipe's 65535 loop iterations.
+constexpr std::uint32_t kInstantiateWords = 16384;
+constexpr std::uint32_t kMaxQuantum = 1024;
+constexpr std::uint32_t kBudget = 16384;
 }  // namespace
 
 struct VulkanDevice {
@@ -43,10 +47,15 @@ struct VulkanInstances::Push {
   std::uint32_t state_stride = 0;
   std::uint32_t memory_stride = 0;
   std::uint32_t io_stride = 0;
-  std::uint32_t values = 0;
+  std::uint32_t params = 0;
+  std::uint32_t results = 0;
   std::uint32_t fuel_lo = 0;
   std::uint32_t fuel_hi = 0;
   std::uint32_t fuel_limited = 0;
+  std::uint32_t begin = 0;
+  std::uint32_t budget = 0;
+  std::uint32_t range_begin = 0;
+  std::uint32_t range_end = 0;
   std::uint32_t template_memory_words = 0;
 };
 static_assert(sizeof(VulkanInstances::Push) == kPushBytes, "the shader's push constant block");
@@ -66,7 +75,7 @@ std::shared_ptr<VulkanDevice> shared_device(const runtime::DeviceInfo& info, boo
   auto device = std::make_shared<VulkanDevice>(info);
   const auto begin = std::chrono::steady_clock::now();
   runtime::PipelineSpec spec;
-  spec.buffer_count = 6;
+  spec.buffer_count = 5;
   spec.push_constant_bytes = kPushBytes;
   spec.shader.target = runtime::VulkanTarget::Vulkan1_1;  // needs neither shaderInt64 nor shaderFloat64
   device->pipeline = device->context.create_pipeline(dev::interpreter_shader_source(), spec);
@@ -90,6 +99,7 @@ VulkanInstances::VulkanInstances(const Module& module, std::uint32_t count, cons
   for (std::size_t f = 0; f < module.function_types.size(); ++f) {
     const FuncType& type = module.function_type(static_cast<std::uint32_t>(f));
     params_.push_back(static_cast<std::uint32_t>(type.params.size()));
+    results_.push_back(static_cast<std::uint32_t>(type.results.size()));
     arity = std::max(
         {arity, static_cast<std::uint32_t>(type.params.size()), static_cast<std::uint32_t>(type.results.size())});
   }
@@ -132,8 +142,7 @@ VulkanInstances::VulkanInstances(const Module& module, std::uint32_t count, cons
     template_words.insert(template_words.end(), image_.memory.begin(), image_.memory.end());
     template_ = context.allocate(4 * template_words.size());
     context.upload(template_, bytes_of(template_words));
-    counter_ = context.allocate(4);
-    resident_bytes_ = program_.size() + template_.size() + counter_.size();
+    resident_bytes_ = program_.size() + template_.size();
     for (std::uint32_t first = 0; first < count; first += per_group_) {
       Group group;
       group.first = first;
@@ -147,7 +156,7 @@ VulkanInstances::VulkanInstances(const Module& module, std::uint32_t count, cons
       groups_.push_back(std::move(group));
     }
   }
-  instantiate();
+  instantiate(false);  // fresh buffers are zero
 }
 
 VulkanInstances::~VulkanInstances() {
@@ -156,45 +165,53 @@ VulkanInstances::~VulkanInstances() {
   groups_.clear();
   program_ = {};
   template_ = {};
-  counter_ = {};
 }
 
 void VulkanInstances::dispatch(Group& group, const Push& push) {
-  runtime::DeviceBuffer* buffers[] = {&program_, &group.state, &group.memory, &template_, &group.io, &counter_};
+  runtime::DeviceBuffer* buffers[] = {&program_, &group.state, &group.memory, &template_, &group.io};
   device_->context.dispatch(device_->pipeline, buffers, std::as_bytes(std::span(&push, 1)),
                             {(group.count + kWorkgroup - 1) / kWorkgroup, 1, 1});
 }
 
-void VulkanInstances::instantiate() {
+void VulkanInstances::instantiate(bool clear_memory) {
   {
     std::lock_guard lock(device_->mutex);
+    const auto memory_words = static_cast<std::uint32_t>(image_.memory.size());
+    const std::uint32_t total = memory_words + image_.state_words;
     for (Group& group : groups_) {
-      Push push;
-      push.mode = kModeInstantiate;
-      push.count = group.count;
-      push.state_stride = image_.state_words;
-      push.memory_stride = image_.memory_words;
-      push.io_stride = io_stride_;
-      push.template_memory_words = static_cast<std::uint32_t>(image_.memory.size());
-      dispatch(group, push);
+      // Pages grown since the last instantiation must read as zero again.
+      if (clear_memory) device_->context.fill_zero(group.memory);
+      for (std::uint32_t begin = 0; begin < total; begin += kInstantiateWords) {
+        Push push;
+        push.mode = kModeInstantiate;
+        push.count = group.count;
+        push.state_stride = image_.state_words;
+        push.memory_stride = image_.memory_words;
+        push.io_stride = io_stride_;
+        push.range_begin = begin;
+        push.range_end = std::min(total, begin + kInstantiateWords);
+        push.template_memory_words = memory_words;
+        dispatch(group, push);
+      }
     }
   }
   run_start(start_);
 }
 
 void VulkanInstances::reset() {
-  instantiate();
+  instantiate(true);
 }
 
 void VulkanInstances::begin_call(std::uint32_t function, std::span<const std::uint64_t> args,
                                  std::optional<std::uint64_t> fuel) {
   const std::uint32_t params = params_.at(function);
   if (args.size() != std::size_t{count_} * params) throw std::invalid_argument("inputs: wrong number of values");
-  if (params > image_.program[dev::H_STACK_SLOTS])
+  if (params > image_.program[dev::H_STACK_SLOTS]) {
     throw std::invalid_argument("stack_size: too small for the arguments");
+  }
   std::lock_guard lock(device_->mutex);
-  for (Group& group : groups_) {
-    if (params != 0) {
+  if (params != 0) {
+    for (Group& group : groups_) {
       std::vector<std::uint32_t> io(std::size_t{group.count} * io_stride_, 0u);
       for (std::uint32_t i = 0; i < group.count; ++i) {
         for (std::uint32_t k = 0; k < params; ++k) {
@@ -205,20 +222,13 @@ void VulkanInstances::begin_call(std::uint32_t function, std::span<const std::ui
       }
       device_->context.upload(group.io, bytes_of(io));
     }
-    Push push;
-    push.mode = kModeBegin;
-    push.count = group.count;
-    push.function = function;
-    push.state_stride = image_.state_words;
-    push.memory_stride = image_.memory_words;
-    push.io_stride = io_stride_;
-    push.values = params;
-    push.fuel_limited = fuel ? 1u : 0u;
-    push.fuel_lo = static_cast<std::uint32_t>(fuel.value_or(0));
-    push.fuel_hi = static_cast<std::uint32_t>(fuel.value_or(0) >> 32);
-    dispatch(group, push);
-    group.running = group.count;
   }
+  // The call starts with the first dispatch (one dispatch fewer per call).
+  function_ = function;
+  result_count_ = results_.at(function);
+  fuel_ = fuel;
+  begin_pending_ = true;
+  for (Group& group : groups_) group.running = group.count;
 }
 
 std::uint32_t VulkanInstances::step(std::uint32_t quantum) {
@@ -226,51 +236,52 @@ std::uint32_t VulkanInstances::step(std::uint32_t quantum) {
   std::uint32_t running = 0;
   for (Group& group : groups_) {
     if (group.running == 0) continue;
-    device_->context.fill_zero(counter_);
     Push push;
     push.mode = kModeRun;
     push.count = group.count;
-    push.quantum = quantum;
+    push.quantum = std::min(quantum, kMaxQuantum);
+    push.budget = kBudget;
+    push.function = function_;
     push.state_stride = image_.state_words;
     push.memory_stride = image_.memory_words;
     push.io_stride = io_stride_;
+    push.params = params_.at(function_);
+    push.results = result_count_;
+    push.begin = begin_pending_ ? 1u : 0u;
+    push.fuel_limited = fuel_ ? 1u : 0u;
+    push.fuel_lo = static_cast<std::uint32_t>(fuel_.value_or(0));
+    push.fuel_hi = static_cast<std::uint32_t>(fuel_.value_or(0) >> 32);
     dispatch(group, push);
-    std::uint32_t still = 0;
-    device_->context.download(counter_, std::as_writable_bytes(std::span(&still, 1)));
-    group.running = still;
-    running += still;
+    group.outcome.resize(std::size_t{group.count} * io_stride_);
+    device_->context.download(group.io, std::as_writable_bytes(std::span(group.outcome)));
+    group.running = 0;
+    for (std::uint32_t i = 0; i < group.count; ++i) {
+      if (group.outcome[std::size_t{i} * io_stride_] == dev::STATUS_RUNNING) ++group.running;
+    }
+    running += group.running;
   }
+  begin_pending_ = false;
   return running;
 }
 
-CallOutcome VulkanInstances::outcome(std::uint32_t result_count) {
+CallOutcome VulkanInstances::outcome(std::uint32_t /*result_count: fixed by begin_call*/) {
   CallOutcome result;
   result.status.resize(count_);
   result.trap.resize(count_);
   result.trap_index.resize(count_);
-  result.results.resize(std::size_t{count_} * result_count);
+  result.results.resize(std::size_t{count_} * result_count_);
   std::lock_guard lock(device_->mutex);
-  for (Group& group : groups_) {
-    Push push;
-    push.mode = kModeFinish;
-    push.count = group.count;
-    push.state_stride = image_.state_words;
-    push.memory_stride = image_.memory_words;
-    push.io_stride = io_stride_;
-    push.values = result_count;
-    dispatch(group, push);
-    std::vector<std::uint32_t> io(std::size_t{group.count} * io_stride_);
-    device_->context.download(group.io, std::as_writable_bytes(std::span(io)));
+  for (const Group& group : groups_) {
     for (std::uint32_t i = 0; i < group.count; ++i) {
-      const std::uint32_t* w = io.data() + std::size_t{i} * io_stride_;
+      const std::uint32_t* w = group.outcome.data() + std::size_t{i} * io_stride_;
       const std::uint32_t at = group.first + i;
       result.status[at] = w[0];
       result.trap[at] = w[1];
       result.trap_index[at] = w[2];
       result.executed += std::uint64_t{w[3]} | (std::uint64_t{w[4]} << 32);
       if (w[0] != dev::STATUS_RETURNED) continue;
-      for (std::uint32_t k = 0; k < result_count; ++k) {
-        result.results[std::size_t{at} * result_count + k] =
+      for (std::uint32_t k = 0; k < result_count_; ++k) {
+        result.results[std::size_t{at} * result_count_ + k] =
             std::uint64_t{w[kOutcomeWords + 2 * k]} | (std::uint64_t{w[kOutcomeWords + 2 * k + 1]} << 32);
       }
     }

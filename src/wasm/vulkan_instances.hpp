@@ -3,6 +3,8 @@
 // the runtime). Instances are split into groups whose state, memory and io buffers each fit
 // the device's storage buffer range; instance i of a group owns a stride of each buffer.
 // Arguments go up and outcomes come back through the compact io buffer, never the state.
+// Every loop a dispatch runs is bounded (instantiation in word ranges, the interpreter by
+// quantum and budget), as lavapipe ends all loops of an invocation after 65535 iterations.
 #pragma once
 
 #include <cstdint>
@@ -56,8 +58,9 @@ class VulkanInstances final : public InstanceSet {
     runtime::DeviceBuffer state;
     runtime::DeviceBuffer memory;
     runtime::DeviceBuffer io;
+    std::vector<std::uint32_t> outcome;  // the io words of the last dispatch
   };
-  void instantiate();
+  void instantiate(bool clear_memory);
   void dispatch(Group& group, const Push& push);
   Group& group_of(std::uint32_t instance, std::uint32_t& local);
   void check_range(std::uint32_t instance, std::uint64_t address, std::uint64_t length);
@@ -75,7 +78,12 @@ class VulkanInstances final : public InstanceSet {
   std::shared_ptr<VulkanDevice> device_;
   runtime::DeviceBuffer program_;
   runtime::DeviceBuffer template_;
-  runtime::DeviceBuffer counter_;
+  // The call in progress: set by begin_call, used by the dispatches of step().
+  std::uint32_t function_ = 0;
+  std::uint32_t result_count_ = 0;
+  std::optional<std::uint64_t> fuel_;
+  bool begin_pending_ = false;
+  std::vector<std::uint32_t> results_;  // result count per function
   std::vector<Group> groups_;
 };
 

@@ -1,4 +1,4 @@
-// The device interpreter: runs one instance's current call for at most `quantum` records,
+// The device interpreter: runs one instance's current call for a bounded amount of work,
 // then saves its registers in the state so the next dispatch resumes exactly there.
 //
 // Frames live in the value stack (no recursion in device code):
@@ -7,8 +7,14 @@
 // place; a return copies the results down to the frame's first slot. A call whose frame
 // (header + locals + the function's max_stack operands) does not fit traps with "call stack
 // exhausted", so no other push needs a check. Branch heights are relative to the operand base
-// (the slot after the header). Fuel counts executed records; with fuel F exactly F records run
-// and the call stops before the next one.
+// (the slot after the header).
+//
+// Fuel counts executed records: with fuel F exactly F records run and the call stops before
+// the next one. A dispatch ends after `quantum` records or when its `budget` of loop work
+// (bytes and entries moved, locals cleared, values copied, numeric loops) is used up. Bulk
+// instructions and the clearing of a callee's locals run in chunks that fit the budget: the
+// record runs again as a continuation, charged neither fuel nor a count, so fuel and traps
+// are exact whatever the chunking, and every loop of a dispatch stays bounded.
 
 struct InterpRegs {
   uint pc;
@@ -18,6 +24,11 @@ struct InterpRegs {
   uint ob;  // operand base of the current frame
   uint status;
   uint trap;
+  uint cont;       // 1 when the record at pc continues a partial one
+  uint cont_func;  // partial call: the callee
+  uint cont_done;  // partial call: locals cleared so far
+  uint work;       // loop work done in this dispatch
+  uint budget;
 };
 
 uint function_word(uint f, uint field) { return prog(prog(H_FUNCS) + F_WORDS * f + field); }
@@ -27,13 +38,42 @@ uint frame_header_slot(uint f, uint fp) { return fp + function_word(f, F_PARAMS)
 void interp_trap(INOUT(InterpRegs) r, uint code) {
   r.status = STATUS_TRAPPED;
   r.trap = code;
+  r.cont = 0u;
 }
 
-// Calls f with its arguments on top of the stack; the callee returns to ret_pc.
-void interp_enter(INOUT(InterpRegs) r, uint f, uint ret_pc) {
+// How much of a chunked operation this record may do now (at least 1, so it progresses).
+uint allowance(InterpRegs r) { return r.work < r.budget ? r.budget - r.work : 1u; }
+
+// Runs the record at pc - 1 again as a continuation.
+void interp_continue(INOUT(InterpRegs) r) {
+  r.cont = 1u;
+  r.pc -= 1u;
+}
+
+uvec2 pop(INOUT(InterpRegs) r) {
+  r.sp -= 1u;
+  return slot_get(r.sp);
+}
+
+void push(INOUT(InterpRegs) r, uvec2 v) {
+  slot_set(r.sp, v);
+  r.sp += 1u;
+}
+
+void push32(INOUT(InterpRegs) r, uint v) { push(r, uvec2(v, 0u)); }
+
+// The i32 operand k slots below the top (0 = top), without popping.
+uint peek32(InterpRegs r, uint k) { return slot_get(r.sp - 1u - k).x; }
+
+void poke32(InterpRegs r, uint k, uint v) { slot_set(r.sp - 1u - k, uvec2(v, 0u)); }
+
+// Calls f with its arguments on top of the stack; the callee returns to ret_pc. The callee's
+// locals are cleared in chunks: until they all are, the call record runs again.
+void interp_call(INOUT(InterpRegs) r, uint f, uint ret_pc) {
   uint params = function_word(f, F_PARAMS);
   if (function_word(f, F_KIND) == FUNCTION_HOST_NOP) {
     r.sp -= params;
+    r.cont = 0u;
     if (ret_pc == RETURN_TO_HOST) {
       r.status = STATUS_RETURNED;
     } else {
@@ -50,7 +90,18 @@ void interp_enter(INOUT(InterpRegs) r, uint f, uint ret_pc) {
     interp_trap(r, WASM_TRAP_CALL_STACK_EXHAUSTED);
     return;
   }
-  for (uint s = fp + params; s < header; s++) slot_set(s, uvec2(0u, 0u));
+  uint done = r.cont != 0u ? r.cont_done : 0u;
+  uint chunk = min(locals - done, allowance(r));
+  for (uint s = fp + params + done; s < fp + params + done + chunk; s++) slot_set(s, uvec2(0u, 0u));
+  r.work += chunk;
+  done += chunk;
+  if (done < locals) {
+    r.cont_func = f;
+    r.cont_done = done;
+    interp_continue(r);
+    return;
+  }
+  r.cont = 0u;
   slot_set(header, uvec2(ret_pc, r.fp));
   slot_set(header + 1u, uvec2(r.func, 0u));
   r.fp = fp;
@@ -65,6 +116,7 @@ void interp_return(INOUT(InterpRegs) r, uint count) {
   uvec2 link = slot_get(header);
   uvec2 caller = slot_get(header + 1u);
   for (uint k = 0u; k < count; k++) slot_set(r.fp + k, slot_get(r.sp - count + k));
+  r.work += count;
   r.sp = r.fp + count;
   if (link.x == RETURN_TO_HOST) {
     r.status = STATUS_RETURNED;
@@ -83,29 +135,24 @@ void interp_branch(INOUT(InterpRegs) r, uint target, uint arity, uint height) {
   if (from != to) {
     for (uint k = 0u; k < arity; k++) slot_set(to + k, slot_get(from + k));
   }
+  r.work += arity;
   r.sp = to + arity;
   r.pc = target;
 }
-
-uvec2 pop(INOUT(InterpRegs) r) {
-  r.sp -= 1u;
-  return slot_get(r.sp);
-}
-
-void push(INOUT(InterpRegs) r, uvec2 v) {
-  slot_set(r.sp, v);
-  r.sp += 1u;
-}
-
-void push32(INOUT(InterpRegs) r, uint v) { push(r, uvec2(v, 0u)); }
 
 uvec4 fetch(uint pc) {
   uint w = prog(H_CODE) + 4u * pc;
   return uvec4(prog(w), prog(w + 1u), prog(w + 2u), prog(w + 3u));
 }
 
-// call_indirect through `table` at index i, expecting canonical type id `type_id`.
-void interp_call_indirect(INOUT(InterpRegs) r, uint table, uint type_id, uint i) {
+// call_indirect through `table`, expecting canonical type id `type_id`. A continuation
+// (clearing the callee's locals) has already resolved and popped the index.
+void interp_call_indirect(INOUT(InterpRegs) r, uint table, uint type_id) {
+  if (r.cont != 0u) {
+    interp_call(r, r.cont_func, r.pc);
+    return;
+  }
+  uint i = pop(r).x;
   st_set(S_TRAP_INDEX, i);  // the spec's message names the index
   if (i >= table_size(table)) {
     interp_trap(r, WASM_TRAP_UNDEFINED_ELEMENT);
@@ -120,7 +167,173 @@ void interp_call_indirect(INOUT(InterpRegs) r, uint table, uint type_id, uint i)
     interp_trap(r, WASM_TRAP_INDIRECT_CALL_TYPE_MISMATCH);
     return;
   }
-  interp_enter(r, f, r.pc);
+  interp_call(r, f, r.pc);
+}
+
+// Finishes a chunked bulk instruction with `operands` operands, or schedules its next chunk.
+void bulk_done(INOUT(InterpRegs) r, uint operands, uint remaining) {
+  if (remaining == 0u) {
+    r.sp -= operands;
+    r.cont = 0u;
+  } else {
+    interp_continue(r);
+  }
+}
+
+// memory.fill / memory.copy / memory.init and the table equivalents: operands (dst, src or
+// value, n) stay on the stack while chunks run, updated to what is left. The whole range is
+// checked on the first chunk, so a trapping instruction changes nothing.
+void interp_memory_fill(INOUT(InterpRegs) r) {
+  uint n = peek32(r, 0u);
+  uint value = peek32(r, 1u);
+  uint dst = peek32(r, 2u);
+  if (r.cont == 0u && !range_within(dst, n, memory_size_bytes())) {
+    r.sp -= 3u;
+    interp_trap(r, WASM_TRAP_MEMORY_OUT_OF_BOUNDS);
+    return;
+  }
+  uint chunk = min(n, allowance(r));
+  memory_fill_bytes(dst, value, chunk);
+  r.work += chunk;
+  poke32(r, 2u, dst + chunk);
+  poke32(r, 0u, n - chunk);
+  bulk_done(r, 3u, n - chunk);
+}
+
+void interp_memory_copy(INOUT(InterpRegs) r) {
+  uint n = peek32(r, 0u);
+  uint src = peek32(r, 1u);
+  uint dst = peek32(r, 2u);
+  uint size = memory_size_bytes();
+  if (r.cont == 0u && (!range_within(dst, n, size) || !range_within(src, n, size))) {
+    r.sp -= 3u;
+    interp_trap(r, WASM_TRAP_MEMORY_OUT_OF_BOUNDS);
+    return;
+  }
+  uint chunk = min(n, allowance(r));
+  r.work += chunk;
+  if (dst <= src) {  // forward: the low chunk first, then move both starts up
+    memory_copy_bytes(dst, src, chunk, true);
+    poke32(r, 2u, dst + chunk);
+    poke32(r, 1u, src + chunk);
+  } else {  // backward: the top chunk first
+    memory_copy_bytes(dst + n - chunk, src + n - chunk, chunk, false);
+  }
+  poke32(r, 0u, n - chunk);
+  bulk_done(r, 3u, n - chunk);
+}
+
+void interp_memory_init(INOUT(InterpRegs) r, uint segment) {
+  uint n = peek32(r, 0u);
+  uint src = peek32(r, 1u);
+  uint dst = peek32(r, 2u);
+  if (r.cont == 0u && (!range_within(src, n, data_segment_length(segment)) ||
+                       !range_within(dst, n, memory_size_bytes()))) {
+    r.sp -= 3u;
+    interp_trap(r, WASM_TRAP_MEMORY_OUT_OF_BOUNDS);
+    return;
+  }
+  uint chunk = min(n, allowance(r));
+  memory_init_bytes(segment, dst, src, chunk);
+  r.work += chunk;
+  poke32(r, 2u, dst + chunk);
+  poke32(r, 1u, src + chunk);
+  poke32(r, 0u, n - chunk);
+  bulk_done(r, 3u, n - chunk);
+}
+
+void interp_table_init(INOUT(InterpRegs) r, uint table, uint segment) {
+  uint n = peek32(r, 0u);
+  uint src = peek32(r, 1u);
+  uint dst = peek32(r, 2u);
+  if (r.cont == 0u && (!range_within(src, n, elem_segment_length(segment)) ||
+                       !range_within(dst, n, table_size(table)))) {
+    r.sp -= 3u;
+    interp_trap(r, WASM_TRAP_TABLE_OUT_OF_BOUNDS);
+    return;
+  }
+  uint chunk = min(n, allowance(r));
+  table_init_entries(table, segment, dst, src, chunk);
+  r.work += chunk;
+  poke32(r, 2u, dst + chunk);
+  poke32(r, 1u, src + chunk);
+  poke32(r, 0u, n - chunk);
+  bulk_done(r, 3u, n - chunk);
+}
+
+void interp_table_copy(INOUT(InterpRegs) r, uint dst_table, uint src_table) {
+  uint n = peek32(r, 0u);
+  uint src = peek32(r, 1u);
+  uint dst = peek32(r, 2u);
+  if (r.cont == 0u && (!range_within(src, n, table_size(src_table)) ||
+                       !range_within(dst, n, table_size(dst_table)))) {
+    r.sp -= 3u;
+    interp_trap(r, WASM_TRAP_TABLE_OUT_OF_BOUNDS);
+    return;
+  }
+  uint chunk = min(n, allowance(r));
+  r.work += chunk;
+  if (dst <= src) {
+    table_copy_entries(dst_table, src_table, dst, src, chunk, true);
+    poke32(r, 2u, dst + chunk);
+    poke32(r, 1u, src + chunk);
+  } else {
+    table_copy_entries(dst_table, src_table, dst + n - chunk, src + n - chunk, chunk, false);
+  }
+  poke32(r, 0u, n - chunk);
+  bulk_done(r, 3u, n - chunk);
+}
+
+void interp_table_fill(INOUT(InterpRegs) r, uint table) {
+  uint n = peek32(r, 0u);
+  uint ref = peek32(r, 1u);
+  uint dst = peek32(r, 2u);
+  if (r.cont == 0u && !range_within(dst, n, table_size(table))) {
+    r.sp -= 3u;
+    interp_trap(r, WASM_TRAP_TABLE_OUT_OF_BOUNDS);
+    return;
+  }
+  uint chunk = min(n, allowance(r));
+  table_fill_entries(table, dst, ref, chunk);
+  r.work += chunk;
+  poke32(r, 2u, dst + chunk);
+  poke32(r, 0u, n - chunk);
+  bulk_done(r, 3u, n - chunk);
+}
+
+// table.grow: the first chunk grows the table (or pushes -1); while the new entries are
+// filled, the two operand slots hold (ref, old size) and (filled, n).
+void interp_table_grow(INOUT(InterpRegs) r, uint table) {
+  uvec2 a = slot_get(r.sp - 2u);
+  uvec2 b = slot_get(r.sp - 1u);
+  uint ref = a.x;
+  uint old = a.y;
+  uint filled = b.x;
+  uint n = b.y;
+  if (r.cont == 0u) {
+    n = b.x;
+    old = table_size(table);
+    filled = 0u;
+    if (!range_within(old, n, table_limit(table))) {
+      r.sp -= 2u;
+      push32(r, 0xFFFFFFFFu);
+      return;
+    }
+    st_set(table_base(table), old + n);
+  }
+  uint chunk = min(n - filled, allowance(r));
+  table_fill_entries(table, old + filled, ref, chunk);
+  r.work += chunk;
+  filled += chunk;
+  if (filled == n) {
+    r.sp -= 2u;
+    push32(r, old);
+    r.cont = 0u;
+  } else {
+    slot_set(r.sp - 2u, uvec2(ref, old));
+    slot_set(r.sp - 1u, uvec2(filled, n));
+    interp_continue(r);
+  }
 }
 
 // Executes one record (the pc already points past it). Numeric instructions are handled
@@ -135,6 +348,7 @@ void interp_step(INOUT(InterpRegs) r, uvec4 ins, uint op) {
       if (pop(r).x == 0u) r.pc = ins.y;
       break;
     }
+    case 0x203u: interp_call(r, r.cont_func, RETURN_TO_HOST); break;  // ENTRY
     case 0x0Cu: interp_branch(r, ins.y, ins.z, ins.w); break;
     case 0x0Du: {
       if (pop(r).x != 0u) interp_branch(r, ins.y, ins.z, ins.w);
@@ -147,12 +361,8 @@ void interp_step(INOUT(InterpRegs) r, uvec4 ins, uint op) {
       break;
     }
     case 0x0Fu: interp_return(r, ins.y); break;
-    case 0x10u: interp_enter(r, ins.y, r.pc); break;
-    case 0x11u: {
-      uint i = pop(r).x;
-      interp_call_indirect(r, ins.z, ins.w, i);
-      break;
-    }
+    case 0x10u: interp_call(r, ins.y, r.pc); break;
+    case 0x11u: interp_call_indirect(r, ins.z, ins.w); break;
     case 0x1Au: r.sp -= 1u; break;
     case 0x1Bu:
     case 0x1Cu: {
@@ -170,7 +380,7 @@ void interp_step(INOUT(InterpRegs) r, uvec4 ins, uint op) {
     case 0x25u: {
       uint i = pop(r).x;
       if (i >= table_size(ins.y)) {
-        interp_trap(r, WASM_TRAP_TABLE_OUT_OF_BOUNDS);
+        t = WASM_TRAP_TABLE_OUT_OF_BOUNDS;
       } else {
         push32(r, table_get_entry(ins.y, i));
       }
@@ -180,7 +390,7 @@ void interp_step(INOUT(InterpRegs) r, uvec4 ins, uint op) {
       uint ref = pop(r).x;
       uint i = pop(r).x;
       if (i >= table_size(ins.y)) {
-        interp_trap(r, WASM_TRAP_TABLE_OUT_OF_BOUNDS);
+        t = WASM_TRAP_TABLE_OUT_OF_BOUNDS;
       } else {
         table_set_entry(ins.y, i, ref);
       }
@@ -210,57 +420,16 @@ void interp_step(INOUT(InterpRegs) r, uvec4 ins, uint op) {
       break;
     }
     case 0xD2u: push32(r, ins.y); break;
-    case 0x108u: {  // memory.init
-      uint n = pop(r).x;
-      uint src = pop(r).x;
-      uint dst = pop(r).x;
-      t = memory_init(ins.y, dst, src, n);
-      break;
-    }
+    case 0x108u: interp_memory_init(r, ins.y); break;
     case 0x109u: st_set(prog(H_DROPPED) + ins.y, 1u); break;
-    case 0x10Au: {
-      uint n = pop(r).x;
-      uint src = pop(r).x;
-      uint dst = pop(r).x;
-      t = memory_copy(dst, src, n);
-      break;
-    }
-    case 0x10Bu: {
-      uint n = pop(r).x;
-      uint value = pop(r).x;
-      uint dst = pop(r).x;
-      t = memory_fill(dst, value, n);
-      break;
-    }
-    case 0x10Cu: {  // table.init: a = element segment, b = table
-      uint n = pop(r).x;
-      uint src = pop(r).x;
-      uint dst = pop(r).x;
-      t = table_init(ins.z, ins.y, dst, src, n);
-      break;
-    }
+    case 0x10Au: interp_memory_copy(r); break;
+    case 0x10Bu: interp_memory_fill(r); break;
+    case 0x10Cu: interp_table_init(r, ins.z, ins.y); break;  // a = element segment, b = table
     case 0x10Du: st_set(prog(H_DROPPED) + prog(H_DATA_COUNT) + ins.y, 1u); break;
-    case 0x10Eu: {  // table.copy: a = destination, b = source
-      uint n = pop(r).x;
-      uint src = pop(r).x;
-      uint dst = pop(r).x;
-      t = table_copy(ins.y, ins.z, dst, src, n);
-      break;
-    }
-    case 0x10Fu: {
-      uint n = pop(r).x;
-      uint ref = pop(r).x;
-      push32(r, table_grow(ins.y, ref, n));
-      break;
-    }
+    case 0x10Eu: interp_table_copy(r, ins.y, ins.z); break;  // a = destination, b = source
+    case 0x10Fu: interp_table_grow(r, ins.y); break;
     case 0x110u: push32(r, table_size(ins.y)); break;
-    case 0x111u: {
-      uint n = pop(r).x;
-      uint ref = pop(r).x;
-      uint dst = pop(r).x;
-      t = table_fill(ins.y, dst, ref, n);
-      break;
-    }
+    case 0x111u: interp_table_fill(r, ins.y); break;
     default: {
       if (op >= 0x28u && op <= 0x35u) {
         uint n = load_width(op);
@@ -288,29 +457,36 @@ void interp_step(INOUT(InterpRegs) r, uvec4 ins, uint op) {
   if (t != WASM_TRAP_NONE) interp_trap(r, t);
 }
 
-// Starts a call of f: the host has written its arguments to slots 0 .. params.
-void interp_begin_call(uint f) {
-  InterpRegs r;
-  r.pc = 0u;
-  r.fp = 0u;
-  r.sp = function_word(f, F_PARAMS);
-  r.func = f;
-  r.ob = 0u;
-  r.status = STATUS_RUNNING;
-  r.trap = WASM_TRAP_NONE;
-  st_set(S_EXECUTED, 0u);
-  st_set(S_EXECUTED + 1u, 0u);
-  interp_enter(r, f, RETURN_TO_HOST);
-  st_set(S_PC, r.pc);
-  st_set(S_FP, r.fp);
-  st_set(S_SP, r.sp);
-  st_set(S_FUNC, r.func);
-  st_set(S_STATUS, r.status);
-  st_set(S_TRAP, r.trap);
+// Work a record needs in one piece (copies that are not chunked); the dispatch ends before
+// a record that would overrun its budget, unless it is the dispatch's first.
+uint record_work(uvec4 ins, uint op, uint pc) {
+  uint w = 8u;  // loads and stores move at most 8 bytes; small fixed loops
+  if (op == 0x0Cu || op == 0x0Du) w += ins.z;
+  if (op == 0x0Eu) w += fetch(pc + 1u).z;  // every entry of a br_table keeps the same arity
+  if (op == 0x0Fu) w += ins.y;
+  if (interp_is_numeric(op)) w += 64u;  // division and square root loop up to 64 steps
+  return w;
 }
 
-// Runs the current call for at most `quantum` records; returns the status.
-uint interp_run(uint quantum) {
+// Starts a call of f: the host has written its arguments to slots 0 .. params. The first
+// record run is the ENTRY record, which makes the call (so clearing locals is chunked too).
+void interp_begin_call(uint f) {
+  st_set(S_EXECUTED, 0u);
+  st_set(S_EXECUTED + 1u, 0u);
+  st_set(S_PC, prog(H_ENTRY_PC));
+  st_set(S_FP, 0u);
+  st_set(S_SP, function_word(f, F_PARAMS));
+  st_set(S_FUNC, f);
+  st_set(S_STATUS, STATUS_RUNNING);
+  st_set(S_TRAP, WASM_TRAP_NONE);
+  st_set(S_CONT, 0u);
+  st_set(S_CONT_FUNC, f);
+  st_set(S_CONT_DONE, 0u);
+}
+
+// Runs the current call for at most `quantum` records and about `budget` units of loop
+// work; returns the status.
+uint interp_run(uint quantum, uint budget) {
   InterpRegs r;
   r.status = st_get(S_STATUS);
   if (r.status != STATUS_RUNNING) return r.status;
@@ -318,24 +494,45 @@ uint interp_run(uint quantum) {
   r.fp = st_get(S_FP);
   r.sp = st_get(S_SP);
   r.func = st_get(S_FUNC);
-  r.ob = frame_header_slot(r.func, r.fp) + 2u;
   r.trap = WASM_TRAP_NONE;
+  r.cont = st_get(S_CONT);
+  r.cont_func = st_get(S_CONT_FUNC);
+  r.cont_done = st_get(S_CONT_DONE);
+  r.work = 0u;
+  r.budget = budget;
+  // The frame of the ENTRY record is the host's: no header yet.
+  r.ob = r.pc == prog(H_ENTRY_PC) ? 0u : frame_header_slot(r.func, r.fp) + 2u;
   bool limited = st_get(S_FUEL_LIMITED) != 0u;
   uvec2 fuel = uvec2(st_get(S_FUEL), st_get(S_FUEL + 1u));
-  uint executed = 0u;
-  while (executed < quantum && r.status == STATUS_RUNNING) {
-    if (limited) {
+  uint records = 0u;     // charged records
+  uint iterations = 0u;  // records run, continuations included
+  bool stopped = false;  // the loop ended for one of its own reasons
+  while (true) {
+    if (r.status != STATUS_RUNNING || iterations >= quantum || r.work >= budget) {
+      stopped = true;
+      break;
+    }
+    uvec4 ins = fetch(r.pc);
+    uint op = ins.x & 0xFFFFu;
+    uint need = record_work(ins, op, r.pc);
+    if (iterations > 0u && r.work + need > budget) {
+      stopped = true;
+      break;
+    }
+    bool charged = r.cont == 0u && op != OP_ENTRY;
+    if (charged && limited) {
       if (u64_is_zero(fuel)) {
         r.status = STATUS_FUEL_EXHAUSTED;
         r.trap = WASM_TRAP_FUEL_EXHAUSTED;
+        stopped = true;
         break;
       }
       fuel = u64_sub(fuel, uvec2(1u, 0u));
     }
-    executed += 1u;
-    uvec4 ins = fetch(r.pc);
+    if (charged) records += 1u;
+    iterations += 1u;
+    r.work += 1u + (interp_is_numeric(op) ? 64u : 0u);
     r.pc += 1u;
-    uint op = ins.x & 0xFFFFu;
     if (interp_is_numeric(op)) {
       uvec2 b = uvec2(0u, 0u);
       if (!interp_numeric_is_unary(op)) b = pop(r);
@@ -351,7 +548,8 @@ uint interp_run(uint quantum) {
       interp_step(r, ins, op);
     }
   }
-  uvec2 count = u64_add(uvec2(st_get(S_EXECUTED), st_get(S_EXECUTED + 1u)), uvec2(executed, 0u));
+  if (!stopped) interp_trap(r, WASM_TRAP_DEVICE_LOOP_LIMIT);
+  uvec2 count = u64_add(uvec2(st_get(S_EXECUTED), st_get(S_EXECUTED + 1u)), uvec2(records, 0u));
   st_set(S_EXECUTED, count.x);
   st_set(S_EXECUTED + 1u, count.y);
   st_set(S_FUEL, fuel.x);
@@ -362,5 +560,8 @@ uint interp_run(uint quantum) {
   st_set(S_FUNC, r.func);
   st_set(S_STATUS, r.status);
   st_set(S_TRAP, r.trap);
+  st_set(S_CONT, r.cont);
+  st_set(S_CONT_FUNC, r.cont_func);
+  st_set(S_CONT_DONE, r.cont_done);
   return r.status;
 }

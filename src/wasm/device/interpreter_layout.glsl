@@ -22,6 +22,7 @@ const uint H_DROPPED = 10u;      // state offset of the dropped flags: data segm
 const uint H_STACK = 11u;        // state offset of the value stack (2 words per slot)
 const uint H_STACK_SLOTS = 12u;  // value stack capacity in 64-bit slots
 const uint H_MEMORY_LIMIT = 13u; // pages memory.grow may reach: min(reserved capacity, declared max)
+const uint H_ENTRY_PC = 14u;     // the ENTRY record the host's calls start at (after all code)
 const uint H_WORDS = 16u;
 
 // Function table entry.
@@ -56,6 +57,12 @@ const uint S_SP = 9u;            // first free slot
 const uint S_FUNC = 10u;         // current function
 const uint S_FUEL_LIMITED = 11u;
 const uint S_TRAP_INDEX = 12u;     // the table index of an undefined / uninitialized element trap
+// A record that did only part of its work (a bulk operation, zeroing a callee's locals) runs
+// again as a continuation: not charged fuel, not counted; its progress is on the operand
+// stack (bulk operations) or in these words (calls).
+const uint S_CONT = 13u;
+const uint S_CONT_FUNC = 14u;
+const uint S_CONT_DONE = 15u;
 const uint S_CONTROL_WORDS = 16u;
 
 // S_STATUS values.
@@ -74,6 +81,12 @@ const uint WASM_TRAP_UNINITIALIZED_ELEMENT = 8u;
 const uint WASM_TRAP_INDIRECT_CALL_TYPE_MISMATCH = 9u;
 const uint WASM_TRAP_CALL_STACK_EXHAUSTED = 10u;
 const uint WASM_TRAP_FUEL_EXHAUSTED = 11u;
+// The device ended the interpreter loop by itself (lavapipe stops every loop of an invocation
+// after 65535 iterations in all); never expected, reported instead of continuing wrongly.
+const uint WASM_TRAP_DEVICE_LOOP_LIMIT = 12u;
+
+// Internal record appended after all code: calls the function in S_CONT_FUNC for the host.
+const uint OP_ENTRY = 0x203u;
 
 // A frame's header holds this return pc when the caller is the host.
 const uint RETURN_TO_HOST = 0xFFFFFFFFu;

@@ -121,23 +121,19 @@ bool range_within(uint start, uint n, uint limit) {
   return carry == 0u && end <= limit;
 }
 
-// Bulk memory. Bounds are checked before any byte moves (wasm 2.0 semantics), so a trapping
-// bulk operation has no effect.
-uint memory_fill(uint dst, uint value, uint n) {
-  if (!range_within(dst, n, memory_size_bytes())) return WASM_TRAP_MEMORY_OUT_OF_BOUNDS;
+// Bulk memory primitives: byte loops over ranges the caller has checked. The interpreter
+// runs bulk instructions in bounded chunks (interpreter.glsl), so these see short ranges.
+void memory_fill_bytes(uint dst, uint value, uint n) {
   for (uint k = 0u; k < n; k++) memory_set_byte(dst + k, value);
-  return WASM_TRAP_NONE;
 }
 
-uint memory_copy(uint dst, uint src, uint n) {
-  uint size = memory_size_bytes();
-  if (!range_within(dst, n, size) || !range_within(src, n, size)) return WASM_TRAP_MEMORY_OUT_OF_BOUNDS;
-  if (dst <= src) {
+// Copies bytes [0, n) (forward) or, for dst > src, the chunk must go from the top down.
+void memory_copy_bytes(uint dst, uint src, uint n, bool forward) {
+  if (forward) {
     for (uint k = 0u; k < n; k++) memory_set_byte(dst + k, memory_byte(src + k));
   } else {
     for (uint k = n; k > 0u; k--) memory_set_byte(dst + k - 1u, memory_byte(src + k - 1u));
   }
-  return WASM_TRAP_NONE;
 }
 
 uint data_segment_length(uint segment) {
@@ -145,13 +141,10 @@ uint data_segment_length(uint segment) {
   return dropped != 0u ? 0u : prog(prog(H_DATAS) + 2u * segment + 1u);
 }
 
-uint memory_init(uint segment, uint dst, uint src, uint n) {
-  if (!range_within(src, n, data_segment_length(segment)) || !range_within(dst, n, memory_size_bytes()))
-    return WASM_TRAP_MEMORY_OUT_OF_BOUNDS;
+void memory_init_bytes(uint segment, uint dst, uint src, uint n) {
   uint base = prog(prog(H_DATAS) + 2u * segment);
   for (uint k = 0u; k < n; k++) {
     uint at = src + k;
     memory_set_byte(dst + k, (prog(base + (at >> 2u)) >> ((at & 3u) * 8u)) & 0xFFu);
   }
-  return WASM_TRAP_NONE;
 }

@@ -15,37 +15,21 @@ uint elem_segment_length(uint segment) {
 
 uint elem_item(uint segment, uint i) { return prog(prog(prog(H_ELEMS) + 2u * segment) + i); }
 
-uint table_init(uint table, uint segment, uint dst, uint src, uint n) {
-  if (!range_within(src, n, elem_segment_length(segment)) || !range_within(dst, n, table_size(table)))
-    return WASM_TRAP_TABLE_OUT_OF_BOUNDS;
+// Entry loops over ranges the caller has checked (chunked like the bulk memory operations).
+void table_init_entries(uint table, uint segment, uint dst, uint src, uint n) {
   for (uint k = 0u; k < n; k++) table_set_entry(table, dst + k, elem_item(segment, src + k));
-  return WASM_TRAP_NONE;
 }
 
-uint table_copy(uint dst_table, uint src_table, uint dst, uint src, uint n) {
-  if (!range_within(src, n, table_size(src_table)) || !range_within(dst, n, table_size(dst_table)))
-    return WASM_TRAP_TABLE_OUT_OF_BOUNDS;
-  if (dst <= src) {
+void table_copy_entries(uint dst_table, uint src_table, uint dst, uint src, uint n, bool forward) {
+  if (forward) {
     for (uint k = 0u; k < n; k++) table_set_entry(dst_table, dst + k, table_get_entry(src_table, src + k));
   } else {
     for (uint k = n; k > 0u; k--) table_set_entry(dst_table, dst + k - 1u, table_get_entry(src_table, src + k - 1u));
   }
-  return WASM_TRAP_NONE;
 }
 
-uint table_fill(uint table, uint dst, uint ref, uint n) {
-  if (!range_within(dst, n, table_size(table))) return WASM_TRAP_TABLE_OUT_OF_BOUNDS;
+void table_fill_entries(uint table, uint dst, uint ref, uint n) {
   for (uint k = 0u; k < n; k++) table_set_entry(table, dst + k, ref);
-  return WASM_TRAP_NONE;
-}
-
-// The old size, or 0xFFFFFFFF (-1) when the table cannot grow by n.
-uint table_grow(uint table, uint ref, uint n) {
-  uint old = table_size(table);
-  if (!range_within(old, n, table_limit(table))) return 0xFFFFFFFFu;
-  for (uint k = 0u; k < n; k++) table_set_entry(table, old + k, ref);
-  st_set(table_base(table), old + n);
-  return old;
 }
 
 uvec2 global_get(uint g) {

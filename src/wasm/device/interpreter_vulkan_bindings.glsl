@@ -8,7 +8,6 @@ layout(std430, binding = 1) buffer StateBuffer { uint state_words[]; };
 layout(std430, binding = 2) buffer MemoryBuffer { uint memory_words[]; };
 layout(std430, binding = 3) readonly buffer TemplateBuffer { uint template_words[]; };  // state, then memory
 layout(std430, binding = 4) buffer IoBuffer { uint io_words[]; };  // arguments in, outcomes out
-layout(std430, binding = 5) buffer CounterBuffer { uint running_count; };
 
 layout(push_constant) uniform Push {
   uint mode;
@@ -18,17 +17,20 @@ layout(push_constant) uniform Push {
   uint state_stride;
   uint memory_stride;
   uint io_stride;
-  uint values;  // arguments (BEGIN) or results (FINISH) per instance
+  uint params;   // arguments per instance (when begin)
+  uint results;  // results per instance (written when returned)
   uint fuel_lo;
   uint fuel_hi;
   uint fuel_limited;
+  uint begin;   // 1: start the call first
+  uint budget;  // loop work per dispatch (see interp_run)
+  uint range_begin;
+  uint range_end;
   uint template_memory_words;
 } pc;
 
-const uint MODE_INSTANTIATE = 0u;  // template -> state and memory (zeroing pages grown since)
-const uint MODE_BEGIN = 1u;        // arguments -> stack, start the call
-const uint MODE_RUN = 2u;          // one quantum; counts instances still running
-const uint MODE_FINISH = 3u;       // status, trap, executed count and results -> io
+const uint MODE_INSTANTIATE = 0u;  // copy template words [range_begin, range_end): memory, then state
+const uint MODE_RUN = 1u;          // (start the call,) run one quantum, write the outcome to io
 
 uint state_base = 0u;
 uint memory_base = 0u;
