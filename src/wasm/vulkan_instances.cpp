@@ -64,11 +64,13 @@ namespace {
 
 // One context and pipeline per device for the whole process: the interpreter shader is the
 // same for every module, and creating the pipeline (a large shader) is the slow part.
+// Kept for the life of the process (never destroyed: no teardown order to get wrong at exit),
+// so spawns after the first on a device skip creating the pipeline.
 std::shared_ptr<VulkanDevice> shared_device(const runtime::DeviceInfo& info, bool& created) {
   static std::mutex registry_mutex;
-  static std::map<std::uint32_t, std::weak_ptr<VulkanDevice>> registry;
+  static auto* registry = new std::map<std::uint32_t, std::shared_ptr<VulkanDevice>>();
   std::lock_guard lock(registry_mutex);
-  if (auto existing = registry[info.index].lock()) {
+  if (auto existing = (*registry)[info.index]) {
     created = false;
     return existing;
   }
@@ -80,7 +82,7 @@ std::shared_ptr<VulkanDevice> shared_device(const runtime::DeviceInfo& info, boo
   spec.shader.target = runtime::VulkanTarget::Vulkan1_1;  // needs neither shaderInt64 nor shaderFloat64
   device->pipeline = device->context.create_pipeline(dev::interpreter_shader_source(), spec);
   device->build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
-  registry[info.index] = device;
+  (*registry)[info.index] = device;
   created = true;
   return device;
 }

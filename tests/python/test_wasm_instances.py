@@ -1,10 +1,12 @@
-"""Instances on the cpu device: calls, results, traps and their prior effects, fuel,
-cancellation, reset, memory access, memory.grow, the call stack, bad input (nothing runs),
-linking, and 100,003 instances. Modules are built here from bytes (wasm_builder)."""
+"""Instances on the cpu device and on the selected Vulkan device (lavapipe in CI): calls,
+results, traps and their prior effects, fuel, cancellation, reset, memory access,
+memory.grow, the call stack, bad input (nothing runs), linking, and 100,003 instances on
+the cpu device (10,000 on Vulkan). Modules are built here from bytes (wasm_builder)."""
 
 import pytest
 
 import wasmgpu
+from conftest import gpu_required
 from wasm_builder import F32, F64, I32, I64, EXTERNREF, ModuleBuilder, i32_const, uleb
 
 LOCAL_GET = lambda k: b"\x20" + uleb(k)  # noqa: E731
@@ -38,13 +40,27 @@ def worker_module() -> bytes:
     return b.build()
 
 
+@pytest.fixture(params=["cpu", "vulkan"])
+def target(request):
+    """spawn() keywords of the device under test. The Vulkan variant uses the default
+    device selection (software adapters as the environment allows)."""
+    if request.param == "cpu":
+        return {"device": "cpu"}
+    if wasmgpu._native.select_device(False) is None:
+        reason = "no usable Vulkan device (software adapters need WAVESTACK_ALLOW_SOFTWARE_GPU=1)"
+        if gpu_required():
+            pytest.fail(reason + " (WAVESTACK_REQUIRE_GPU=1)")
+        pytest.skip(reason)
+    return {}
+
+
 @pytest.fixture
 def module():
     return wasmgpu.Module(worker_module())
 
 
-def test_results_in_instance_order_with_every_type(module):
-    with module.spawn(3, device="cpu") as instances:
+def test_results_in_instance_order_with_every_type(module, target):
+    with module.spawn(3, **target) as instances:
         assert instances.call("rotate", [(1, 1.5, 2.25), (-1, -0.0, float("inf")), (2**64 - 1, 3.0, 4.0)]) == [
             (2.25, 1, 1.5), (float("inf"), -1, -0.0), (4.0, -1, 3.0)]
         assert instances.call("nothing") == [None, None, None]
@@ -52,8 +68,8 @@ def test_results_in_instance_order_with_every_type(module):
         assert instances.call("store_then_divide", [(0, 4), (0, 2**32 - 5), (0, -5)]) == [25, -20, -20]
 
 
-def test_trap_reports_each_instance_and_keeps_prior_effects(module):
-    with module.spawn(4, device="cpu") as instances:
+def test_trap_reports_each_instance_and_keeps_prior_effects(module, target):
+    with module.spawn(4, **target) as instances:
         with pytest.raises(wasmgpu.Trap) as raised:
             instances.call("store_then_divide", [(16, 5), (16, 0), (16, 10), (16, 0)])
         assert raised.value.traps == {1: "integer divide by zero", 3: "integer divide by zero"}
@@ -78,8 +94,8 @@ def test_spin_record_count_matches_the_lowered_code(module):
     assert len(code) == 13  # 12 loop records + the function's return
 
 
-def test_fuel_stops_exactly_at_the_budget_with_prior_effects(module):
-    with module.spawn(2, device="cpu") as instances:
+def test_fuel_stops_exactly_at_the_budget_with_prior_effects(module, target):
+    with module.spawn(2, **target) as instances:
         instances.call("spin", [3, 3])
         assert instances.last_call.instructions == 2 * spin_records(3)
         instances.reset()
@@ -98,15 +114,15 @@ def test_fuel_stops_exactly_at_the_budget_with_prior_effects(module):
             assert instances.call("counter") == [counter, counter]
 
 
-def test_fuel_zero_runs_nothing(module):
-    with module.spawn(1, device="cpu") as instances:
+def test_fuel_zero_runs_nothing(module, target):
+    with module.spawn(1, **target) as instances:
         with pytest.raises(wasmgpu.Trap, match="fuel exhausted"):
             instances.call("spin", [1], fuel=0)
         assert instances.call("counter") == [0]
 
 
-def test_cancel_is_checked_between_dispatches(module):
-    with module.spawn(2, device="cpu") as instances:
+def test_cancel_is_checked_between_dispatches(module, target):
+    with module.spawn(2, **target) as instances:
         instances.quantum = 1000
         checks = []
 
@@ -123,16 +139,16 @@ def test_cancel_is_checked_between_dispatches(module):
         assert instances.call("counter") == [5, 5]
 
 
-def test_long_calls_are_cut_into_quanta(module):
-    with module.spawn(1, device="cpu") as instances:
+def test_long_calls_are_cut_into_quanta(module, target):
+    with module.spawn(1, **target) as instances:
         instances.quantum = 100
         instances.call("spin", [50])
         assert instances.last_call.dispatches == (instances.last_call.instructions + 99) // 100
         assert instances.call("counter") == [50]
 
 
-def test_reset_restores_memory_globals_and_size(module):
-    with module.spawn(2, device="cpu", memory_pages=3) as instances:
+def test_reset_restores_memory_globals_and_size(module, target):
+    with module.spawn(2, **target, memory_pages=3) as instances:
         instances.write_memory(100, b"hello", instance=1)
         instances.call("spin", [4, 4])
         assert instances.call("grow", [1, 1]) == [1, 1]
@@ -145,19 +161,19 @@ def test_reset_restores_memory_globals_and_size(module):
         assert instances.read_memory(65536 + 8, 1, instance=0) == b"\x00"  # grown pages start zero
 
 
-def test_memory_grow_is_capped_by_the_reservation_and_the_declared_maximum(module):
-    with module.spawn(1, device="cpu", memory_pages=2) as instances:
+def test_memory_grow_is_capped_by_the_reservation_and_the_declared_maximum(module, target):
+    with module.spawn(1, **target, memory_pages=2) as instances:
         assert instances.call("grow", [1]) == [1]
         assert instances.call("grow", [1]) == [-1]  # beyond memory_pages
         assert instances.call("size") == [2]
-    with module.spawn(1, device="cpu", memory_pages=100) as instances:
+    with module.spawn(1, **target, memory_pages=100) as instances:
         assert instances.call("grow", [3]) == [1]
         assert instances.call("grow", [1]) == [-1]  # beyond the declared maximum of 4
         assert instances.read_memory(4 * 65536 - 4, 4) == bytes(4)
 
 
-def test_read_and_write_memory_check_their_arguments(module):
-    with module.spawn(2, device="cpu") as instances:
+def test_read_and_write_memory_check_their_arguments(module, target):
+    with module.spawn(2, **target) as instances:
         instances.write_memory(65530, b"abcdef", instance=1)
         assert instances.read_memory(65530, 6, instance=1) == b"abcdef"
         assert instances.read_memory(65530, 6, instance=0) == bytes(6)
@@ -173,15 +189,15 @@ def test_read_and_write_memory_check_their_arguments(module):
             instances.read_memory(-1, 1)
 
 
-def test_call_stack_exhaustion_traps(module):
-    with module.spawn(2, device="cpu", stack_size=64) as instances:
+def test_call_stack_exhaustion_traps(module, target):
+    with module.spawn(2, **target, stack_size=64) as instances:
         with pytest.raises(wasmgpu.Trap) as raised:
             instances.call("recurse")
         assert raised.value.traps == {0: "call stack exhausted", 1: "call stack exhausted"}
 
 
-def test_bad_inputs_name_the_argument_and_run_nothing(module):
-    with module.spawn(3, device="cpu") as instances:
+def test_bad_inputs_name_the_argument_and_run_nothing(module, target):
+    with module.spawn(3, **target) as instances:
         instances.call("store_then_divide", [(0, 1)] * 3)
         before = instances.last_call
         bad = [
@@ -226,8 +242,8 @@ def test_spawn_checks_its_arguments_before_allocating(module):
             module.spawn(n, **kwargs)
 
 
-def test_closed_instances_refuse_calls(module):
-    instances = module.spawn(1, device="cpu")
+def test_closed_instances_refuse_calls(module, target):
+    instances = module.spawn(1, **target)
     assert instances.resident_bytes >= 65536
     assert instances.adapter_info["device"] == "cpu"
     instances.close()
@@ -235,63 +251,63 @@ def test_closed_instances_refuse_calls(module):
         instances.call("nothing")
 
 
-def test_start_function_runs_at_spawn_and_reset():
+def test_start_function_runs_at_spawn_and_reset(target):
     b = ModuleBuilder()
     counter = b.global_(I32, i32_const(40))
     start = b.function([], [], GLOBAL_GET(counter) + i32_const(2) + b"\x6a" + GLOBAL_SET(counter))
     b.function([], [I32], GLOBAL_GET(counter), export="get")
     b.start = start
-    with wasmgpu.Module(b.build()).spawn(3, device="cpu") as instances:
+    with wasmgpu.Module(b.build()).spawn(3, **target) as instances:
         assert instances.call("get") == [42, 42, 42]
         instances.reset()
         assert instances.call("get") == [42, 42, 42]
 
 
-def test_trapping_start_function_fails_spawn():
+def test_trapping_start_function_fails_spawn(target):
     b = ModuleBuilder()
     b.start = b.function([], [], b"\x00")
     with pytest.raises(wasmgpu.Trap, match="unreachable"):
-        wasmgpu.Module(b.build()).spawn(2, device="cpu")
+        wasmgpu.Module(b.build()).spawn(2, **target)
 
 
-def test_out_of_bounds_data_segment_fails_spawn():
+def test_out_of_bounds_data_segment_fails_spawn(target):
     b = ModuleBuilder()
     b.set_memory(1)
     b.active_data(65534, b"abc")
     b.function([], [], b"", export="f")
     with pytest.raises(wasmgpu.Trap, match="out of bounds memory access"):
-        wasmgpu.Module(b.build()).spawn(1, device="cpu")
+        wasmgpu.Module(b.build()).spawn(1, **target)
 
 
-def test_host_imports_link_by_name_and_type():
+def test_host_imports_link_by_name_and_type(target):
     b = ModuleBuilder()
     b.import_function("spectest", "print_i32", [I32], [])
     b.function([I32], [I32], LOCAL_GET(0) + b"\x10\x00" + LOCAL_GET(0), export="echo")
     module = wasmgpu.Module(b.build(), host_modules=["spectest"])
-    with module.spawn(2, device="cpu") as instances:
+    with module.spawn(2, **target) as instances:
         assert instances.call("echo", [7, 8]) == [7, 8]
     for name, params, match in [("print_i33", [I32], "unknown import"), ("print_i32", [I64], "incompatible")]:
         b = ModuleBuilder()
         b.import_function("spectest", name, params, [])
         b.function([], [], b"", export="f")
         with pytest.raises(wasmgpu.LinkError, match=match):
-            wasmgpu.Module(b.build(), host_modules=["spectest"]).spawn(1, device="cpu")
+            wasmgpu.Module(b.build(), host_modules=["spectest"]).spawn(1, **target)
 
 
-def test_wasi_imports_load_but_spawn_says_later():
+def test_wasi_imports_load_but_spawn_says_later(target):
     b = ModuleBuilder()
     b.import_function("wasi_snapshot_preview1", "proc_exit", [I32], [])
     b.function([], [], b"", export="_start")
     module = wasmgpu.Module(b.build())
     with pytest.raises(NotImplementedError, match="WASI lands in a later issue"):
-        module.spawn(1, device="cpu")
+        module.spawn(1, **target)
 
 
-def test_last_call_reports_phases_and_counters(module):
-    with module.spawn(4, device="cpu") as instances:
+def test_last_call_reports_phases_and_counters(module, target):
+    with module.spawn(4, **target) as instances:
         instances.call("spin", [10, 20, 30, 40])
         stats = instances.last_call
-        assert stats.execution == "auto" and stats.device == "cpu"
+        assert stats.execution == "auto" and stats.device == instances.device
         assert stats.interpreted_instructions == stats.instructions == sum(spin_records(k) for k in (10, 20, 30, 40))
         assert stats.compiled_instructions == 0
         assert stats.dispatches == 1
@@ -312,3 +328,36 @@ def test_100003_instances_on_the_cpu_device():
         assert results == [(3 * i, i) for i in range(n)]
         results = instances.call("step", list(range(n)))
         assert results[-1] == (3 * (n - 1), 2 * (n - 1))
+
+
+def test_10000_instances_on_vulkan(target):
+    if target.get("device") == "cpu":
+        pytest.skip("the cpu device runs 100,003 above")
+    b = ModuleBuilder()
+    b.set_memory(1)
+    # collatz(n): steps to reach 1 (data-dependent lengths across instances), stored at 0.
+    body = (b"\x02\x40\x03\x40" + LOCAL_GET(0) + i32_const(1) + b"\x46\x0d\x01" +
+            LOCAL_GET(0) + i32_const(1) + b"\x71\x04\x40" + LOCAL_GET(0) + i32_const(3) + b"\x6c" + i32_const(1) +
+            b"\x6a\x21\x00\x05" + LOCAL_GET(0) + i32_const(1) + b"\x76\x21\x00\x0b" +
+            LOCAL_GET(1) + i32_const(1) + b"\x6a\x21\x01\x0c\x00\x0b\x0b" +
+            i32_const(0) + LOCAL_GET(1) + I32_STORE + LOCAL_GET(1))
+    b.function([I32], [I32], body, locals=[I32], export="collatz")
+    n = 10_000
+
+    def steps(x):
+        count = 0
+        while x != 1:
+            x = 3 * x + 1 if x & 1 else x >> 1
+            count += 1
+        return count
+
+    with wasmgpu.Module(b.build()).spawn(n, **target) as instances:
+        results = instances.call("collatz", [i + 1 for i in range(n)])
+        assert results == [steps(i + 1) for i in range(n)]
+        assert instances.read_memory(0, 4, instance=n - 1) == steps(n).to_bytes(4, "little")
+        assert instances.last_call.dispatches > 1
+
+
+def test_spawn_too_large_for_the_device_fails_before_allocating(module, target):
+    with pytest.raises(ValueError, match="more than"):
+        module.spawn(2**31, memory_pages=4, **target)

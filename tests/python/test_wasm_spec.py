@@ -4,6 +4,8 @@ Every command runs on the cpu device (8 instances per module, all must agree): m
 assert_malformed (binary), assert_invalid, assert_return (exact bits, NaN classes),
 assert_trap / assert_exhaustion (the spec's reason), assert_uninstantiable,
 assert_unlinkable, action, register. Zero failures; what is outside the profile is pinned.
+The second parametrisation runs every suite again on the selected Vulkan device (lavapipe
+in CI): skipped without one, failed instead under WAVESTACK_REQUIRE_GPU=1.
 """
 
 import importlib.util
@@ -12,6 +14,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from conftest import gpu_required
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -40,6 +44,29 @@ EXPECTED_OUTSIDE_PROFILE_MODULES = {
 @pytest.fixture(scope="module")
 def results():
     return {name: runner.run_suite(name) for name in runner.suite_names()}
+
+
+@pytest.fixture(scope="module")
+def vulkan_results():
+    import wasmgpu
+
+    if wasmgpu._native.select_device(False) is None:
+        reason = "no usable Vulkan device (software adapters need WAVESTACK_ALLOW_SOFTWARE_GPU=1)"
+        if gpu_required():
+            pytest.fail(reason + " (WAVESTACK_REQUIRE_GPU=1)")
+        pytest.skip(reason)
+    return {name: runner.run_suite(name, device="gpu") for name in runner.suite_names()}
+
+
+@pytest.mark.parametrize("suite", runner.suite_names() if runner.CORE_DIR.is_dir() else [])
+def test_suite_has_no_failures_on_vulkan(vulkan_results, suite):
+    result = vulkan_results[suite]
+    assert result.failures == [], "\n".join(result.failures)
+
+
+def test_vulkan_counts_equal_the_cpu_counts(results, vulkan_results):
+    for name, result in results.items():
+        assert vulkan_results[name].by_type == result.by_type, name
 
 
 def test_all_90_core_suites_and_27928_commands_are_covered(results):

@@ -84,11 +84,20 @@ def load(path: Path):
     return wasmgpu.Module(path, host_modules=HOST_MODULES)
 
 
+def uses_memory_grow(module) -> bool:
+    native = module._native
+    first = native.imported_function_count
+    return any(op == 0x40 for k in range(native.function_count - first) for op, *_ in native.lowered_code(k))
+
+
 def spawn(module, device: str):
+    # Reserve growth only for modules that can grow their memory: a GPU backs the whole
+    # reservation, and a script keeps several modules alive.
+    pages = MEMORY_PAGES if uses_memory_grow(module) else 0
     if device == "cpu":
-        return module.spawn(INSTANCES, memory_pages=MEMORY_PAGES, stack_size=STACK_SLOTS, device="cpu",
+        return module.spawn(INSTANCES, memory_pages=pages, stack_size=STACK_SLOTS, device="cpu",
                             table_entries=TABLE_ENTRIES)
-    return module.spawn(INSTANCES, memory_pages=MEMORY_PAGES, stack_size=STACK_SLOTS, allow_software=True,
+    return module.spawn(INSTANCES, memory_pages=pages, stack_size=STACK_SLOTS, allow_software=True,
                         table_entries=TABLE_ENTRIES)
 
 
@@ -150,6 +159,13 @@ class Script:
                 self.outside_by_name[name] = error
                 if name is None:
                     self.current_outside = error
+
+    def release_current(self) -> None:
+        """Closes the current module's instances unless a name still refers to them."""
+        current = self.current
+        if current is not None and all(current is not named for named in self.by_name.values()):
+            current.close()
+            self.spawned = [instances for instances in self.spawned if instances is not current]
 
     def close(self) -> None:
         for instances in self.spawned:
@@ -228,6 +244,7 @@ def run_suite(name: str, directory: Path = CORE_DIR, device: str = "cpu") -> Sui
             kind = command["type"]
             where = f"{name}:{command['line']} {kind}"
             if kind == "module":
+                script.release_current()
                 script.current = None
                 try:
                     module = load(suite_dir / command["filename"])
