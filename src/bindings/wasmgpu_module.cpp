@@ -128,21 +128,27 @@ NB_MODULE(_native, module) {
              for (wasm::ValType t : type.results) results.append(wasm::val_type_name(t));
              return nb::make_tuple(params, results);
            })
-      .def_prop_ro("start", [](const bindings::NativeModule& self) -> nb::object {
-        if (!self.module.start) return nb::none();
-        return nb::int_(*self.module.start);
-      })
-      .def_prop_ro("memory_limits", [](const bindings::NativeModule& self) -> nb::object {
-        if (self.module.memories.empty()) return nb::none();
-        const auto& limits = self.module.memories[0].limits;
-        return nb::make_tuple(limits.min, limits.max ? nb::object(nb::int_(*limits.max)) : nb::object(nb::none()));
-      })
-      .def_prop_ro("table_limits", [](const bindings::NativeModule& self) {
-        nb::list tables;
-        for (const auto& table : self.module.tables)
-          tables.append(nb::make_tuple(table.limits.min, table.limits.max ? nb::object(nb::int_(*table.limits.max)) : nb::object(nb::none())));
-        return tables;
-      })
+      .def_prop_ro("start",
+                   [](const bindings::NativeModule& self) -> nb::object {
+                     if (!self.module.start) return nb::none();
+                     return nb::int_(*self.module.start);
+                   })
+      .def_prop_ro("memory_limits",
+                   [](const bindings::NativeModule& self) -> nb::object {
+                     if (self.module.memories.empty()) return nb::none();
+                     const auto& limits = self.module.memories[0].limits;
+                     return nb::make_tuple(limits.min,
+                                           limits.max ? nb::object(nb::int_(*limits.max)) : nb::object(nb::none()));
+                   })
+      .def_prop_ro(
+          "table_limits",
+          [](const bindings::NativeModule& self) {
+            nb::list tables;
+            for (const auto& table : self.module.tables)
+              tables.append(nb::make_tuple(table.limits.min, table.limits.max ? nb::object(nb::int_(*table.limits.max))
+                                                                              : nb::object(nb::none())));
+            return tables;
+          })
       .def("function_record",
            [](const bindings::NativeModule& self, std::uint32_t defined_index) {
              const auto& functions = self.module.program.functions;
