@@ -245,7 +245,11 @@ def test_spawn_checks_its_arguments_before_allocating(module):
 def test_closed_instances_refuse_calls(module, target):
     instances = module.spawn(1, **target)
     assert instances.resident_bytes >= 65536
-    assert instances.adapter_info["device"] == "cpu"
+    info = instances.adapter_info
+    if target.get("device") == "cpu":
+        assert instances.device == "cpu" and info["device"] == "cpu"
+    else:
+        assert instances.device == info["name"] == wasmgpu._native.select_device(False)["name"]
     instances.close()
     with pytest.raises(RuntimeError, match="closed"):
         instances.call("nothing")

@@ -1,4 +1,4 @@
-"""Every numeric instruction on the cpu device against wasmtime, on random and special
+"""Every numeric instruction on the cpu device (and the selected Vulkan device) against wasmtime, on random and special
 operands: one tiny module (built here from bytes) exports one function per instruction,
 taking and returning integer bit patterns (floats are reinterpreted inside the module, so
 no NaN payload is touched by Python). Each instance gets its own operands; every result
@@ -14,6 +14,7 @@ from wasm_builder import F32, F64, I32, I64, ModuleBuilder, uleb
 
 wasmtime = pytest.importorskip("wasmtime", reason="the wasmtime package is the oracle (pip install wasmtime)")
 import wasmgpu  # noqa: E402
+from conftest import gpu_required  # noqa: E402
 
 ROWS = 384
 SEED = 20261130
@@ -133,12 +134,21 @@ def is_arithmetic(bits: int, kind: int) -> bool:
 BIT_EXACT = {0x8B, 0x8C, 0x98, 0x99, 0x9A, 0xA6, 0xBC, 0xBD, 0xBE, 0xBF}
 
 
-@pytest.fixture(scope="module")
-def engines():
+@pytest.fixture(scope="module", params=["cpu", "vulkan"])
+def engines(request):
+    if request.param == "cpu":
+        target = {"device": "cpu"}
+    else:
+        if wasmgpu._native.select_device(False) is None:
+            reason = "no usable Vulkan device (software adapters need WAVESTACK_ALLOW_SOFTWARE_GPU=1)"
+            if gpu_required():
+                pytest.fail(reason + " (WAVESTACK_REQUIRE_GPU=1)")
+            pytest.skip(reason)
+        target = {}
     binary = build_module()
     store = wasmtime.Store()
     instance = wasmtime.Instance(store, wasmtime.Module(store.engine, binary), [])
-    with wasmgpu.Module(binary).spawn(ROWS, device="cpu") as instances:
+    with wasmgpu.Module(binary).spawn(ROWS, **target) as instances:
         yield store, instance, instances
 
 
