@@ -37,7 +37,7 @@ def show(stats: wasmgpu.CallStats) -> None:
     print(f"  {stats.function}: {stats.instructions:,} instructions in {stats.dispatches} dispatches; "
           f"preparation {stats.preparation_seconds * 1e3:.1f} ms, upload {stats.upload_seconds * 1e3:.1f} ms, "
           f"dispatch {stats.dispatch_seconds * 1e3:.1f} ms, readback {stats.readback_seconds * 1e3:.1f} ms, "
-          f"decoding {stats.decoding_seconds * 1e3:.1f} ms (execution: {stats.execution} -> interpreter)")
+          f"decoding {stats.decoding_seconds * 1e3:.1f} ms (execution={stats.execution!r} ran as {stats.executed_as})")
 
 
 def main() -> int:

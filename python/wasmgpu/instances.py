@@ -41,7 +41,8 @@ class Reference(NamedTuple):
 class CallStats:
     """What the last call did and where the time went (seconds per phase)."""
     function: str = ""
-    execution: str = "interpreter"  # "auto" runs the interpreter until compiled mode lands
+    execution: str = "auto"         # the mode the module asked for
+    executed_as: str = "interpreter"  # what ran: "auto" runs the interpreter until compiled mode lands
     device: str = "cpu"
     preparation_seconds: float = 0.0  # input validation and packing
     upload_seconds: float = 0.0       # writing arguments into the instances' stacks, starting the call

@@ -311,7 +311,8 @@ def test_last_call_reports_phases_and_counters(module, target):
     with module.spawn(4, **target) as instances:
         instances.call("spin", [10, 20, 30, 40])
         stats = instances.last_call
-        assert stats.execution == "auto" and stats.device == instances.device
+        assert stats.execution == "auto" and stats.executed_as == "interpreter"
+        assert stats.device == instances.device
         assert stats.interpreted_instructions == stats.instructions == sum(spin_records(k) for k in (10, 20, 30, 40))
         assert stats.compiled_instructions == 0
         assert stats.dispatches == 1
