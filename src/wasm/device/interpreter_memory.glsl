@@ -63,26 +63,12 @@ void memory_write(uint ea, uint n, uvec2 v) {
   }
 }
 
-// Loads 0x28..0x35: how many bytes, whether the value sign-extends and whether it is 64-bit.
+// Loads 0x28..0x35: how many bytes. i32/i64/f32/f64.load are 4, 8, 4, 8; then come pairs
+// (signed, unsigned) of 8-, 16-bit loads into i32, and 8-, 16-, 32-bit loads into i64.
 uint load_width(uint op) {
-  uint n = 0u;
-  switch (op) {
-    case 0x28u: n = 4u; break;
-    case 0x29u: n = 8u; break;
-    case 0x2Au: n = 4u; break;
-    case 0x2Bu: n = 8u; break;
-    case 0x2Cu: n = 1u; break;
-    case 0x2Du: n = 1u; break;
-    case 0x2Eu: n = 2u; break;
-    case 0x2Fu: n = 2u; break;
-    case 0x30u: n = 1u; break;
-    case 0x31u: n = 1u; break;
-    case 0x32u: n = 2u; break;
-    case 0x33u: n = 2u; break;
-    case 0x34u: n = 4u; break;
-    default: n = 4u; break;  // 0x35
-  }
-  return n;
+  if (op <= 0x2Bu) return (op & 1u) != 0u ? 8u : 4u;
+  uint pair = (op - 0x2Cu) >> 1u;  // 0..4: 8, 16 (i32), 8, 16, 32 (i64)
+  return pair == 4u ? 4u : ((pair & 1u) != 0u ? 2u : 1u);
 }
 
 // The loaded bytes as the instruction's result type.
@@ -99,19 +85,12 @@ uvec2 load_extend(uint op, uvec2 v) {
   return r;
 }
 
-// Stores 0x36..0x3E: bytes written.
+// Stores 0x36..0x3E: bytes written. i32/i64/f32/f64.store are 4, 8, 4, 8; then i32.store8,
+// i32.store16, i64.store8, i64.store16, i64.store32.
 uint store_width(uint op) {
-  uint n = 4u;
-  switch (op) {
-    case 0x37u: n = 8u; break;
-    case 0x39u: n = 8u; break;
-    case 0x3Au: n = 1u; break;
-    case 0x3Bu: n = 2u; break;
-    case 0x3Cu: n = 1u; break;
-    case 0x3Du: n = 2u; break;
-    default: n = 4u; break;
-  }
-  return n;
+  if (op <= 0x39u) return (op & 1u) != 0u ? 8u : 4u;
+  uint k = op - 0x3Au;  // 0..4: 8, 16 (i32), 8, 16, 32 (i64)
+  return k == 4u ? 4u : ((k & 1u) != 0u ? 2u : 1u);
 }
 
 // end = start + n without wrap-around, and end <= limit.
