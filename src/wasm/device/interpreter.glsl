@@ -531,7 +531,7 @@ uint interp_run(uint quantum, uint budget) {
     }
     if (charged) records += 1u;
     iterations += 1u;
-    r.work += 1u + (interp_is_numeric(op) ? 64u : 0u);
+    r.work += 1u + need;  // copies are counted again where they happen: an upper bound
     r.pc += 1u;
     if (interp_is_numeric(op)) {
       uvec2 b = uvec2(0u, 0u);
