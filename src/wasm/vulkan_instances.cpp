@@ -118,7 +118,9 @@ VulkanInstances::VulkanInstances(const Module& module, std::uint32_t count, cons
                                 "-byte buffer slice, more than " + device.name + "'s storage buffer range (" +
                                 std::to_string(range) + " bytes)");
   }
-  per_group_ = static_cast<std::uint32_t>(std::min<std::uint64_t>(count, range / widest));
+  // A group is one dispatch: within the buffer range and the workgroup count limit.
+  const std::uint64_t max_invocations = std::uint64_t{device.limits.max_workgroup_count[0]} * kWorkgroup;
+  per_group_ = static_cast<std::uint32_t>(std::min<std::uint64_t>({count, range / widest, max_invocations}));
   const std::uint64_t per_instance = 4ull * (image_.state_words + image_.memory_words + io_stride_);
   const std::uint64_t total =
       per_instance * count + 4ull * (image_.program.size() + image_.state_words + image_.memory.size()) + 4;

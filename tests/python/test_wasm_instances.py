@@ -429,3 +429,27 @@ def test_callee_locals_start_at_zero_when_cleared_in_chunks(target):
         instances.call("dirty")
         assert instances.call("clean") == [0, 0]
         assert instances.last_call.instructions == 2 * 2  # per instance: local.get, return
+
+
+def test_instances_spread_over_several_buffer_groups(target):
+    # 600 reserved pages (37.5 MiB) per instance: on a device with a 128 MiB storage buffer
+    # range (lavapipe) at most 3 instances share a buffer, so 10 instances need 4 groups.
+    b = ModuleBuilder()
+    b.set_memory(1)
+    b.function([I32, I32], [I32], LOCAL_GET(0) + LOCAL_GET(1) + I32_STORE + i32_const(100) + LOCAL_GET(1) + b"\x6d",
+               export="store_then_divide")
+    b.function([I32], [I32], LOCAL_GET(0) + b"\x40\x00", export="grow")
+    module = wasmgpu.Module(b.build())
+    with module.spawn(10, stack_size=64, **target) as instances:
+        small = instances.resident_bytes
+    with module.spawn(10, memory_pages=600, stack_size=64, **target) as instances:
+        assert instances.resident_bytes >= small + 10 * 599 * 65536
+        assert instances.call("store_then_divide", [(4 * i, i + 1) for i in range(10)]) == [
+            100 // (i + 1) for i in range(10)]
+        for i in (0, 3, 9):
+            assert instances.read_memory(4 * i, 4, instance=i) == (i + 1).to_bytes(4, "little")
+            assert instances.read_memory(4 * ((i + 1) % 10), 4, instance=i) == bytes(4)
+        assert instances.call("grow", [2] * 10) == [1] * 10
+        instances.write_memory(3 * 65536 - 1, b"z", instance=7)
+        assert instances.read_memory(3 * 65536 - 1, 1, instance=7) == b"z"
+        assert instances.read_memory(3 * 65536 - 1, 1, instance=6) == b"\x00"
