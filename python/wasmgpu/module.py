@@ -162,11 +162,95 @@ class Module:
         self.exports: List[Export] = [Export(name, kind) for name, kind, _ in self._native.exports]
         self.imports: List[Import] = [Import(*entry) for entry in self._native.imports]
 
-    def spawn(self, *args, **kwargs):
-        raise NotImplementedError("instances land with the interpreter")
+    def spawn(self, n: int, wasi=None, memory_pages: Optional[int] = None, stack_size: Optional[int] = None,
+              device: Optional[str] = None, allow_software: bool = False, *,
+              table_entries: Optional[int] = None) -> "Instances":
+        """Creates ``n`` independent instances (a context manager; ``close()`` releases them).
+
+        ``memory_pages`` reserves linear memory per instance (default: the declared minimum;
+        ``memory.grow`` returns -1 beyond the reservation or the declared maximum).
+        ``stack_size`` is the value stack per instance in 64-bit slots (locals, operands and
+        two slots per frame; default 4096); a call that does not fit traps with "call stack
+        exhausted". ``table_entries`` (an extension) reserves entries per table for
+        ``table.grow`` (default: each table's minimum). ``device="cpu"`` runs the interpreter
+        natively on a thread pool; the default (None) is the best hardware Vulkan GPU, a
+        software adapter (lavapipe) only with ``allow_software=True`` or
+        WAVESTACK_ALLOW_SOFTWARE_GPU=1. There is no fallback between the two.
+        """
+        return _spawn(self, n, wasi, memory_pages, stack_size, device, allow_software, table_entries)
 
     def __repr__(self) -> str:
         return f"<wasmgpu.Module: {len(self.exports)} exports, {len(self.imports)} imports>"
+
+
+def _check_count(name: str, value, low: int, high: int, default: Optional[int]) -> int:
+    if value is None and default is not None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name}: expected an int, got {type(value).__name__}")
+    if not low <= value <= high:
+        raise ValueError(f"{name}: must be between {low} and {high}, got {value}")
+    return value
+
+
+def _cpu_adapter_info() -> dict:
+    import platform
+
+    return {"device": "cpu", "name": platform.processor() or platform.machine() or "cpu",
+            "threads": os.cpu_count(), "is_software": False, "vendor": "host"}
+
+
+def _resolve_device(device, allow_software):
+    """'cpu', or the Vulkan device's description (list_devices())."""
+    if device is not None and not isinstance(device, str):
+        raise TypeError(f"device: expected None or 'cpu', got {type(device).__name__}")
+    if not isinstance(allow_software, bool):
+        raise TypeError(f"allow_software: expected a bool, got {type(allow_software).__name__}")
+    if device == "cpu":
+        return "cpu"
+    if device is not None:
+        raise ValueError(f"device: unknown device {device!r}; use None (the best Vulkan GPU) or 'cpu'")
+    gpu = _native.select_device(allow_software)
+    if gpu is None:
+        raise RuntimeError("device: no Vulkan GPU found (software adapters such as lavapipe need "
+                           "allow_software=True or WAVESTACK_ALLOW_SOFTWARE_GPU=1); pass device='cpu' to run "
+                           "the interpreter on the CPU")
+    return gpu
+
+
+# Instructions per instance per dispatch on Vulkan: short dispatches keep GPU watchdogs quiet
+# and every loop of an invocation bounded (the native layer caps it at 1024, see
+# vulkan_instances.cpp).
+VULKAN_QUANTUM = 1024
+
+
+def _spawn(module: "Module", n, wasi, memory_pages, stack_size, device, allow_software, table_entries):
+    from wasmgpu.errors import InstantiationTrapped, Trap
+    from wasmgpu.instances import Instances
+
+    n = _check_count("n", n, 1, 2**32 - 1, None)
+    memory_pages = _check_count("memory_pages", memory_pages, 0, 65535, 0)
+    stack_size = _check_count("stack_size", stack_size, 2, 2**28, 4096)
+    table_entries = _check_count("table_entries", table_entries, 0, 2**28, 0)
+    if wasi is not None:
+        raise NotImplementedError("wasi: WASI lands in a later issue")
+    device = _resolve_device(device, allow_software)
+    if any(entry.module == "wasi_snapshot_preview1" for entry in module.imports):
+        raise NotImplementedError("the module imports wasi_snapshot_preview1: WASI lands in a later issue")
+    try:
+        if device == "cpu":
+            native = _native.spawn_cpu(module._native, n, memory_pages, table_entries, stack_size)
+        else:
+            native = _native.spawn_vulkan(module._native, n, memory_pages, table_entries, stack_size,
+                                          device["index"])
+    except InstantiationTrapped as trapped:
+        reason = str(trapped)
+        raise Trap(f"instantiation trapped: {reason}", {i: reason for i in range(n)}, [None] * n) from None
+    if device == "cpu":
+        return Instances(module, native, n, "cpu", _cpu_adapter_info())
+    instances = Instances(module, native, n, device["name"], dict(device))
+    instances.quantum = VULKAN_QUANTUM
+    return instances
 
 
 __all__ = ["Module", "Export", "Import", "EXECUTION_MODES", "KNOWN_HOST_MODULES"]

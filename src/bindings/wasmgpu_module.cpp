@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "bindings/runtime_bindings.hpp"
+#include "bindings/wasmgpu_native_module.hpp"
 #include "wasm/decoder.hpp"
 #include "wasm/errors.hpp"
 #include "wasm/loader.hpp"
@@ -18,11 +19,6 @@ using namespace nb::literals;
 
 namespace wavestack::bindings {
 namespace {
-
-// A loaded (decoded and validated) module, immutable once built.
-struct NativeModule {
-  wasm::Module module;
-};
 
 // Raises the Python class `name` of wasmgpu.errors, which carries offset, reason and
 // feature as attributes (a plain nanobind exception type could only carry a message).
@@ -122,6 +118,37 @@ NB_MODULE(_native, module) {
              if (index >= self.module.function_types.size()) throw nb::index_error("index: no such function");
              return bindings::signature(self.module.function_type(index));
            })
+      .def("function_type",
+           [](const bindings::NativeModule& self, std::uint32_t index) {
+             if (index >= self.module.function_types.size()) throw nb::index_error("index: no such function");
+             const wasm::FuncType& type = self.module.function_type(index);
+             nb::list params;
+             nb::list results;
+             for (wasm::ValType t : type.params) params.append(wasm::val_type_name(t));
+             for (wasm::ValType t : type.results) results.append(wasm::val_type_name(t));
+             return nb::make_tuple(params, results);
+           })
+      .def_prop_ro("start",
+                   [](const bindings::NativeModule& self) -> nb::object {
+                     if (!self.module.start) return nb::none();
+                     return nb::int_(*self.module.start);
+                   })
+      .def_prop_ro("memory_limits",
+                   [](const bindings::NativeModule& self) -> nb::object {
+                     if (self.module.memories.empty()) return nb::none();
+                     const auto& limits = self.module.memories[0].limits;
+                     return nb::make_tuple(limits.min,
+                                           limits.max ? nb::object(nb::int_(*limits.max)) : nb::object(nb::none()));
+                   })
+      .def_prop_ro(
+          "table_limits",
+          [](const bindings::NativeModule& self) {
+            nb::list tables;
+            for (const auto& table : self.module.tables)
+              tables.append(nb::make_tuple(table.limits.min, table.limits.max ? nb::object(nb::int_(*table.limits.max))
+                                                                              : nb::object(nb::none())));
+            return tables;
+          })
       .def("function_record",
            [](const bindings::NativeModule& self, std::uint32_t defined_index) {
              const auto& functions = self.module.program.functions;
@@ -151,6 +178,7 @@ NB_MODULE(_native, module) {
         wasm::validate_module(decoded);
       },
       "data"_a, "Decodes and validates only (no import policy); for differential tests");
+  bindings::bind_instances(module);
   module.attr("OP_JUMP") = wasm::op::kJump;
   module.attr("OP_JUMP_IF_ZERO") = wasm::op::kJumpIfZero;
   module.attr("OP_BR_TABLE_ENTRY") = wasm::op::kBrTableEntry;

@@ -134,9 +134,18 @@ def test_bad_host_modules_are_named():
         wasmgpu.Module(ADD, host_modules="spectest")
 
 
-def test_spawn_waits_for_the_interpreter():
-    with pytest.raises(NotImplementedError, match="instances land with the interpreter"):
-        wasmgpu.Module(ADD).spawn(4)
+def test_spawn_on_the_default_device_uses_a_gpu_or_says_how_to_choose():
+    # Without device= the best Vulkan GPU is used; without one, the error names
+    # allow_software and device='cpu'. Never a silent fallback to the cpu device.
+    gpu = wasmgpu._native.select_device(False)
+    if gpu is None:
+        with pytest.raises(RuntimeError, match="device='cpu'"):
+            wasmgpu.Module(ADD).spawn(4)
+    else:
+        with wasmgpu.Module(ADD).spawn(4) as instances:
+            assert instances.device == gpu["name"] and instances.adapter_info["index"] == gpu["index"]
+    with wasmgpu.Module(ADD).spawn(4, device="cpu") as instances:
+        assert instances.device == "cpu"
 
 
 # --- load errors

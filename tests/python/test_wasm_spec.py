@@ -1,8 +1,11 @@
 """The spec runner over every core suite of ../shared/wasm-spec, and the SIMD suites.
 
-This build decodes and validates: every module, assert_malformed (binary) and
-assert_invalid command must get the spec's verdict; execution commands are counted as
-needing instances (see tests/wasm_spec/runner.py), never as passed.
+Every command runs on the cpu device (8 instances per module, all must agree): modules,
+assert_malformed (binary), assert_invalid, assert_return (exact bits, NaN classes),
+assert_trap / assert_exhaustion (the spec's reason), assert_uninstantiable,
+assert_unlinkable, action, register. Zero failures; what is outside the profile is pinned.
+The second parametrisation runs every suite again on the selected Vulkan device (lavapipe
+in CI): skipped without one, failed instead under WAVESTACK_REQUIRE_GPU=1.
 """
 
 import importlib.util
@@ -11,6 +14,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from conftest import gpu_required
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -41,6 +46,29 @@ def results():
     return {name: runner.run_suite(name) for name in runner.suite_names()}
 
 
+@pytest.fixture(scope="module")
+def vulkan_results():
+    import wasmgpu
+
+    if wasmgpu._native.select_device(False) is None:
+        reason = "no usable Vulkan device (software adapters need WAVESTACK_ALLOW_SOFTWARE_GPU=1)"
+        if gpu_required():
+            pytest.fail(reason + " (WAVESTACK_REQUIRE_GPU=1)")
+        pytest.skip(reason)
+    return {name: runner.run_suite(name, device="gpu") for name in runner.suite_names()}
+
+
+@pytest.mark.parametrize("suite", runner.suite_names() if runner.CORE_DIR.is_dir() else [])
+def test_suite_has_no_failures_on_vulkan(vulkan_results, suite):
+    result = vulkan_results[suite]
+    assert result.failures == [], "\n".join(result.failures)
+
+
+def test_vulkan_counts_equal_the_cpu_counts(results, vulkan_results):
+    for name, result in results.items():
+        assert vulkan_results[name].by_type == result.by_type, name
+
+
 def test_all_90_core_suites_and_27928_commands_are_covered(results):
     assert len(results) == 90
     total = sum(sum(result.counts.values()) for result in results.values())
@@ -65,10 +93,33 @@ def test_text_modules_are_not_applicable_and_nothing_else_is(results):
     assert not_applicable == 567  # the assert_malformed commands on .wat text
 
 
-def test_execution_commands_are_never_counted_as_passed(results):
+# Passed commands per type on the cpu device; everything else is not applicable (text
+# modules) or outside the profile (module linking, and what depends on it).
+EXPECTED_PASSED = {
+    "action": 129, "assert_exhaustion": 15, "assert_invalid": 1475, "assert_malformed": 736,
+    "assert_return": 20864, "assert_trap": 1490, "assert_uninstantiable": 27, "assert_unlinkable": 20,
+    "module": 1060, "register": 17,
+}
+
+
+def test_every_command_type_passes_on_the_cpu_device(results):
+    passed = {}
     for result in results.values():
-        for command_type in runner.EXECUTION_COMMANDS:
-            assert result.by_type.get(command_type, {}).get("passed", 0) == 0
+        for command_type, counts in result.by_type.items():
+            passed[command_type] = passed.get(command_type, 0) + counts["passed"]
+    assert passed == EXPECTED_PASSED
+    total = {outcome: sum(r.counts[outcome] for r in results.values()) for outcome in runner.OUTCOMES}
+    assert total == {"passed": 25833, "failed": 0, "not_applicable": 567, "outside_profile": 1528}
+
+
+def test_outside_profile_execution_needs_module_linking(results):
+    # Every execution command outside the profile runs a module that imports from another
+    # wasm module, or a module whose state such a module shares.
+    for result in results.values():
+        for entry in result.outside_profile:
+            if " module: " in entry:
+                continue
+            assert "is imported from a module that is not a host module" in entry, entry
 
 
 def test_outside_profile_modules_are_exactly_the_linking_ones(results):

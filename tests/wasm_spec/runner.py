@@ -1,27 +1,27 @@
 #!/usr/bin/env python3
 """Spec-test runner for wasmgpu over ../shared/wasm-spec (wast2json output).
 
-This build decodes and validates; instances arrive with the device interpreter. Every
-command of every suite gets exactly one outcome:
+Every command of every suite gets exactly one outcome:
 
-- passed: ``module`` loaded; ``assert_malformed`` raised MalformedModule; ``assert_invalid``
-  raised InvalidModule; ``assert_unlinkable``/``assert_uninstantiable`` modules loaded
-  (their linking or instantiation is the part that needs instances, see below).
-- failed: anything else (a wrong verdict or a wrong exception type).
+- passed: ``module`` loaded and instantiated on INSTANCES instances; ``assert_malformed``
+  raised MalformedModule; ``assert_invalid`` raised InvalidModule; ``assert_unlinkable``
+  raised LinkError at spawn and ``assert_uninstantiable`` raised Trap at spawn, with the
+  spec's reason; ``assert_return`` / ``action`` returned exactly the expected bits (NaN
+  patterns by class) on every instance; ``assert_trap`` / ``assert_exhaustion`` trapped
+  with the spec's reason on every instance; ``register`` named an instantiated module.
+- failed: anything else.
 - not applicable: ``assert_malformed`` on a text-format ``.wat`` module (binary-only engine).
 - outside the profile: the module raised UnsupportedFeature (the reason is listed per
   suite), and every later command that needs that module.
-- needs instances: execution commands (assert_return, assert_trap, action,
-  assert_exhaustion, register) and the link/instantiate step of assert_unlinkable and
-  assert_uninstantiable. Not run in this build; counted, never passed.
 
-Run ``python tests/wasm_spec/runner.py [suite ...]`` for per-suite and total counts.
+Run ``python tests/wasm_spec/runner.py [--device cpu|gpu] [suite ...]`` for counts.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,11 +32,19 @@ SPEC_DIR = ROOT.parent / "shared" / "wasm-spec"
 CORE_DIR = SPEC_DIR / "core"
 SIMD_DIR = SPEC_DIR / "simd"
 
-# The spec scripts' host module; the runner (later: the device) provides it.
+# The spec scripts' host module; the device defines it (host_modules.cpp).
 HOST_MODULES = ("spectest",)
+# Every module runs on this many instances, whose results must all agree.
+INSTANCES = 8
+# Reservations for growth: the scripts grow memories by up to ~800 pages and tables by ~800
+# entries from a small minimum; the declared maximum still caps both.
+MEMORY_PAGES = 1024
+TABLE_ENTRIES = 1024
+STACK_SLOTS = 8192
 
-OUTCOMES = ("passed", "failed", "not_applicable", "outside_profile", "needs_instances")
+OUTCOMES = ("passed", "failed", "not_applicable", "outside_profile")
 EXECUTION_COMMANDS = ("assert_return", "assert_trap", "action", "assert_exhaustion", "register")
+NULL_REF = 0xFFFFFFFF
 
 
 @dataclass
@@ -60,6 +68,10 @@ class SuiteResult:
         per_type = self.by_type.setdefault(command_type, {o: 0 for o in OUTCOMES})
         per_type[outcome] += 1
 
+    def fail(self, command_type: str, entry: str) -> None:
+        self.failures.append(entry)
+        self.record(command_type, "failed")
+
 
 def suite_names(directory: Path = CORE_DIR) -> List[str]:
     return sorted(path.name for path in directory.iterdir() if (path / f"{path.name}.json").is_file())
@@ -72,83 +84,236 @@ def load(path: Path):
     return wasmgpu.Module(path, host_modules=HOST_MODULES)
 
 
+def uses_memory_grow(module) -> bool:
+    native = module._native
+    first = native.imported_function_count
+    return any(op == 0x40 for k in range(native.function_count - first) for op, *_ in native.lowered_code(k))
+
+
+def spawn(module, device: str):
+    # Reserve growth only for modules that can grow their memory: a GPU backs the whole
+    # reservation, and a script keeps several modules alive.
+    pages = MEMORY_PAGES if uses_memory_grow(module) else 0
+    if device == "cpu":
+        return module.spawn(INSTANCES, memory_pages=pages, stack_size=STACK_SLOTS, device="cpu",
+                            table_entries=TABLE_ENTRIES)
+    return module.spawn(INSTANCES, memory_pages=pages, stack_size=STACK_SLOTS, allow_software=True,
+                        table_entries=TABLE_ENTRIES)
+
+
 def _reason_matches(actual: str, expected: str) -> bool:
     # The spec interpreter's convention: the actual message starts with the expected text.
     return actual.startswith(expected)
 
 
-def run_suite(name: str, directory: Path = CORE_DIR) -> SuiteResult:
+def argument_bits(value: dict) -> int:
+    text = value["value"]
+    if value["type"] in ("externref", "funcref"):
+        return NULL_REF if text == "null" else int(text)
+    return int(text)
+
+
+def result_matches(expected: dict, bits: int) -> bool:
+    kind = expected["type"]
+    text = expected.get("value")
+    if kind in ("i32", "f32"):
+        bits &= 0xFFFFFFFF
+    if kind == "f32" and text == "nan:canonical":
+        return bits & 0x7FFFFFFF == 0x7FC00000
+    if kind == "f32" and text == "nan:arithmetic":
+        return bits & 0x7FC00000 == 0x7FC00000
+    if kind == "f64" and text == "nan:canonical":
+        return bits & 0x7FFFFFFFFFFFFFFF == 0x7FF8000000000000
+    if kind == "f64" and text == "nan:arithmetic":
+        return bits & 0x7FF8000000000000 == 0x7FF8000000000000
+    if kind in ("externref", "funcref"):
+        bits &= 0xFFFFFFFF
+        if text is None:  # any non-null reference
+            return bits != NULL_REF
+        return bits == (NULL_REF if text == "null" else int(text))
+    return bits == int(text)
+
+
+class Script:
+    """The state of one script: instances by name and the current one."""
+
+    def __init__(self, device: str) -> None:
+        self.device = device
+        self.by_name: Dict[str, object] = {}
+        self.current = None
+        self.outside_by_name: Dict[str, object] = {}
+        self.current_outside = None
+        self.spawned: List[object] = []
+        self.registered: Dict[str, Optional[str]] = {}  # alias -> module name (None: unnamed)
+
+    def register(self, alias: str, name: Optional[str]) -> None:
+        self.registered[alias] = name
+
+    def taint(self, error) -> None:
+        """A module outside the profile imports from a registered module: it would have shared
+        (and could have changed) that module's table, memory or globals, so what the script
+        asserts about the registered module afterwards is outside the profile too."""
+        for alias in re.findall(r'"([^"]+)"\.', error.reason):
+            if alias in self.registered:
+                name = self.registered[alias]
+                self.outside_by_name[name] = error
+                if name is None:
+                    self.current_outside = error
+
+    def release_current(self) -> None:
+        """Closes the current module's instances unless a name still refers to them."""
+        current = self.current
+        if current is not None and all(current is not named for named in self.by_name.values()):
+            current.close()
+            self.spawned = [instances for instances in self.spawned if instances is not current]
+
+    def close(self) -> None:
+        for instances in self.spawned:
+            instances.close()
+
+
+def perform(instances, action: dict):
+    """Runs an invoke or get on every instance; returns per instance (ok, trap reason, bits)."""
+    if action["type"] == "get":
+        return [(True, None, (bits,)) for bits in instances._global_raw(action["field"])]
+    row = [argument_bits(arg) for arg in action.get("args", [])]
+    return instances._call_raw(action["field"], [row] * len(instances))
+
+
+def run_execution(script: Script, result: SuiteResult, command: dict, where: str) -> None:
+    kind = command["type"]
+    if kind == "register":
+        target = command.get("name")
+    else:
+        target = command.get("action", {}).get("module")
+    outside = script.outside_by_name.get(target) if target else script.current_outside
+    if outside is not None:
+        result.record_outside(kind, outside.feature, f"{where}: needs a module outside the profile ({outside.reason})")
+        return
+    instances = script.by_name.get(target) if target else script.current
+    if instances is None:
+        result.fail(kind, f"{where}: no instantiated module {target or '(current)'}")
+        return
+    if kind == "register":
+        script.register(command["as"], target)
+        result.record(kind, "passed")
+        return
+    try:
+        outcomes = perform(instances, command["action"])
+    except Exception as error:  # noqa: BLE001 - any error is this command's failure
+        result.fail(kind, f"{where}: {type(error).__name__}: {error}")
+        return
+    if kind in ("assert_return", "action"):
+        expected = command.get("expected", [])
+        for i, (ok, reason, bits) in enumerate(outcomes):
+            if not ok:
+                result.fail(kind, f"{where}: instance {i} trapped: {reason}")
+                return
+            if kind == "assert_return" and (len(bits) != len(expected) or
+                                            not all(result_matches(e, b) for e, b in zip(expected, bits))):
+                shown = [hex(b) for b in bits]
+                result.fail(kind, f"{where}: instance {i} returned {shown}, expected {expected}")
+                return
+        if len({bits for _, _, bits in outcomes}) != 1:
+            result.fail(kind, f"{where}: instances disagree: {outcomes}")
+            return
+        result.record(kind, "passed")
+        return
+    # assert_trap, assert_exhaustion
+    text = command.get("text", "")
+    for i, (ok, reason, bits) in enumerate(outcomes):
+        if ok:
+            result.fail(kind, f"{where}: instance {i} returned {[hex(b) for b in bits]}, expected trap {text!r}")
+            return
+        if not _reason_matches(reason, text):
+            result.fail(kind, f"{where}: instance {i} trapped with {reason!r}, expected {text!r}")
+            return
+    result.record(kind, "passed")
+
+
+def run_suite(name: str, directory: Path = CORE_DIR, device: str = "cpu") -> SuiteResult:
+    import wasmgpu
     from wasmgpu.errors import InvalidModule, MalformedModule, ModuleError, UnsupportedFeature
 
     suite_dir = directory / name
-    script = json.loads((suite_dir / f"{name}.json").read_text())
+    commands = json.loads((suite_dir / f"{name}.json").read_text())["commands"]
     result = SuiteResult(name)
-    # Which loaded modules are outside the profile (by name, and the current one), so the
-    # commands that would run them are counted with them.
-    outside_by_name: Dict[str, UnsupportedFeature] = {}
-    current_outside: Optional[UnsupportedFeature] = None
-
-    for command in script["commands"]:
-        kind = command["type"]
-        line = command["line"]
-        where = f"{name}:{line} {kind}"
-        if kind == "module":
-            try:
-                load(suite_dir / command["filename"])
-            except UnsupportedFeature as error:
-                current_outside = error
-                result.record_outside(kind, error.feature, f"{where}: {error.reason}")
-            except ModuleError as error:
-                current_outside = None
-                result.failures.append(f"{where}: {command['filename']} refused: {type(error).__name__}: {error}")
-                result.record(kind, "failed")
-            else:
-                current_outside = None
-                result.record(kind, "passed")
-            if "name" in command:
-                if current_outside is not None:
-                    outside_by_name[command["name"]] = current_outside
+    script = Script(device)
+    try:
+        for command in commands:
+            kind = command["type"]
+            where = f"{name}:{command['line']} {kind}"
+            if kind == "module":
+                script.release_current()
+                script.current = None
+                try:
+                    module = load(suite_dir / command["filename"])
+                    instances = spawn(module, device)
+                except UnsupportedFeature as error:
+                    script.current_outside = error
+                    result.record_outside(kind, error.feature, f"{where}: {error.reason}")
+                    script.taint(error)
+                except (ModuleError, wasmgpu.LinkError, wasmgpu.Trap) as error:
+                    script.current_outside = None
+                    result.fail(kind, f"{where}: {command['filename']} refused: {type(error).__name__}: {error}")
                 else:
-                    outside_by_name.pop(command["name"], None)
-            continue
+                    script.current_outside = None
+                    script.current = instances
+                    script.spawned.append(instances)
+                    result.record(kind, "passed")
+                if "name" in command:
+                    script.by_name[command["name"]] = script.current
+                    if script.current_outside is not None:
+                        script.outside_by_name[command["name"]] = script.current_outside
+                    else:
+                        script.outside_by_name.pop(command["name"], None)
+                continue
 
-        if kind in EXECUTION_COMMANDS:
-            target = command.get("action", {}).get("module") or command.get("name")
-            if kind == "register":
-                target = command.get("name")
-            outside = outside_by_name.get(target) if target else current_outside
-            if outside is not None:
-                result.record_outside(kind, outside.feature,
-                                      f"{where}: needs a module outside the profile ({outside.reason})")
-            else:
-                result.record(kind, "needs_instances")
-            continue
+            if kind in EXECUTION_COMMANDS:
+                run_execution(script, result, command, where)
+                continue
 
-        expected = command.get("text", "")
-        filename = command["filename"]
-        if command.get("module_type") == "text":
-            result.record(kind, "not_applicable")
-            continue
-        wanted = {"assert_malformed": MalformedModule, "assert_invalid": InvalidModule}.get(kind)
-        try:
-            load(suite_dir / filename)
-        except ModuleError as error:
-            if isinstance(error, UnsupportedFeature) and (wanted is None or not isinstance(error, wanted)):
-                result.record_outside(kind, error.feature, f"{where}: {error.reason} (the spec expects: {expected})")
-            elif wanted is not None and isinstance(error, wanted):
-                result.record(kind, "passed")
-                if not _reason_matches(error.reason, expected):
-                    result.reason_differences.append(f"{where}: expected {expected!r}, got {error.reason!r}")
+            expected = command.get("text", "")
+            filename = command["filename"]
+            if command.get("module_type") == "text":
+                result.record(kind, "not_applicable")
+                continue
+            wanted = {"assert_malformed": MalformedModule, "assert_invalid": InvalidModule}.get(kind)
+            try:
+                module = load(suite_dir / filename)
+            except ModuleError as error:
+                if isinstance(error, UnsupportedFeature) and (wanted is None or not isinstance(error, wanted)):
+                    result.record_outside(kind, error.feature,
+                                          f"{where}: {error.reason} (the spec expects: {expected})")
+                    script.taint(error)
+                elif wanted is not None and isinstance(error, wanted):
+                    result.record(kind, "passed")
+                    if not _reason_matches(error.reason, expected):
+                        result.reason_differences.append(f"{where}: expected {expected!r}, got {error.reason!r}")
+                else:
+                    result.fail(kind, f"{where}: {filename} expected {expected!r}, got "
+                                      f"{type(error).__name__}: {error.reason}")
+                continue
+            if wanted is not None:
+                result.fail(kind, f"{where}: {filename} was accepted, expected {expected!r}")
+                continue
+            # assert_unlinkable / assert_uninstantiable: the spawn must fail as the spec says.
+            wanted_error = wasmgpu.LinkError if kind == "assert_unlinkable" else wasmgpu.Trap
+            try:
+                instances = spawn(module, device)
+            except wanted_error as error:
+                reason = error.reason if kind == "assert_unlinkable" else next(iter(error.traps.values()))
+                if _reason_matches(reason, expected):
+                    result.record(kind, "passed")
+                else:
+                    result.fail(kind, f"{where}: {filename} failed with {reason!r}, expected {expected!r}")
+            except Exception as error:  # noqa: BLE001
+                result.fail(kind, f"{where}: {filename} expected {expected!r}, got {type(error).__name__}: {error}")
             else:
-                result.failures.append(f"{where}: {filename} expected {expected!r}, got "
-                                       f"{type(error).__name__}: {error.reason}")
-                result.record(kind, "failed")
-            continue
-        if kind in ("assert_malformed", "assert_invalid"):
-            result.failures.append(f"{where}: {filename} was accepted, expected {expected!r}")
-            result.record(kind, "failed")
-        else:  # assert_unlinkable / assert_uninstantiable: loading is this build's part
-            result.record(kind, "needs_instances")
+                instances.close()
+                result.fail(kind, f"{where}: {filename} instantiated, expected {expected!r}")
+    finally:
+        script.close()
     return result
 
 
@@ -159,6 +324,7 @@ def format_counts(counts: Dict[str, int]) -> str:
 def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("suites", nargs="*", help="suite names (default: all of core/)")
+    parser.add_argument("--device", default="cpu", choices=("cpu", "gpu"), help="cpu, or the selected Vulkan device")
     parser.add_argument("--details", action="store_true", help="list outside-profile commands and reason differences")
     args = parser.parse_args(argv)
     names = args.suites or suite_names()
@@ -166,8 +332,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     by_type: Dict[str, Dict[str, int]] = {}
     failures: List[str] = []
     for name in names:
-        result = run_suite(name)
-        print(f"{name:28} {format_counts(result.counts)}")
+        result = run_suite(name, device=args.device)
+        print(f"{name:28} {format_counts(result.counts)}", flush=True)
         if result.outside_features:
             features = ", ".join(f"{feature}: {count}" for feature, count in sorted(result.outside_features.items()))
             print(f"{'':28} outside the profile by feature: {features}")

@@ -1,0 +1,188 @@
+#include "wasm/cpu_instances.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#include "runtime/thread_pool.hpp"
+#include "wasm/cpu_interpreter.hpp"
+#include "wasm/device/interpreter_layout.hpp"
+#include "wasm/host_modules.hpp"
+
+namespace wavestack::wasm {
+
+void InstanceSet::run_start(std::optional<std::uint32_t> start) {
+  if (!start) return;
+  begin_call(*start, {}, std::nullopt);
+  while (step(1u << 20) != 0) {
+  }
+  const CallOutcome result = outcome(0);
+  for (std::uint32_t i = 0; i < count(); ++i) {
+    if (result.status[i] != device::STATUS_RETURNED) throw InstantiationTrap(result.trap[i]);
+  }
+}
+namespace dev = device;
+namespace {
+
+// Instances per thread-pool task: large enough that scheduling costs nothing next to the
+// work, small enough to balance uneven calls.
+constexpr std::size_t kChunk = 64;
+
+void for_each_instance(std::uint32_t count, const std::function<void(std::uint32_t)>& body) {
+  const std::size_t chunks = (count + kChunk - 1) / kChunk;
+  runtime::ThreadPool::shared().parallel_for(chunks, [&](std::size_t chunk) {
+    const std::size_t end = std::min<std::size_t>(count, (chunk + 1) * kChunk);
+    for (std::size_t i = chunk * kChunk; i < end; ++i) body(static_cast<std::uint32_t>(i));
+  });
+}
+
+std::uint64_t physical_memory_bytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page_size = sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && page_size > 0 ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page_size) : ~0ull;
+}
+
+}  // namespace
+
+CpuInstances::CpuInstances(const Module& module, std::uint32_t count, const ReserveOptions& options)
+    : count_(count), image_(build_instance_image(module, link_imports(module), options)), start_(module.start) {
+  if (count == 0) throw std::invalid_argument("n: must be at least 1");
+  for (std::size_t f = 0; f < module.function_types.size(); ++f) {
+    params_.push_back(static_cast<std::uint32_t>(module.function_type(static_cast<std::uint32_t>(f)).params.size()));
+  }
+  global_count_ = static_cast<std::uint32_t>(module.global_types.size());
+  if (image_.instantiation_trap != 0) throw InstantiationTrap(image_.instantiation_trap);
+  // Fail before allocating anything when the spawn cannot fit in this machine's memory.
+  const std::uint64_t bytes = 4ull * count * (std::uint64_t{image_.state_words} + image_.memory_words);
+  const std::uint64_t available = physical_memory_bytes();
+  if (bytes > available) {
+    throw std::invalid_argument("n: " + std::to_string(count) + " instances need " + std::to_string(bytes) +
+                                " bytes (state " + std::to_string(4ull * image_.state_words) + " + memory " +
+                                std::to_string(4ull * image_.memory_words) +
+                                " per instance), more than the cpu device's memory (" + std::to_string(available) +
+                                "); lower n, memory_pages or stack_size");
+  }
+  state_.resize(std::size_t{count} * image_.state_words);
+  memory_total_words_ = std::size_t{count} * image_.memory_words;
+  if (memory_total_words_ != 0) {
+    memory_.reset(static_cast<std::uint32_t*>(std::calloc(memory_total_words_, 4)));
+    if (!memory_) throw std::bad_alloc();
+  }
+  instantiate();
+}
+
+std::uint64_t CpuInstances::resident_bytes() const noexcept {
+  return 4ull * (state_.size() + memory_total_words_ + image_.program.size());
+}
+
+void CpuInstances::instantiate() {
+  for_each_instance(count_, [&](std::uint32_t i) {
+    std::uint32_t* m = memory(i);
+    if (instantiated_ && m != nullptr) {  // pages grown since: zero them again
+      const std::size_t used = std::size_t{state(i)[dev::S_PAGES]} * (65536 / 4);
+      if (used > image_.memory.size()) std::memset(m + image_.memory.size(), 0, (used - image_.memory.size()) * 4);
+    }
+    std::memcpy(state(i), image_.state.data(), image_.state.size() * 4);
+    if (m != nullptr && !image_.memory.empty()) std::memcpy(m, image_.memory.data(), image_.memory.size() * 4);
+  });
+  instantiated_ = true;
+  run_start(start_);
+}
+
+void CpuInstances::reset() {
+  instantiate();
+}
+
+void CpuInstances::begin_call(std::uint32_t function, std::span<const std::uint64_t> args,
+                              std::optional<std::uint64_t> fuel) {
+  const std::uint32_t params = params_.at(function);
+  if (args.size() != std::size_t{count_} * params) throw std::invalid_argument("inputs: wrong number of values");
+  const std::uint32_t stack = image_.program[dev::H_STACK];
+  if (params > image_.program[dev::H_STACK_SLOTS])
+    throw std::invalid_argument("stack_size: too small for the arguments");
+  for_each_instance(count_, [&](std::uint32_t i) {
+    std::uint32_t* s = state(i);
+    for (std::uint32_t k = 0; k < params; ++k) {
+      const std::uint64_t v = args[std::size_t{i} * params + k];
+      s[stack + 2 * k] = static_cast<std::uint32_t>(v);
+      s[stack + 2 * k + 1] = static_cast<std::uint32_t>(v >> 32);
+    }
+    s[dev::S_FUEL_LIMITED] = fuel ? 1u : 0u;
+    s[dev::S_FUEL] = static_cast<std::uint32_t>(fuel.value_or(0));
+    s[dev::S_FUEL + 1] = static_cast<std::uint32_t>(fuel.value_or(0) >> 32);
+    cpu_begin_call({image_.program.data(), s, memory(i)}, function);
+  });
+}
+
+std::uint32_t CpuInstances::step(std::uint32_t quantum) {
+  // Loops need no bound here (no driver watchdog): the budget only keeps bulk chunks large.
+  const auto budget = static_cast<std::uint32_t>(std::min<std::uint64_t>(std::uint64_t{quantum} * 64, 1u << 30));
+  std::vector<std::uint8_t> running(count_, 0);
+  for_each_instance(count_, [&](std::uint32_t i) {
+    running[i] = cpu_run({image_.program.data(), state(i), memory(i)}, quantum, budget) == dev::STATUS_RUNNING ? 1 : 0;
+  });
+  return static_cast<std::uint32_t>(std::count(running.begin(), running.end(), std::uint8_t{1}));
+}
+
+CallOutcome CpuInstances::outcome(std::uint32_t result_count) {
+  CallOutcome result;
+  result.status.resize(count_);
+  result.trap.resize(count_);
+  result.trap_index.resize(count_);
+  result.results.resize(std::size_t{count_} * result_count);
+  const std::uint32_t stack = image_.program[dev::H_STACK];
+  for (std::uint32_t i = 0; i < count_; ++i) {
+    const std::uint32_t* s = state_.data() + std::size_t{i} * image_.state_words;
+    result.status[i] = s[dev::S_STATUS];
+    result.trap[i] = s[dev::S_TRAP];
+    result.trap_index[i] = s[dev::S_TRAP_INDEX];
+    result.executed += std::uint64_t{s[dev::S_EXECUTED]} | (std::uint64_t{s[dev::S_EXECUTED + 1]} << 32);
+    if (s[dev::S_STATUS] != dev::STATUS_RETURNED) continue;
+    for (std::uint32_t k = 0; k < result_count; ++k) {
+      result.results[std::size_t{i} * result_count + k] =
+          std::uint64_t{s[stack + 2 * k]} | (std::uint64_t{s[stack + 2 * k + 1]} << 32);
+    }
+  }
+  return result;
+}
+
+std::uint32_t CpuInstances::memory_size_bytes(std::uint32_t instance) {
+  if (instance >= count_) throw std::out_of_range("instance: out of range");
+  return state_[std::size_t{instance} * image_.state_words + dev::S_PAGES] * 65536u;
+}
+
+void CpuInstances::read_memory(std::uint32_t instance, std::uint64_t address, std::span<std::uint8_t> out) {
+  if (address + out.size() > memory_size_bytes(instance)) {
+    throw std::out_of_range("address: " + std::to_string(address) + " + length " + std::to_string(out.size()) +
+                            " is beyond the instance's memory (" + std::to_string(memory_size_bytes(instance)) +
+                            " bytes)");
+  }
+  const auto* bytes = reinterpret_cast<const std::uint8_t*>(memory(instance));
+  std::memcpy(out.data(), bytes + address, out.size());
+}
+
+void CpuInstances::write_memory(std::uint32_t instance, std::uint64_t address, std::span<const std::uint8_t> data) {
+  if (address + data.size() > memory_size_bytes(instance)) {
+    throw std::out_of_range("address: " + std::to_string(address) + " + length " + std::to_string(data.size()) +
+                            " is beyond the instance's memory (" + std::to_string(memory_size_bytes(instance)) +
+                            " bytes)");
+  }
+  auto* bytes = reinterpret_cast<std::uint8_t*>(memory(instance));
+  std::memcpy(bytes + address, data.data(), data.size());
+}
+
+}  // namespace wavestack::wasm
+
+namespace wavestack::wasm {
+
+std::uint64_t CpuInstances::global_value(std::uint32_t instance, std::uint32_t global) {
+  if (instance >= count_) throw std::out_of_range("instance: out of range");
+  if (global >= global_count_) throw std::out_of_range("global: out of range");
+  const std::uint32_t* s = state_.data() + std::size_t{instance} * image_.state_words + image_.globals_offset;
+  return std::uint64_t{s[2 * global]} | (std::uint64_t{s[2 * global + 1]} << 32);
+}
+
+}  // namespace wavestack::wasm

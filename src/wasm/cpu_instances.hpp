@@ -1,0 +1,65 @@
+// Instances on the `cpu` device: the interpreter compiled as C++ (cpu_interpreter.cpp) on the
+// runtime's thread pool. Instance i's state and memory are slices of two shared arrays
+// (fixed strides), so many small instances cost little; the program image and the instance
+// template are built once.
+#pragma once
+
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <vector>
+
+#include "wasm/instance_image.hpp"
+#include "wasm/instance_set.hpp"
+#include "wasm/module.hpp"
+
+namespace wavestack::wasm {
+
+class CpuInstances final : public InstanceSet {
+ public:
+  // Allocates and instantiates (segments from the template, then the start function).
+  // Throws LinkError, std::invalid_argument (reservations), InstantiationTrap.
+  CpuInstances(const Module& module, std::uint32_t count, const ReserveOptions& options);
+
+  [[nodiscard]] std::uint32_t count() const noexcept override { return count_; }
+  [[nodiscard]] std::uint64_t resident_bytes() const noexcept override;
+  [[nodiscard]] std::uint32_t memory_capacity_pages() const noexcept { return image_.memory_capacity_pages; }
+
+  void begin_call(std::uint32_t function, std::span<const std::uint64_t> args,
+                  std::optional<std::uint64_t> fuel) override;
+  std::uint32_t step(std::uint32_t quantum) override;
+  [[nodiscard]] CallOutcome outcome(std::uint32_t result_count) override;
+  void reset() override;
+  [[nodiscard]] std::uint32_t memory_size_bytes(std::uint32_t instance) override;
+  void read_memory(std::uint32_t instance, std::uint64_t address, std::span<std::uint8_t> out) override;
+  void write_memory(std::uint32_t instance, std::uint64_t address, std::span<const std::uint8_t> data) override;
+  [[nodiscard]] std::uint64_t global_value(std::uint32_t instance, std::uint32_t global) override;
+
+ private:
+  void instantiate();
+  std::uint32_t* state(std::uint32_t i) { return state_.data() + std::size_t{i} * image_.state_words; }
+  std::uint32_t* memory(std::uint32_t i) { return memory_.get() + std::size_t{i} * image_.memory_words; }
+  [[nodiscard]] const std::uint32_t* memory(std::uint32_t i) const {
+    return memory_.get() + std::size_t{i} * image_.memory_words;
+  }
+  struct Free {
+    void operator()(std::uint32_t* p) const noexcept { std::free(p); }
+  };
+
+  std::uint32_t count_;
+  InstanceImage image_;
+  std::optional<std::uint32_t> start_;
+  std::vector<std::uint32_t> state_;
+  // calloc: the operating system provides zero pages lazily, so a large reservation costs
+  // only what the instances touch.
+  std::unique_ptr<std::uint32_t, Free> memory_;
+  std::size_t memory_total_words_ = 0;
+  std::uint32_t global_count_ = 0;
+  bool instantiated_ = false;
+  std::vector<std::uint32_t> params_;  // per function
+};
+
+}  // namespace wavestack::wasm

@@ -1,0 +1,56 @@
+#include "wasm/cpu_interpreter.hpp"
+
+#include "wasm/device/interpreter_layout.hpp"
+#include "wasm/device/numerics.hpp"
+
+namespace wavestack::wasm::device {
+namespace {
+
+// The buffers of the instance this thread is running. Device code reaches buffers only
+// through the accessors below (GLSL: storage buffer arrays indexed from the instance's base).
+thread_local CpuInstanceView current;
+
+uint prog(uint i) {
+  return current.program[i];
+}
+uint st_get(uint i) {
+  return current.state[i];
+}
+void st_set(uint i, uint v) {
+  current.state[i] = v;
+}
+uint mem_get(uint i) {
+  return current.memory[i];
+}
+void mem_set(uint i, uint v) {
+  current.memory[i] = v;
+}
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-function"
+// clang-format off
+#include "wasm/device/interpreter_memory.glsl"
+#include "wasm/device/interpreter_tables.glsl"
+#include "wasm/device/interpreter_numeric.glsl"
+#include "wasm/device/interpreter_frames.glsl"
+#include "wasm/device/interpreter_bulk.glsl"
+#include "wasm/device/interpreter.glsl"
+// clang-format on
+#pragma GCC diagnostic pop
+
+}  // namespace
+}  // namespace wavestack::wasm::device
+
+namespace wavestack::wasm {
+
+void cpu_begin_call(const CpuInstanceView& view, std::uint32_t function) {
+  device::current = view;
+  device::interp_begin_call(function);
+}
+
+std::uint32_t cpu_run(const CpuInstanceView& view, std::uint32_t quantum, std::uint32_t budget) {
+  device::current = view;
+  return device::interp_run(quantum, budget);
+}
+
+}  // namespace wavestack::wasm

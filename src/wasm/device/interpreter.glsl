@@ -1,0 +1,247 @@
+// The device interpreter: runs one instance's current call for a bounded amount of work,
+// then saves its registers in the state so the next dispatch resumes exactly there.
+//
+// Frames live in the value stack (no recursion in device code):
+//   [params][declared locals][header: (return pc, caller fp), (caller function, 0)][operands]
+// A call turns the arguments on the caller's operand stack into the callee's first locals in
+// place; a return copies the results down to the frame's first slot. A call whose frame
+// (header + locals + the function's max_stack operands) does not fit traps with "call stack
+// exhausted", so no other push needs a check. Branch heights are relative to the operand base
+// (the slot after the header).
+//
+// Fuel counts executed records: with fuel F exactly F records run and the call stops before
+// the next one. A dispatch ends after `quantum` records or when its `budget` of loop work
+// (bytes and entries moved, locals cleared, values copied, numeric loops) is used up. Bulk
+// instructions and the clearing of a callee's locals run in chunks that fit the budget: the
+// record runs again as a continuation, charged neither fuel nor a count, so fuel and traps
+// are exact whatever the chunking, and every loop of a dispatch stays bounded.
+
+// Executes one record (the pc already points past it). Numeric instructions are handled
+// by the caller.
+void interp_step(INOUT(InterpRegs) r, uvec4 ins, uint op) {
+  uint t = WASM_TRAP_NONE;
+  switch (op) {
+    case 0x00u: interp_trap(r, WASM_TRAP_UNREACHABLE); break;
+    case 0x01u: break;
+    case 0x200u: r.pc = ins.y; break;  // JUMP
+    case 0x201u: {                      // JUMP_IF_ZERO (lowered `if`)
+      if (pop(r).x == 0u) r.pc = ins.y;
+      break;
+    }
+    case 0x203u: interp_call(r, r.cont_func, RETURN_TO_HOST); break;  // ENTRY
+    case 0x0Cu: interp_branch(r, ins.y, ins.z, ins.w); break;
+    case 0x0Du: {
+      if (pop(r).x != 0u) interp_branch(r, ins.y, ins.z, ins.w);
+      break;
+    }
+    case 0x0Eu: {
+      uint i = min(pop(r).x, ins.y);
+      uvec4 entry = fetch(r.pc + i);
+      interp_branch(r, entry.y, entry.z, entry.w);
+      break;
+    }
+    case 0x0Fu: interp_return(r, ins.y); break;
+    case 0x10u: interp_call(r, ins.y, r.pc); break;
+    case 0x11u: interp_call_indirect(r, ins.z, ins.w); break;
+    case 0x1Au: r.sp -= 1u; break;
+    case 0x1Bu:
+    case 0x1Cu: {
+      uint c = pop(r).x;
+      uvec2 b = pop(r);
+      uvec2 a = pop(r);
+      push(r, c != 0u ? a : b);
+      break;
+    }
+    case 0x20u: push(r, slot_get(r.fp + ins.y)); break;
+    case 0x21u: slot_set(r.fp + ins.y, pop(r)); break;
+    case 0x22u: slot_set(r.fp + ins.y, slot_get(r.sp - 1u)); break;
+    case 0x23u: push(r, global_get(ins.y)); break;
+    case 0x24u: global_set(ins.y, pop(r)); break;
+    case 0x25u: {
+      uint i = pop(r).x;
+      if (i >= table_size(ins.y)) {
+        t = WASM_TRAP_TABLE_OUT_OF_BOUNDS;
+      } else {
+        push32(r, table_get_entry(ins.y, i));
+      }
+      break;
+    }
+    case 0x26u: {
+      uint ref = pop(r).x;
+      uint i = pop(r).x;
+      if (i >= table_size(ins.y)) {
+        t = WASM_TRAP_TABLE_OUT_OF_BOUNDS;
+      } else {
+        table_set_entry(ins.y, i, ref);
+      }
+      break;
+    }
+    case 0x3Fu: push32(r, st_get(S_PAGES)); break;
+    case 0x40u: {
+      uint n = pop(r).x;
+      uint old = st_get(S_PAGES);
+      if (range_within(old, n, prog(H_MEMORY_LIMIT))) {
+        st_set(S_PAGES, old + n);  // pages beyond the size are kept zero, so nothing to clear
+        push32(r, old);
+      } else {
+        push32(r, 0xFFFFFFFFu);
+      }
+      break;
+    }
+    case 0x41u: push32(r, ins.y); break;
+    case 0x42u: push(r, uvec2(ins.y, ins.z)); break;
+    case 0x43u: push32(r, ins.y); break;
+    case 0x44u: push(r, uvec2(ins.y, ins.z)); break;
+    case 0xD0u: push32(r, NULL_REF); break;
+    case 0xD1u: {
+      // Popped first: GLSL copies an inout argument in before evaluating the others.
+      uint ref = pop(r).x;
+      push32(r, ref == NULL_REF ? 1u : 0u);
+      break;
+    }
+    case 0xD2u: push32(r, ins.y); break;
+    case 0x108u: interp_memory_init(r, ins.y); break;
+    case 0x109u: st_set(prog(H_DROPPED) + ins.y, 1u); break;
+    case 0x10Au: interp_memory_copy(r); break;
+    case 0x10Bu: interp_memory_fill(r); break;
+    case 0x10Cu: interp_table_init(r, ins.z, ins.y); break;  // a = element segment, b = table
+    case 0x10Du: st_set(prog(H_DROPPED) + prog(H_DATA_COUNT) + ins.y, 1u); break;
+    case 0x10Eu: interp_table_copy(r, ins.y, ins.z); break;  // a = destination, b = source
+    case 0x10Fu: interp_table_grow(r, ins.y); break;
+    case 0x110u: push32(r, table_size(ins.y)); break;
+    case 0x111u: interp_table_fill(r, ins.y); break;
+    default: {
+      if (op >= 0x28u && op <= 0x35u) {
+        uint n = load_width(op);
+        uint ea = 0u;
+        uint addr = pop(r).x;
+        if (memory_range_ok(addr, ins.z, n, ea)) {
+          push(r, load_extend(op, memory_read(ea, n)));
+        } else {
+          t = WASM_TRAP_MEMORY_OUT_OF_BOUNDS;
+        }
+      } else if (op >= 0x36u && op <= 0x3Eu) {
+        uint n = store_width(op);
+        uint ea = 0u;
+        uvec2 v = pop(r);
+        uint addr = pop(r).x;
+        if (memory_range_ok(addr, ins.z, n, ea)) {
+          memory_write(ea, n, v);
+        } else {
+          t = WASM_TRAP_MEMORY_OUT_OF_BOUNDS;
+        }
+      }
+      break;
+    }
+  }
+  if (t != WASM_TRAP_NONE) interp_trap(r, t);
+}
+
+// Work a record needs in one piece (copies that are not chunked); the dispatch ends before
+// a record that would overrun its budget, unless it is the dispatch's first.
+uint record_work(uvec4 ins, uint op, uint pc) {
+  uint w = 8u;  // loads and stores move at most 8 bytes; small fixed loops
+  if (op == 0x0Cu || op == 0x0Du) w += ins.z;
+  if (op == 0x0Eu) w += fetch(pc + 1u).z;  // every entry of a br_table keeps the same arity
+  if (op == 0x0Fu) w += ins.y;
+  if (interp_is_numeric(op)) w += 64u;  // division and square root loop up to 64 steps
+  return w;
+}
+
+// Starts a call of f: the host has written its arguments to slots 0 .. params. The first
+// record run is the ENTRY record, which makes the call (so clearing locals is chunked too).
+void interp_begin_call(uint f) {
+  st_set(S_EXECUTED, 0u);
+  st_set(S_EXECUTED + 1u, 0u);
+  st_set(S_PC, prog(H_ENTRY_PC));
+  st_set(S_FP, 0u);
+  st_set(S_SP, function_word(f, F_PARAMS));
+  st_set(S_FUNC, f);
+  st_set(S_STATUS, STATUS_RUNNING);
+  st_set(S_TRAP, WASM_TRAP_NONE);
+  st_set(S_CONT, 0u);
+  st_set(S_CONT_FUNC, f);
+  st_set(S_CONT_DONE, 0u);
+}
+
+// Runs the current call for at most `quantum` records and about `budget` units of loop
+// work; returns the status.
+uint interp_run(uint quantum, uint budget) {
+  InterpRegs r;
+  r.status = st_get(S_STATUS);
+  if (r.status != STATUS_RUNNING) return r.status;
+  r.pc = st_get(S_PC);
+  r.fp = st_get(S_FP);
+  r.sp = st_get(S_SP);
+  r.func = st_get(S_FUNC);
+  r.trap = WASM_TRAP_NONE;
+  r.cont = st_get(S_CONT);
+  r.cont_func = st_get(S_CONT_FUNC);
+  r.cont_done = st_get(S_CONT_DONE);
+  r.work = 0u;
+  r.budget = budget;
+  // The frame of the ENTRY record is the host's: no header yet.
+  r.ob = r.pc == prog(H_ENTRY_PC) ? 0u : frame_header_slot(r.func, r.fp) + 2u;
+  bool limited = st_get(S_FUEL_LIMITED) != 0u;
+  uvec2 fuel = uvec2(st_get(S_FUEL), st_get(S_FUEL + 1u));
+  uint records = 0u;     // charged records
+  uint iterations = 0u;  // records run, continuations included
+  bool stopped = false;  // the loop ended for one of its own reasons
+  while (true) {
+    if (r.status != STATUS_RUNNING || iterations >= quantum || r.work >= budget) {
+      stopped = true;
+      break;
+    }
+    uvec4 ins = fetch(r.pc);
+    uint op = ins.x & 0xFFFFu;
+    uint need = record_work(ins, op, r.pc);
+    if (iterations > 0u && r.work + need > budget) {
+      stopped = true;
+      break;
+    }
+    bool charged = r.cont == 0u && op != OP_ENTRY;
+    if (charged && limited) {
+      if (u64_is_zero(fuel)) {
+        r.status = STATUS_FUEL_EXHAUSTED;
+        r.trap = WASM_TRAP_FUEL_EXHAUSTED;
+        stopped = true;
+        break;
+      }
+      fuel = u64_sub(fuel, uvec2(1u, 0u));
+    }
+    if (charged) records += 1u;
+    iterations += 1u;
+    r.work += 1u + need;  // copies are counted again where they happen: an upper bound
+    r.pc += 1u;
+    if (interp_is_numeric(op)) {
+      uvec2 b = uvec2(0u, 0u);
+      if (!interp_numeric_is_unary(op)) b = pop(r);
+      uvec2 a = pop(r);
+      uint t = WASM_TRAP_NONE;
+      uvec2 v = interp_numeric(op, a, b, t);
+      if (t != WASM_TRAP_NONE) {
+        interp_trap(r, t);
+      } else {
+        push(r, v);
+      }
+    } else {
+      interp_step(r, ins, op);
+    }
+  }
+  if (!stopped) interp_trap(r, WASM_TRAP_DEVICE_LOOP_LIMIT);
+  uvec2 count = u64_add(uvec2(st_get(S_EXECUTED), st_get(S_EXECUTED + 1u)), uvec2(records, 0u));
+  st_set(S_EXECUTED, count.x);
+  st_set(S_EXECUTED + 1u, count.y);
+  st_set(S_FUEL, fuel.x);
+  st_set(S_FUEL + 1u, fuel.y);
+  st_set(S_PC, r.pc);
+  st_set(S_FP, r.fp);
+  st_set(S_SP, r.sp);
+  st_set(S_FUNC, r.func);
+  st_set(S_STATUS, r.status);
+  st_set(S_TRAP, r.trap);
+  st_set(S_CONT, r.cont);
+  st_set(S_CONT_FUNC, r.cont_func);
+  st_set(S_CONT_DONE, r.cont_done);
+  return r.status;
+}

@@ -1,0 +1,158 @@
+// The interpreter's registers and its control transfers: the operand stack, calls (with the
+// callee's locals cleared in chunks), returns, branches and call_indirect's checks. See
+// interpreter.glsl for the frame layout, fuel and the bounds of a dispatch.
+
+struct InterpRegs {
+  uint pc;
+  uint fp;
+  uint sp;
+  uint func;
+  uint ob;  // operand base of the current frame
+  uint status;
+  uint trap;
+  uint cont;       // 1 when the record at pc continues a partial one
+  uint cont_func;  // partial call: the callee
+  uint cont_done;  // partial call: locals cleared so far
+  uint work;       // loop work done in this dispatch
+  uint budget;
+};
+
+uint function_word(uint f, uint field) { return prog(prog(H_FUNCS) + F_WORDS * f + field); }
+
+uint frame_header_slot(uint f, uint fp) { return fp + function_word(f, F_PARAMS) + function_word(f, F_LOCALS); }
+
+void interp_trap(INOUT(InterpRegs) r, uint code) {
+  r.status = STATUS_TRAPPED;
+  r.trap = code;
+  r.cont = 0u;
+}
+
+// How much of a chunked operation this record may do now (at least 1, so it progresses).
+uint allowance(InterpRegs r) { return r.work < r.budget ? r.budget - r.work : 1u; }
+
+// Runs the record at pc - 1 again as a continuation.
+void interp_continue(INOUT(InterpRegs) r) {
+  r.cont = 1u;
+  r.pc -= 1u;
+}
+
+uvec2 pop(INOUT(InterpRegs) r) {
+  r.sp -= 1u;
+  return slot_get(r.sp);
+}
+
+void push(INOUT(InterpRegs) r, uvec2 v) {
+  slot_set(r.sp, v);
+  r.sp += 1u;
+}
+
+void push32(INOUT(InterpRegs) r, uint v) { push(r, uvec2(v, 0u)); }
+
+// The i32 operand k slots below the top (0 = top), without popping.
+uint peek32(InterpRegs r, uint k) { return slot_get(r.sp - 1u - k).x; }
+
+void poke32(InterpRegs r, uint k, uint v) { slot_set(r.sp - 1u - k, uvec2(v, 0u)); }
+
+// Calls f with its arguments on top of the stack; the callee returns to ret_pc. The callee's
+// locals are cleared in chunks: until they all are, the call record runs again.
+void interp_call(INOUT(InterpRegs) r, uint f, uint ret_pc) {
+  uint params = function_word(f, F_PARAMS);
+  if (function_word(f, F_KIND) == FUNCTION_HOST_NOP) {
+    r.sp -= params;
+    r.cont = 0u;
+    if (ret_pc == RETURN_TO_HOST) {
+      r.status = STATUS_RETURNED;
+    } else {
+      r.pc = ret_pc;
+    }
+    return;
+  }
+  uint locals = function_word(f, F_LOCALS);
+  uint fp = r.sp - params;
+  uint header = fp + params + locals;
+  uint stack_slots = prog(H_STACK_SLOTS);
+  // header + 2 + max_stack <= stack_slots, without wrap-around for huge frames.
+  if (header >= stack_slots || stack_slots - header < 2u + function_word(f, F_MAX_STACK)) {
+    interp_trap(r, WASM_TRAP_CALL_STACK_EXHAUSTED);
+    return;
+  }
+  uint done = r.cont != 0u ? r.cont_done : 0u;
+  uint chunk = min(locals - done, allowance(r));
+  for (uint s = fp + params + done; s < fp + params + done + chunk; s++) slot_set(s, uvec2(0u, 0u));
+  r.work += chunk;
+  done += chunk;
+  if (done < locals) {
+    r.cont_func = f;
+    r.cont_done = done;
+    interp_continue(r);
+    return;
+  }
+  r.cont = 0u;
+  slot_set(header, uvec2(ret_pc, r.fp));
+  slot_set(header + 1u, uvec2(r.func, 0u));
+  r.fp = fp;
+  r.func = f;
+  r.ob = header + 2u;
+  r.sp = header + 2u;
+  r.pc = function_word(f, F_CODE);
+}
+
+void interp_return(INOUT(InterpRegs) r, uint count) {
+  uint header = frame_header_slot(r.func, r.fp);
+  uvec2 link = slot_get(header);
+  uvec2 caller = slot_get(header + 1u);
+  for (uint k = 0u; k < count; k++) slot_set(r.fp + k, slot_get(r.sp - count + k));
+  r.work += count;
+  r.sp = r.fp + count;
+  if (link.x == RETURN_TO_HOST) {
+    r.status = STATUS_RETURNED;
+    return;
+  }
+  r.pc = link.x;
+  r.fp = link.y;
+  r.func = caller.x;
+  r.ob = frame_header_slot(r.func, r.fp) + 2u;
+}
+
+// Keeps the top `arity` values at the label's height, then jumps.
+void interp_branch(INOUT(InterpRegs) r, uint target, uint arity, uint height) {
+  uint to = r.ob + height;
+  uint from = r.sp - arity;
+  if (from != to) {
+    for (uint k = 0u; k < arity; k++) slot_set(to + k, slot_get(from + k));
+  }
+  r.work += arity;
+  r.sp = to + arity;
+  r.pc = target;
+}
+
+uvec4 fetch(uint pc) {
+  uint w = prog(H_CODE) + 4u * pc;
+  return uvec4(prog(w), prog(w + 1u), prog(w + 2u), prog(w + 3u));
+}
+
+// call_indirect through `table`, expecting canonical type id `type_id`. A continuation
+// (clearing the callee's locals) has already resolved and popped the index.
+void interp_call_indirect(INOUT(InterpRegs) r, uint table, uint type_id) {
+  if (r.cont != 0u) {
+    interp_call(r, r.cont_func, r.pc);
+    return;
+  }
+  uint i = pop(r).x;
+  st_set(S_TRAP_INDEX, i);  // the spec's message names the index
+  if (i >= table_size(table)) {
+    interp_trap(r, WASM_TRAP_UNDEFINED_ELEMENT);
+    return;
+  }
+  uint f = table_get_entry(table, i);
+  if (f == NULL_REF) {
+    interp_trap(r, WASM_TRAP_UNINITIALIZED_ELEMENT);
+    return;
+  }
+  if (function_word(f, F_TYPE_ID) != type_id) {
+    interp_trap(r, WASM_TRAP_INDIRECT_CALL_TYPE_MISMATCH);
+    return;
+  }
+  interp_call(r, f, r.pc);
+}
+

@@ -1,0 +1,12 @@
+// The interpreter as one GLSL compute shader for the Vulkan device: the numerics library,
+// the interpreter's .glsl files (the same text the cpu device compiles as C++) and the
+// Vulkan entry point (interpreter_vulkan.glsl).
+#pragma once
+
+#include <string>
+
+namespace wavestack::wasm::device {
+
+[[nodiscard]] std::string interpreter_shader_source();
+
+}  // namespace wavestack::wasm::device

@@ -1,0 +1,92 @@
+// The interpreter's data layout, shared by the device code and the host (which builds the
+// program image and the per-instance state from these numbers). docs/ARCHITECTURE.md
+// ("Instances and the interpreter") draws the whole picture.
+//
+// Three buffers: the read-only program image (one per spawn, shared by all instances), the
+// per-instance state (control words, globals, dropped-segment flags, tables, value stack)
+// and the per-instance linear memory. Instance i owns words [i * stride, (i + 1) * stride)
+// of the state and memory buffers; every index below is relative to that slice.
+
+// Program image header: word offsets of its sections, counts, and the state layout.
+const uint H_CODE = 0u;          // uvec4 instruction records (4 words each)
+const uint H_FUNCS = 1u;         // function table, F_WORDS words per function (imports first)
+const uint H_FUNC_COUNT = 2u;
+const uint H_ELEMS = 3u;         // element segments: (items word offset, item count) each
+const uint H_ELEM_COUNT = 4u;
+const uint H_DATAS = 5u;         // data segments: (bytes word offset, byte length) each
+const uint H_DATA_COUNT = 6u;
+const uint H_TABLES = 7u;        // table descriptors, T_WORDS words per table
+const uint H_TABLE_COUNT = 8u;
+const uint H_GLOBALS = 9u;       // state offset of the globals (2 words each)
+const uint H_DROPPED = 10u;      // state offset of the dropped flags: data segments, then element segments
+const uint H_STACK = 11u;        // state offset of the value stack (2 words per slot)
+const uint H_STACK_SLOTS = 12u;  // value stack capacity in 64-bit slots
+const uint H_MEMORY_LIMIT = 13u; // pages memory.grow may reach: min(reserved capacity, declared max)
+const uint H_ENTRY_PC = 14u;     // the ENTRY record the host's calls start at (after all code)
+const uint H_WORDS = 16u;
+
+// Function table entry.
+const uint F_CODE = 0u;       // first record
+const uint F_PARAMS = 1u;
+const uint F_LOCALS = 2u;     // declared locals after the parameters
+const uint F_RESULTS = 3u;
+const uint F_MAX_STACK = 4u;  // operand slots the body can need
+const uint F_TYPE_ID = 5u;    // canonical type id (call_indirect compares these)
+const uint F_KIND = 6u;
+const uint F_WORDS = 8u;
+const uint FUNCTION_DEFINED = 0u;
+const uint FUNCTION_HOST_NOP = 1u;  // a host import without results (spectest's print_*): pops its arguments
+
+// Table descriptor.
+const uint T_STATE = 0u;  // state offset of [size, entry 0, entry 1, ...]
+const uint T_LIMIT = 1u;  // entries table.grow may reach: min(reserved capacity, declared max)
+const uint T_WORDS = 4u;
+
+// References are u32: a function index (funcref) or the host's value (externref).
+const uint NULL_REF = 0xFFFFFFFFu;
+
+// Control words at the start of every instance's state.
+const uint S_STATUS = 0u;
+const uint S_TRAP = 1u;
+const uint S_FUEL = 2u;          // u64 (2 words): records left when S_FUEL_LIMITED
+const uint S_EXECUTED = 4u;      // u64 (2 words): records executed by the current call
+const uint S_PAGES = 6u;         // current memory size in pages
+const uint S_PC = 7u;
+const uint S_FP = 8u;            // slot of the current frame's first local
+const uint S_SP = 9u;            // first free slot
+const uint S_FUNC = 10u;         // current function
+const uint S_FUEL_LIMITED = 11u;
+const uint S_TRAP_INDEX = 12u;     // the table index of an undefined / uninitialized element trap
+// A record that did only part of its work (a bulk operation, zeroing a callee's locals) runs
+// again as a continuation: not charged fuel, not counted; its progress is on the operand
+// stack (bulk operations) or in these words (calls).
+const uint S_CONT = 13u;
+const uint S_CONT_FUNC = 14u;
+const uint S_CONT_DONE = 15u;
+const uint S_CONTROL_WORDS = 16u;
+
+// S_STATUS values.
+const uint STATUS_IDLE = 0u;
+const uint STATUS_RUNNING = 1u;  // inside a call; the next dispatch resumes at S_PC
+const uint STATUS_RETURNED = 2u; // results in slots 0 .. result count
+const uint STATUS_TRAPPED = 3u;  // S_TRAP says why
+const uint STATUS_FUEL_EXHAUSTED = 4u;
+
+// Trap codes beyond the numerics' (traps.glsl: 1 divide by zero, 2 overflow, 3 invalid conversion).
+const uint WASM_TRAP_UNREACHABLE = 4u;
+const uint WASM_TRAP_MEMORY_OUT_OF_BOUNDS = 5u;
+const uint WASM_TRAP_TABLE_OUT_OF_BOUNDS = 6u;
+const uint WASM_TRAP_UNDEFINED_ELEMENT = 7u;
+const uint WASM_TRAP_UNINITIALIZED_ELEMENT = 8u;
+const uint WASM_TRAP_INDIRECT_CALL_TYPE_MISMATCH = 9u;
+const uint WASM_TRAP_CALL_STACK_EXHAUSTED = 10u;
+const uint WASM_TRAP_FUEL_EXHAUSTED = 11u;
+// The device ended the interpreter loop by itself (lavapipe stops every loop of an invocation
+// after 65535 iterations in all); never expected, reported instead of continuing wrongly.
+const uint WASM_TRAP_DEVICE_LOOP_LIMIT = 12u;
+
+// Internal record appended after all code: calls the function in S_CONT_FUNC for the host.
+const uint OP_ENTRY = 0x203u;
+
+// A frame's header holds this return pc when the caller is the host.
+const uint RETURN_TO_HOST = 0xFFFFFFFFu;

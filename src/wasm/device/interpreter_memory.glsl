@@ -1,0 +1,129 @@
+// Linear memory and value-stack access for the interpreter. Memory is byte-addressed over a
+// uint buffer (little-endian, as wasm): aligned 4- and 8-byte accesses take whole words, the
+// rest goes byte by byte. Bounds are checked against the current size before any access.
+// Needs the host's accessors: prog(i), st_get(i)/st_set(i, v), mem_get(i)/mem_set(i, v).
+
+uvec2 slot_get(uint slot) {
+  uint w = prog(H_STACK) + 2u * slot;
+  return uvec2(st_get(w), st_get(w + 1u));
+}
+
+void slot_set(uint slot, uvec2 v) {
+  uint w = prog(H_STACK) + 2u * slot;
+  st_set(w, v.x);
+  st_set(w + 1u, v.y);
+}
+
+uint memory_size_bytes() { return st_get(S_PAGES) * 65536u; }
+
+// addr + offset .. + n inside the memory (no 32-bit wrap-around); the effective address in ea.
+bool memory_range_ok(uint addr, uint offset, uint n, OUT(uint) ea) {
+  uint carry1 = 0u;
+  uint carry2 = 0u;
+  ea = uaddCarry(addr, offset, carry1);
+  uint end = uaddCarry(ea, n, carry2);
+  return carry1 == 0u && carry2 == 0u && end <= memory_size_bytes();
+}
+
+uint memory_byte(uint addr) { return (mem_get(addr >> 2u) >> ((addr & 3u) * 8u)) & 0xFFu; }
+
+void memory_set_byte(uint addr, uint value) {
+  uint word = addr >> 2u;
+  uint shift = (addr & 3u) * 8u;
+  mem_set(word, (mem_get(word) & ~(0xFFu << shift)) | ((value & 0xFFu) << shift));
+}
+
+// n (1, 2, 4 or 8) bytes at ea, zero-extended.
+uvec2 memory_read(uint ea, uint n) {
+  if ((ea & 3u) == 0u && n >= 4u) {
+    uint high = n == 8u ? mem_get((ea >> 2u) + 1u) : 0u;
+    return uvec2(mem_get(ea >> 2u), high);
+  }
+  uvec2 v = uvec2(0u, 0u);
+  for (uint k = 0u; k < n; k++) {
+    uint b = memory_byte(ea + k);
+    if (k < 4u) {
+      v.x |= b << (8u * k);
+    } else {
+      v.y |= b << (8u * (k - 4u));
+    }
+  }
+  return v;
+}
+
+void memory_write(uint ea, uint n, uvec2 v) {
+  if ((ea & 3u) == 0u && n >= 4u) {
+    mem_set(ea >> 2u, v.x);
+    if (n == 8u) mem_set((ea >> 2u) + 1u, v.y);
+    return;
+  }
+  for (uint k = 0u; k < n; k++) {
+    uint b = k < 4u ? (v.x >> (8u * k)) : (v.y >> (8u * (k - 4u)));
+    memory_set_byte(ea + k, b);
+  }
+}
+
+// Loads 0x28..0x35: how many bytes. i32/i64/f32/f64.load are 4, 8, 4, 8; then come pairs
+// (signed, unsigned) of 8-, 16-bit loads into i32, and 8-, 16-, 32-bit loads into i64.
+uint load_width(uint op) {
+  if (op <= 0x2Bu) return (op & 1u) != 0u ? 8u : 4u;
+  uint pair = (op - 0x2Cu) >> 1u;  // 0..4: 8, 16 (i32), 8, 16, 32 (i64)
+  return pair == 4u ? 4u : ((pair & 1u) != 0u ? 2u : 1u);
+}
+
+// The loaded bytes as the instruction's result type.
+uvec2 load_extend(uint op, uvec2 v) {
+  uvec2 r = v;
+  switch (op) {
+    case 0x2Cu: r = uvec2(i32_extend8_s(v.x), 0u); break;
+    case 0x2Eu: r = uvec2(i32_extend16_s(v.x), 0u); break;
+    case 0x30u: r = i64_extend8_s(v); break;
+    case 0x32u: r = i64_extend16_s(v); break;
+    case 0x34u: r = i64_extend32_s(v); break;
+    default: break;
+  }
+  return r;
+}
+
+// Stores 0x36..0x3E: bytes written. i32/i64/f32/f64.store are 4, 8, 4, 8; then i32.store8,
+// i32.store16, i64.store8, i64.store16, i64.store32.
+uint store_width(uint op) {
+  if (op <= 0x39u) return (op & 1u) != 0u ? 8u : 4u;
+  uint k = op - 0x3Au;  // 0..4: 8, 16 (i32), 8, 16, 32 (i64)
+  return k == 4u ? 4u : ((k & 1u) != 0u ? 2u : 1u);
+}
+
+// end = start + n without wrap-around, and end <= limit.
+bool range_within(uint start, uint n, uint limit) {
+  uint carry = 0u;
+  uint end = uaddCarry(start, n, carry);
+  return carry == 0u && end <= limit;
+}
+
+// Bulk memory primitives: byte loops over ranges the caller has checked. The interpreter
+// runs bulk instructions in bounded chunks (interpreter.glsl), so these see short ranges.
+void memory_fill_bytes(uint dst, uint value, uint n) {
+  for (uint k = 0u; k < n; k++) memory_set_byte(dst + k, value);
+}
+
+// Copies bytes [0, n) (forward) or, for dst > src, the chunk must go from the top down.
+void memory_copy_bytes(uint dst, uint src, uint n, bool forward) {
+  if (forward) {
+    for (uint k = 0u; k < n; k++) memory_set_byte(dst + k, memory_byte(src + k));
+  } else {
+    for (uint k = n; k > 0u; k--) memory_set_byte(dst + k - 1u, memory_byte(src + k - 1u));
+  }
+}
+
+uint data_segment_length(uint segment) {
+  uint dropped = st_get(prog(H_DROPPED) + segment);
+  return dropped != 0u ? 0u : prog(prog(H_DATAS) + 2u * segment + 1u);
+}
+
+void memory_init_bytes(uint segment, uint dst, uint src, uint n) {
+  uint base = prog(prog(H_DATAS) + 2u * segment);
+  for (uint k = 0u; k < n; k++) {
+    uint at = src + k;
+    memory_set_byte(dst + k, (prog(base + (at >> 2u)) >> ((at & 3u) * 8u)) & 0xFFu);
+  }
+}

@@ -1,0 +1,43 @@
+// The Vulkan side of the interpreter, part 1: buffer bindings, push constants and the
+// accessors the device code uses (cpu_interpreter.cpp defines them over pointers instead).
+// interpreter_vulkan_main.glsl holds the entry point, after the interpreter.
+layout(local_size_x = 64) in;
+
+layout(std430, binding = 0) readonly buffer ProgramBuffer { uint program_words[]; };
+layout(std430, binding = 1) buffer StateBuffer { uint state_words[]; };
+layout(std430, binding = 2) buffer MemoryBuffer { uint memory_words[]; };
+layout(std430, binding = 3) readonly buffer TemplateBuffer { uint template_words[]; };  // state, then memory
+layout(std430, binding = 4) buffer IoBuffer { uint io_words[]; };  // arguments in, outcomes out
+
+layout(push_constant) uniform Push {
+  uint mode;
+  uint count;  // instances in this group
+  uint quantum;
+  uint function;
+  uint state_stride;
+  uint memory_stride;
+  uint io_stride;
+  uint params;   // arguments per instance (when begin)
+  uint results;  // results per instance (written when returned)
+  uint fuel_lo;
+  uint fuel_hi;
+  uint fuel_limited;
+  uint begin;   // 1: start the call first
+  uint budget;  // loop work per dispatch (see interp_run)
+  uint range_begin;
+  uint range_end;
+  uint template_memory_words;
+} pc;
+
+const uint MODE_INSTANTIATE = 0u;  // copy template words [range_begin, range_end): memory, then state
+const uint MODE_RUN = 1u;          // (start the call,) run one quantum, write the outcome to io
+
+uint state_base = 0u;
+uint memory_base = 0u;
+
+uint prog(uint i) { return program_words[i]; }
+uint st_get(uint i) { return state_words[state_base + i]; }
+void st_set(uint i, uint v) { state_words[state_base + i] = v; }
+uint mem_get(uint i) { return memory_words[memory_base + i]; }
+void mem_set(uint i, uint v) { memory_words[memory_base + i] = v; }
+

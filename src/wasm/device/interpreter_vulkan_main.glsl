@@ -1,0 +1,45 @@
+// The Vulkan side of the interpreter, part 2: the entry point. One invocation per instance;
+// `pc.mode` selects what a dispatch does. Every loop here is bounded by the host (ranges of
+// at most a few thousand words; the interpreter's quantum and budget): lavapipe ends all
+// loops of an invocation after 65535 iterations in total.
+void main() {
+  uint instance = gl_GlobalInvocationID.x;
+  if (instance >= pc.count) return;
+  state_base = instance * pc.state_stride;
+  memory_base = instance * pc.memory_stride;
+  uint io = instance * pc.io_stride;
+  if (pc.mode == MODE_INSTANTIATE) {
+    // The index space is the template's memory words, then its state words, so the copy of
+    // the state (which holds the memory size) comes last.
+    uint m = pc.template_memory_words;
+    for (uint w = pc.range_begin; w < pc.range_end; w++) {
+      if (w < m) {
+        mem_set(w, template_words[pc.state_stride + w]);
+      } else {
+        st_set(w - m, template_words[w - m]);
+      }
+    }
+    return;
+  }
+  if (pc.begin != 0u) {
+    for (uint k = 0u; k < pc.params; k++) slot_set(k, uvec2(io_words[io + 2u * k], io_words[io + 2u * k + 1u]));
+    st_set(S_FUEL_LIMITED, pc.fuel_limited);
+    st_set(S_FUEL, pc.fuel_lo);
+    st_set(S_FUEL + 1u, pc.fuel_hi);
+    interp_begin_call(pc.function);
+  }
+  uint status = interp_run(pc.quantum, pc.budget);
+  io_words[io] = status;
+  io_words[io + 1u] = st_get(S_TRAP);
+  io_words[io + 2u] = st_get(S_TRAP_INDEX);
+  io_words[io + 3u] = st_get(S_EXECUTED);
+  io_words[io + 4u] = st_get(S_EXECUTED + 1u);
+  io_words[io + 5u] = st_get(S_PAGES);
+  if (status == STATUS_RETURNED) {
+    for (uint k = 0u; k < pc.results; k++) {
+      uvec2 v = slot_get(k);
+      io_words[io + 6u + 2u * k] = v.x;
+      io_words[io + 7u + 2u * k] = v.y;
+    }
+  }
+}

@@ -1,0 +1,32 @@
+// Linking a module's imports against the host modules the runtime defines on the device.
+// Only `spectest` (the spec tests' host module) has definitions today: its print functions
+// are no-op host functions, its globals initial values, its table and memory the instance's
+// own. WASI is a later issue. A wrong name or type is a link error, as the spec's
+// assert_unlinkable expects ("unknown import", "incompatible import type").
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "wasm/module.hpp"
+
+namespace wavestack::wasm {
+
+class LinkError : public std::runtime_error {
+ public:
+  explicit LinkError(const std::string& reason) : std::runtime_error(reason) {}
+};
+
+struct LinkedImports {
+  std::vector<std::uint64_t> global_values;  // per imported global (bit patterns)
+  std::vector<TableType> tables;             // per imported table: the provided table's type
+  std::optional<MemoryType> memory;          // the provided memory's type, when imported
+};
+
+// Throws LinkError for an import the host does not define or defines with another type.
+[[nodiscard]] LinkedImports link_imports(const Module& module);
+
+}  // namespace wavestack::wasm

@@ -1,0 +1,219 @@
+#include "wasm/instance_image.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "wasm/device/interpreter_layout.hpp"
+#include "wasm/opcodes.hpp"
+
+namespace wavestack::wasm {
+namespace dev = device;
+namespace {
+
+constexpr std::uint32_t kMaxPages = 65535;  // memory32 addressing caps at 4 GiB - 64 KiB
+constexpr std::uint32_t kWordsPerPage = 65536 / 4;
+
+// A constant expression's value as a 64-bit slot (references: the u32 in the low word).
+std::uint64_t evaluate(const ConstExpr& expr, const std::vector<std::uint64_t>& globals) {
+  const Instruction& first = expr.code.at(0);
+  switch (first.opcode) {
+    case op::kI32Const:
+    case op::kF32Const:
+      return first.a;
+    case op::kI64Const:
+    case op::kF64Const:
+      return std::uint64_t{first.a} | (std::uint64_t{first.b} << 32);
+    case op::kRefNull:
+      return dev::NULL_REF;
+    case op::kRefFunc:
+      return first.a;
+    case op::kGlobalGet:
+      return globals.at(first.a);
+    default:
+      throw std::logic_error("unexpected constant expression opcode " + std::to_string(first.opcode));
+  }
+}
+
+std::uint32_t checked_words(std::uint64_t words, const char* what) {
+  if (words > 0xFFFFFFFFull / 2) {
+    throw std::invalid_argument(std::string(what) + ": one instance's state would exceed the 32-bit word index");
+  }
+  return static_cast<std::uint32_t>(words);
+}
+
+}  // namespace
+
+InstanceImage build_instance_image(const Module& module, const LinkedImports& imports, const ReserveOptions& options) {
+  InstanceImage image;
+  auto& program = image.program;
+  program.assign(dev::H_WORDS, 0u);
+  const auto size32 = [](std::size_t n) { return static_cast<std::uint32_t>(n); };
+
+  // Code.
+  program[dev::H_CODE] = size32(program.size());
+  for (const Instruction& ins : module.program.code) {
+    program.push_back(std::uint32_t{ins.opcode} | (std::uint32_t{ins.flags} << 16));
+    program.push_back(ins.a);
+    program.push_back(ins.b);
+    program.push_back(ins.c);
+  }
+  // The ENTRY record host calls start at (interpreter.glsl, interp_begin_call).
+  program[dev::H_ENTRY_PC] = size32(module.program.code.size());
+  program.insert(program.end(), {dev::OP_ENTRY, 0u, 0u, 0u});
+
+  // Function table, imports first.
+  const std::size_t function_count = module.function_types.size();
+  program[dev::H_FUNCS] = size32(program.size());
+  program[dev::H_FUNC_COUNT] = size32(function_count);
+  for (std::size_t f = 0; f < function_count; ++f) {
+    std::uint32_t entry[dev::F_WORDS] = {};
+    const FuncType& type = module.function_type(static_cast<std::uint32_t>(f));
+    entry[dev::F_PARAMS] = size32(type.params.size());
+    entry[dev::F_RESULTS] = size32(type.results.size());
+    entry[dev::F_TYPE_ID] = module.program.function_type_ids.at(f);
+    if (f < module.imported_functions) {
+      entry[dev::F_KIND] = dev::FUNCTION_HOST_NOP;
+    } else {
+      const FunctionRecord& record = module.program.functions[f - module.imported_functions];
+      entry[dev::F_CODE] = record.code_begin;
+      entry[dev::F_LOCALS] = record.local_count;
+      entry[dev::F_MAX_STACK] = record.max_stack;
+      entry[dev::F_KIND] = dev::FUNCTION_DEFINED;
+    }
+    program.insert(program.end(), entry, entry + dev::F_WORDS);
+  }
+
+  // Globals (imports first) are needed by segment offsets and element items.
+  std::vector<std::uint64_t> globals = imports.global_values;
+  for (const Global& global : module.globals) globals.push_back(evaluate(global.init, globals));
+
+  // Element segments: items as u32 references.
+  const std::size_t elem_count = module.elements.size();
+  program[dev::H_ELEMS] = size32(program.size());
+  program[dev::H_ELEM_COUNT] = size32(elem_count);
+  program.resize(program.size() + 2 * elem_count);
+  for (std::size_t s = 0; s < elem_count; ++s) {
+    const auto& items = module.elements[s].items;
+    program[program[dev::H_ELEMS] + 2 * s] = size32(program.size());
+    program[program[dev::H_ELEMS] + 2 * s + 1] = size32(items.size());
+    for (const ConstExpr& item : items) program.push_back(static_cast<std::uint32_t>(evaluate(item, globals)));
+  }
+
+  // Data segments: bytes packed little-endian into words.
+  const std::size_t data_count = module.data.size();
+  program[dev::H_DATAS] = size32(program.size());
+  program[dev::H_DATA_COUNT] = size32(data_count);
+  program.resize(program.size() + 2 * data_count);
+  for (std::size_t s = 0; s < data_count; ++s) {
+    const auto& bytes = module.data[s].bytes;
+    const std::size_t base = program.size();
+    program[program[dev::H_DATAS] + 2 * s] = size32(base);
+    program[program[dev::H_DATAS] + 2 * s + 1] = size32(bytes.size());
+    program.resize(base + (bytes.size() + 3) / 4, 0u);
+    for (std::size_t k = 0; k < bytes.size(); ++k) program[base + k / 4] |= std::uint32_t{bytes[k]} << (8 * (k % 4));
+  }
+
+  // Tables: imported ones take the provided table's type.
+  const std::size_t table_count = module.tables.size();
+  std::vector<TableType> tables = module.tables;
+  for (std::size_t t = 0; t < imports.tables.size() && t < table_count; ++t) tables[t] = imports.tables[t];
+  program[dev::H_TABLES] = size32(program.size());
+  program[dev::H_TABLE_COUNT] = size32(table_count);
+  program.resize(program.size() + dev::T_WORDS * table_count);
+
+  // The state layout.
+  std::uint64_t words = dev::S_CONTROL_WORDS;
+  program[dev::H_GLOBALS] = checked_words(words, "globals");
+  words += 2 * globals.size();
+  program[dev::H_DROPPED] = checked_words(words, "segments");
+  words += data_count + elem_count;
+  std::vector<std::uint32_t> table_capacity(table_count);
+  for (std::size_t t = 0; t < table_count; ++t) {
+    const Limits& limits = tables[t].limits;
+    std::uint64_t capacity = std::max(options.table_entries, limits.min);
+    if (limits.max) capacity = std::min<std::uint64_t>(capacity, std::max(*limits.max, limits.min));
+    table_capacity[t] = static_cast<std::uint32_t>(capacity);
+    const std::uint32_t descriptor = program[dev::H_TABLES] + dev::T_WORDS * static_cast<std::uint32_t>(t);
+    program[descriptor + dev::T_STATE] = checked_words(words, "table_entries");
+    program[descriptor + dev::T_LIMIT] = table_capacity[t];
+    words += 1 + capacity;
+  }
+  program[dev::H_STACK] = checked_words(words, "table_entries");
+  if (options.stack_slots < 2) throw std::invalid_argument("stack_size: must be at least 2 slots");
+  program[dev::H_STACK_SLOTS] = options.stack_slots;
+  words += 2ull * options.stack_slots;
+  image.state_words = checked_words(words, "stack_size");
+
+  // Memory.
+  std::uint32_t pages = 0;
+  std::uint32_t limit = 0;
+  if (!module.memories.empty()) {
+    Limits limits = imports.memory ? imports.memory->limits : module.memories[0].limits;
+    pages = limits.min;
+    if (options.memory_pages != 0 && options.memory_pages < pages) {
+      throw std::invalid_argument("memory_pages: the module's memory needs at least " + std::to_string(pages) +
+                                  " pages, got " + std::to_string(options.memory_pages));
+    }
+    const std::uint32_t declared_max = std::min(limits.max.value_or(kMaxPages), kMaxPages);
+    if (pages > kMaxPages) throw std::invalid_argument("memory_pages: memory above 65535 pages is not supported");
+    image.memory_capacity_pages = std::min(std::max(options.memory_pages, pages), std::max(declared_max, pages));
+    limit = std::min(image.memory_capacity_pages, declared_max);
+  }
+  program[dev::H_MEMORY_LIMIT] = limit;
+  image.globals_offset = program[dev::H_GLOBALS];
+  image.memory_words = image.memory_capacity_pages * kWordsPerPage;
+
+  // The instance template: control words, globals, tables, memory.
+  auto& state = image.state;
+  state.assign(image.state_words, 0u);
+  state[dev::S_PAGES] = pages;
+  for (std::size_t g = 0; g < globals.size(); ++g) {
+    state[program[dev::H_GLOBALS] + 2 * g] = static_cast<std::uint32_t>(globals[g]);
+    state[program[dev::H_GLOBALS] + 2 * g + 1] = static_cast<std::uint32_t>(globals[g] >> 32);
+  }
+  for (std::size_t t = 0; t < table_count; ++t) {
+    const std::uint32_t base = program[program[dev::H_TABLES] + dev::T_WORDS * static_cast<std::uint32_t>(t)];
+    state[base] = tables[t].limits.min;
+    std::fill_n(state.begin() + base + 1, table_capacity[t], dev::NULL_REF);
+  }
+  // Only the initial pages: the rest of the reservation is zero until memory.grow reaches it.
+  image.memory.assign(std::size_t{pages} * kWordsPerPage, 0u);
+
+  // Instantiation's segment steps, in the spec's order: element segments, then data
+  // segments; the first out-of-bounds one traps (and instantiation fails).
+  const std::uint32_t dropped = program[dev::H_DROPPED];
+  for (std::size_t s = 0; s < elem_count && image.instantiation_trap == 0; ++s) {
+    const ElementSegment& segment = module.elements[s];
+    if (segment.mode == SegmentMode::kPassive) continue;
+    state[dropped + data_count + s] = 1u;
+    if (segment.mode == SegmentMode::kDeclarative) continue;
+    const auto offset = static_cast<std::uint32_t>(evaluate(segment.offset, globals));
+    const std::uint32_t base = program[program[dev::H_TABLES] + dev::T_WORDS * segment.table];
+    const std::uint64_t end = std::uint64_t{offset} + segment.items.size();
+    if (end > state[base]) {
+      image.instantiation_trap = dev::WASM_TRAP_TABLE_OUT_OF_BOUNDS;
+      break;
+    }
+    const std::uint32_t items = program[program[dev::H_ELEMS] + 2 * s];
+    for (std::size_t k = 0; k < segment.items.size(); ++k) state[base + 1 + offset + k] = program[items + k];
+  }
+  for (std::size_t s = 0; s < data_count && image.instantiation_trap == 0; ++s) {
+    const DataSegment& segment = module.data[s];
+    if (segment.mode == SegmentMode::kPassive) continue;
+    state[dropped + s] = 1u;
+    const auto offset = static_cast<std::uint32_t>(evaluate(segment.offset, globals));
+    const std::uint64_t end = std::uint64_t{offset} + segment.bytes.size();
+    if (end > std::uint64_t{pages} * 65536) {
+      image.instantiation_trap = dev::WASM_TRAP_MEMORY_OUT_OF_BOUNDS;
+      break;
+    }
+    for (std::size_t k = 0; k < segment.bytes.size(); ++k) {
+      const std::uint64_t at = offset + k;
+      image.memory[at / 4] |= std::uint32_t{segment.bytes[k]} << (8 * (at % 4));
+    }
+  }
+  return image;
+}
+
+}  // namespace wavestack::wasm

@@ -1,0 +1,67 @@
+// A spawn: N instances of one module on one device. The interface the bindings drive; the
+// cpu device (cpu_instances.hpp) and the Vulkan device (vulkan_instances.hpp) implement it
+// over the same layout (interpreter_layout.glsl) and the same device code.
+//
+// A call is started on every instance, then advanced in dispatches of at most `quantum`
+// records per instance (so the caller can cancel between dispatches and no dispatch runs
+// unbounded), and its outcome is read when none is running.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <vector>
+
+namespace wavestack::wasm {
+
+// Instantiation failed: an active segment was out of bounds or the start function trapped.
+class InstantiationTrap : public std::runtime_error {
+ public:
+  explicit InstantiationTrap(std::uint32_t code) : std::runtime_error("instantiation trapped"), code_(code) {}
+  [[nodiscard]] std::uint32_t code() const noexcept { return code_; }
+
+ private:
+  std::uint32_t code_;
+};
+
+struct CallOutcome {
+  std::vector<std::uint32_t> status;      // per instance (interpreter_layout.glsl STATUS_*)
+  std::vector<std::uint32_t> trap;        // per instance trap code
+  std::vector<std::uint32_t> trap_index;  // per instance: the element index of an element trap
+  std::vector<std::uint64_t> results;     // per instance, result_count slots (valid when returned)
+  std::uint64_t executed = 0;             // records executed by all instances in this call
+};
+
+class InstanceSet {
+ public:
+  virtual ~InstanceSet() = default;
+  InstanceSet() = default;
+  InstanceSet(const InstanceSet&) = delete;
+  InstanceSet& operator=(const InstanceSet&) = delete;
+
+  [[nodiscard]] virtual std::uint32_t count() const noexcept = 0;
+  [[nodiscard]] virtual std::uint64_t resident_bytes() const noexcept = 0;
+
+  // args: count * params slots (bit patterns), instance-major. fuel: records per instance.
+  virtual void begin_call(std::uint32_t function, std::span<const std::uint64_t> args,
+                          std::optional<std::uint64_t> fuel) = 0;
+  // One dispatch; returns how many instances are still running.
+  virtual std::uint32_t step(std::uint32_t quantum) = 0;
+  [[nodiscard]] virtual CallOutcome outcome(std::uint32_t result_count) = 0;
+
+  // Restores every instance to the template and reruns the start function.
+  virtual void reset() = 0;
+
+  [[nodiscard]] virtual std::uint32_t memory_size_bytes(std::uint32_t instance) = 0;
+  virtual void read_memory(std::uint32_t instance, std::uint64_t address, std::span<std::uint8_t> out) = 0;
+  virtual void write_memory(std::uint32_t instance, std::uint64_t address, std::span<const std::uint8_t> data) = 0;
+  // A global's 64-bit slot (references: the u32 value).
+  [[nodiscard]] virtual std::uint64_t global_value(std::uint32_t instance, std::uint32_t global) = 0;
+
+ protected:
+  // Runs the start function (if any) on every instance; throws InstantiationTrap if one traps.
+  void run_start(std::optional<std::uint32_t> start);
+};
+
+}  // namespace wavestack::wasm

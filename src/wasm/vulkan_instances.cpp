@@ -1,0 +1,350 @@
+#include "wasm/vulkan_instances.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+
+#include "wasm/device/interpreter_glsl.hpp"
+#include "wasm/device/interpreter_layout.hpp"
+#include "wasm/host_modules.hpp"
+
+namespace wavestack::wasm {
+namespace dev = device;
+
+// Modes of interpreter_vulkan_main.glsl.
+namespace {
+constexpr std::uint32_t kModeInstantiate = 0;
+constexpr std::uint32_t kModeRun = 1;
+constexpr std::uint32_t kWorkgroup = 64;
+constexpr std::uint32_t kOutcomeWords = 6;    // status, trap, trap index, executed (2), pages
+constexpr std::uint32_t kPushBytes = 17 * 4;  // VulkanInstances::Push, checked below
+// Per dispatch and invocation: template words copied, interpreter records and loop work.
+// With the interpreter's fixed cost per record (its switches count as loops on lavapipe,
+// about 25 iterations) this stays well below lavapipe's 65535 loop iterations.
+constexpr std::uint32_t kInstantiateWords = 16384;
+constexpr std::uint32_t kMaxQuantum = 1024;
+constexpr std::uint32_t kBudget = 16384;
+}  // namespace
+
+struct VulkanDevice {
+  std::mutex mutex;  // one command at a time per context
+  runtime::ComputeContext context;
+  runtime::ComputePipeline pipeline;
+  double build_seconds = 0.0;
+  explicit VulkanDevice(const runtime::DeviceInfo& info) : context(info) {}
+};
+
+// Layout of the shader's push constant block.
+struct VulkanInstances::Push {
+  std::uint32_t mode = 0;
+  std::uint32_t count = 0;
+  std::uint32_t quantum = 0;
+  std::uint32_t function = 0;
+  std::uint32_t state_stride = 0;
+  std::uint32_t memory_stride = 0;
+  std::uint32_t io_stride = 0;
+  std::uint32_t params = 0;
+  std::uint32_t results = 0;
+  std::uint32_t fuel_lo = 0;
+  std::uint32_t fuel_hi = 0;
+  std::uint32_t fuel_limited = 0;
+  std::uint32_t begin = 0;
+  std::uint32_t budget = 0;
+  std::uint32_t range_begin = 0;
+  std::uint32_t range_end = 0;
+  std::uint32_t template_memory_words = 0;
+};
+static_assert(sizeof(VulkanInstances::Push) == kPushBytes, "the shader's push constant block");
+
+namespace {
+
+// One context and pipeline per device for the whole process: the interpreter shader is the
+// same for every module, and creating the pipeline (a large shader) is the slow part.
+// Kept for the life of the process (never destroyed: no teardown order to get wrong at exit),
+// so spawns after the first on a device skip creating the pipeline.
+std::shared_ptr<VulkanDevice> shared_device(const runtime::DeviceInfo& info, bool& created) {
+  static std::mutex registry_mutex;
+  static auto* registry = new std::map<std::uint32_t, std::shared_ptr<VulkanDevice>>();
+  std::lock_guard lock(registry_mutex);
+  if (auto existing = (*registry)[info.index]) {
+    created = false;
+    return existing;
+  }
+  auto device = std::make_shared<VulkanDevice>(info);
+  const auto begin = std::chrono::steady_clock::now();
+  runtime::PipelineSpec spec;
+  spec.buffer_count = 5;
+  spec.push_constant_bytes = kPushBytes;
+  spec.shader.target = runtime::VulkanTarget::Vulkan1_1;  // needs neither shaderInt64 nor shaderFloat64
+  device->pipeline = device->context.create_pipeline(dev::interpreter_shader_source(), spec);
+  device->build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+  (*registry)[info.index] = device;
+  created = true;
+  return device;
+}
+
+std::span<const std::byte> bytes_of(const auto& values) {
+  return std::as_bytes(std::span(values));
+}
+
+}  // namespace
+
+VulkanInstances::VulkanInstances(const Module& module, std::uint32_t count, const ReserveOptions& options,
+                                 const runtime::DeviceInfo& device)
+    : count_(count), image_(build_instance_image(module, link_imports(module), options)), start_(module.start) {
+  if (count == 0) throw std::invalid_argument("n: must be at least 1");
+  std::uint32_t arity = 1;
+  for (std::size_t f = 0; f < module.function_types.size(); ++f) {
+    const FuncType& type = module.function_type(static_cast<std::uint32_t>(f));
+    params_.push_back(static_cast<std::uint32_t>(type.params.size()));
+    results_.push_back(static_cast<std::uint32_t>(type.results.size()));
+    arity = std::max(
+        {arity, static_cast<std::uint32_t>(type.params.size()), static_cast<std::uint32_t>(type.results.size())});
+  }
+  global_count_ = static_cast<std::uint32_t>(module.global_types.size());
+  io_stride_ = kOutcomeWords + 2 * arity;
+  if (image_.instantiation_trap != 0) throw InstantiationTrap(image_.instantiation_trap);
+
+  // Everything is checked against the device before anything is allocated.
+  const std::uint64_t range =
+      std::min<std::uint64_t>(device.limits.max_storage_buffer_range, device.limits.max_buffer_size);
+  const std::uint64_t widest = 4ull * std::max({image_.state_words, image_.memory_words, io_stride_});
+  if (widest > range) {
+    throw std::invalid_argument("memory_pages / stack_size: one instance needs a " + std::to_string(widest) +
+                                "-byte buffer slice, more than " + device.name + "'s storage buffer range (" +
+                                std::to_string(range) + " bytes)");
+  }
+  // A group is one dispatch: within the buffer range and the workgroup count limit.
+  const std::uint64_t max_invocations = std::uint64_t{device.limits.max_workgroup_count[0]} * kWorkgroup;
+  per_group_ = static_cast<std::uint32_t>(std::min<std::uint64_t>({count, range / widest, max_invocations}));
+  const std::uint64_t per_instance = 4ull * (image_.state_words + image_.memory_words + io_stride_);
+  const std::uint64_t total =
+      per_instance * count + 4ull * (image_.program.size() + image_.state_words + image_.memory.size()) + 4;
+  if (device.limits.device_local_memory_bytes != 0 && total > device.limits.device_local_memory_bytes) {
+    throw std::invalid_argument("n: " + std::to_string(count) + " instances need " + std::to_string(total) +
+                                " bytes, more than " + device.name + "'s memory (" +
+                                std::to_string(device.limits.device_local_memory_bytes) +
+                                "); lower n, memory_pages or stack_size");
+  }
+
+  bool created = false;
+  device_ = shared_device(device, created);
+  if (created) {
+    pipeline_seconds_ = device_->build_seconds;
+    pipeline_from_cache_ = device_->pipeline.spirv_from_cache();
+  }
+  {
+    std::lock_guard lock(device_->mutex);
+    auto& context = device_->context;
+    program_ = context.allocate(4 * image_.program.size());
+    context.upload(program_, bytes_of(image_.program));
+    std::vector<std::uint32_t> template_words = image_.state;
+    template_words.insert(template_words.end(), image_.memory.begin(), image_.memory.end());
+    template_ = context.allocate(4 * template_words.size());
+    context.upload(template_, bytes_of(template_words));
+    resident_bytes_ = program_.size() + template_.size();
+    for (std::uint32_t first = 0; first < count; first += per_group_) {
+      Group group;
+      group.first = first;
+      group.count = std::min(per_group_, count - first);
+      group.state = context.allocate(4ull * group.count * image_.state_words);
+      group.memory = context.allocate(std::max<std::uint64_t>(4, 4ull * group.count * image_.memory_words));
+      group.io = context.allocate(4ull * group.count * io_stride_);
+      context.fill_zero(group.state);
+      context.fill_zero(group.memory);
+      resident_bytes_ += group.state.size() + group.memory.size() + group.io.size();
+      groups_.push_back(std::move(group));
+    }
+  }
+  instantiate(false);  // fresh buffers are zero
+}
+
+VulkanInstances::~VulkanInstances() {
+  if (!device_) return;
+  std::lock_guard lock(device_->mutex);
+  groups_.clear();
+  program_ = {};
+  template_ = {};
+}
+
+void VulkanInstances::dispatch(Group& group, const Push& push) {
+  runtime::DeviceBuffer* buffers[] = {&program_, &group.state, &group.memory, &template_, &group.io};
+  device_->context.dispatch(device_->pipeline, buffers, std::as_bytes(std::span(&push, 1)),
+                            {(group.count + kWorkgroup - 1) / kWorkgroup, 1, 1});
+}
+
+void VulkanInstances::instantiate(bool clear_memory) {
+  {
+    std::lock_guard lock(device_->mutex);
+    const auto memory_words = static_cast<std::uint32_t>(image_.memory.size());
+    const std::uint32_t total = memory_words + image_.state_words;
+    for (Group& group : groups_) {
+      // Pages grown since the last instantiation must read as zero again.
+      if (clear_memory) device_->context.fill_zero(group.memory);
+      for (std::uint32_t begin = 0; begin < total; begin += kInstantiateWords) {
+        Push push;
+        push.mode = kModeInstantiate;
+        push.count = group.count;
+        push.state_stride = image_.state_words;
+        push.memory_stride = image_.memory_words;
+        push.io_stride = io_stride_;
+        push.range_begin = begin;
+        push.range_end = std::min(total, begin + kInstantiateWords);
+        push.template_memory_words = memory_words;
+        dispatch(group, push);
+      }
+    }
+  }
+  run_start(start_);
+}
+
+void VulkanInstances::reset() {
+  instantiate(true);
+}
+
+void VulkanInstances::begin_call(std::uint32_t function, std::span<const std::uint64_t> args,
+                                 std::optional<std::uint64_t> fuel) {
+  const std::uint32_t params = params_.at(function);
+  if (args.size() != std::size_t{count_} * params) throw std::invalid_argument("inputs: wrong number of values");
+  if (params > image_.program[dev::H_STACK_SLOTS]) {
+    throw std::invalid_argument("stack_size: too small for the arguments");
+  }
+  std::lock_guard lock(device_->mutex);
+  if (params != 0) {
+    for (Group& group : groups_) {
+      std::vector<std::uint32_t> io(std::size_t{group.count} * io_stride_, 0u);
+      for (std::uint32_t i = 0; i < group.count; ++i) {
+        for (std::uint32_t k = 0; k < params; ++k) {
+          const std::uint64_t v = args[(std::size_t{group.first} + i) * params + k];
+          io[std::size_t{i} * io_stride_ + 2 * k] = static_cast<std::uint32_t>(v);
+          io[std::size_t{i} * io_stride_ + 2 * k + 1] = static_cast<std::uint32_t>(v >> 32);
+        }
+      }
+      device_->context.upload(group.io, bytes_of(io));
+    }
+  }
+  // The call starts with the first dispatch (one dispatch fewer per call).
+  function_ = function;
+  result_count_ = results_.at(function);
+  fuel_ = fuel;
+  begin_pending_ = true;
+  for (Group& group : groups_) group.running = group.count;
+}
+
+std::uint32_t VulkanInstances::step(std::uint32_t quantum) {
+  std::lock_guard lock(device_->mutex);
+  std::uint32_t running = 0;
+  for (Group& group : groups_) {
+    if (group.running == 0) continue;
+    Push push;
+    push.mode = kModeRun;
+    push.count = group.count;
+    push.quantum = std::min(quantum, kMaxQuantum);
+    push.budget = kBudget;
+    push.function = function_;
+    push.state_stride = image_.state_words;
+    push.memory_stride = image_.memory_words;
+    push.io_stride = io_stride_;
+    push.params = params_.at(function_);
+    push.results = result_count_;
+    push.begin = begin_pending_ ? 1u : 0u;
+    push.fuel_limited = fuel_ ? 1u : 0u;
+    push.fuel_lo = static_cast<std::uint32_t>(fuel_.value_or(0));
+    push.fuel_hi = static_cast<std::uint32_t>(fuel_.value_or(0) >> 32);
+    dispatch(group, push);
+    group.outcome.resize(std::size_t{group.count} * io_stride_);
+    device_->context.download(group.io, std::as_writable_bytes(std::span(group.outcome)));
+    group.running = 0;
+    for (std::uint32_t i = 0; i < group.count; ++i) {
+      if (group.outcome[std::size_t{i} * io_stride_] == dev::STATUS_RUNNING) ++group.running;
+    }
+    running += group.running;
+  }
+  begin_pending_ = false;
+  return running;
+}
+
+CallOutcome VulkanInstances::outcome(std::uint32_t /*result_count: fixed by begin_call*/) {
+  CallOutcome result;
+  result.status.resize(count_);
+  result.trap.resize(count_);
+  result.trap_index.resize(count_);
+  result.results.resize(std::size_t{count_} * result_count_);
+  std::lock_guard lock(device_->mutex);
+  for (const Group& group : groups_) {
+    for (std::uint32_t i = 0; i < group.count; ++i) {
+      const std::uint32_t* w = group.outcome.data() + std::size_t{i} * io_stride_;
+      const std::uint32_t at = group.first + i;
+      result.status[at] = w[0];
+      result.trap[at] = w[1];
+      result.trap_index[at] = w[2];
+      result.executed += std::uint64_t{w[3]} | (std::uint64_t{w[4]} << 32);
+      if (w[0] != dev::STATUS_RETURNED) continue;
+      for (std::uint32_t k = 0; k < result_count_; ++k) {
+        result.results[std::size_t{at} * result_count_ + k] =
+            std::uint64_t{w[kOutcomeWords + 2 * k]} | (std::uint64_t{w[kOutcomeWords + 2 * k + 1]} << 32);
+      }
+    }
+  }
+  return result;
+}
+
+VulkanInstances::Group& VulkanInstances::group_of(std::uint32_t instance, std::uint32_t& local) {
+  if (instance >= count_) throw std::out_of_range("instance: out of range");
+  local = instance % per_group_;
+  return groups_[instance / per_group_];
+}
+
+std::uint32_t VulkanInstances::memory_size_bytes(std::uint32_t instance) {
+  std::uint32_t local = 0;
+  Group& group = group_of(instance, local);
+  std::uint32_t pages = 0;
+  std::lock_guard lock(device_->mutex);
+  device_->context.download(group.state, std::as_writable_bytes(std::span(&pages, 1)),
+                            4ull * (std::size_t{local} * image_.state_words + dev::S_PAGES));
+  return pages * 65536u;
+}
+
+void VulkanInstances::check_range(std::uint32_t instance, std::uint64_t address, std::uint64_t length) {
+  const std::uint64_t size = memory_size_bytes(instance);
+  if (address + length > size) {
+    throw std::out_of_range("address: " + std::to_string(address) + " + length " + std::to_string(length) +
+                            " is beyond the instance's memory (" + std::to_string(size) + " bytes)");
+  }
+}
+
+void VulkanInstances::read_memory(std::uint32_t instance, std::uint64_t address, std::span<std::uint8_t> out) {
+  check_range(instance, address, out.size());
+  if (out.empty()) return;
+  std::uint32_t local = 0;
+  Group& group = group_of(instance, local);
+  std::lock_guard lock(device_->mutex);
+  device_->context.download(group.memory, std::as_writable_bytes(out),
+                            4ull * std::size_t{local} * image_.memory_words + address);
+}
+
+void VulkanInstances::write_memory(std::uint32_t instance, std::uint64_t address, std::span<const std::uint8_t> data) {
+  check_range(instance, address, data.size());
+  if (data.empty()) return;
+  std::uint32_t local = 0;
+  Group& group = group_of(instance, local);
+  std::lock_guard lock(device_->mutex);
+  device_->context.upload(group.memory, std::as_bytes(data), 4ull * std::size_t{local} * image_.memory_words + address);
+}
+
+std::uint64_t VulkanInstances::global_value(std::uint32_t instance, std::uint32_t global) {
+  if (global >= global_count_) throw std::out_of_range("global: out of range");
+  std::uint32_t local = 0;
+  Group& group = group_of(instance, local);
+  std::uint32_t words[2] = {0, 0};
+  std::lock_guard lock(device_->mutex);
+  device_->context.download(group.state, std::as_writable_bytes(std::span(words)),
+                            4ull * (std::size_t{local} * image_.state_words + image_.globals_offset + 2 * global));
+  return std::uint64_t{words[0]} | (std::uint64_t{words[1]} << 32);
+}
+
+}  // namespace wavestack::wasm

@@ -1,0 +1,455 @@
+"""Instances on the cpu device and on the selected Vulkan device (lavapipe in CI): calls,
+results, traps and their prior effects, fuel, cancellation, reset, memory access,
+memory.grow, the call stack, bad input (nothing runs), linking, and 100,003 instances on
+the cpu device (10,000 on Vulkan). Modules are built here from bytes (wasm_builder)."""
+
+import pytest
+
+import wasmgpu
+from conftest import gpu_required
+from wasm_builder import F32, F64, I32, I64, EXTERNREF, ModuleBuilder, i32_const, uleb
+
+LOCAL_GET = lambda k: b"\x20" + uleb(k)  # noqa: E731
+GLOBAL_GET = lambda k: b"\x23" + uleb(k)  # noqa: E731
+GLOBAL_SET = lambda k: b"\x24" + uleb(k)  # noqa: E731
+I32_STORE = b"\x36\x02\x00"
+I32_LOAD = b"\x28\x02\x00"
+
+
+def worker_module() -> bytes:
+    """A counter global, a memory, and functions that store, divide, loop and recurse."""
+    b = ModuleBuilder()
+    b.set_memory(1, 4, export="memory")
+    counter = b.global_(I32, i32_const(0))
+    # store(addr, value) then divide 100 by the value: traps on 0 after the store.
+    b.function([I32, I32], [I32], LOCAL_GET(0) + LOCAL_GET(1) + I32_STORE + i32_const(100) + LOCAL_GET(1) + b"\x6d",
+               export="store_then_divide")
+    # spin(n): counter += 1, n times (a loop of 10 records per iteration).
+    loop = (b"\x02\x40\x03\x40" + LOCAL_GET(0) + b"\x45\x0d\x01" + GLOBAL_GET(counter) + i32_const(1) + b"\x6a" +
+            GLOBAL_SET(counter) + LOCAL_GET(0) + i32_const(1) + b"\x6b\x21\x00\x0c\x00\x0b\x0b")
+    b.function([I32], [], loop, export="spin")
+    b.function([], [I32], GLOBAL_GET(counter), export="counter")
+    b.function([], [], b"\x03\x40\x0c\x00\x0b", export="forever")
+    recurse = b.function([], [], b"\x10" + uleb(4), export="recurse")  # calls itself
+    assert recurse == 4
+    b.function([I32], [I32], LOCAL_GET(0) + b"\x40\x00", export="grow")
+    b.function([], [I32], b"\x3f\x00", export="size")
+    b.function([I64, F32, F64], [F64, I64, F32], LOCAL_GET(2) + LOCAL_GET(0) + LOCAL_GET(1), export="rotate")
+    b.function([], [], b"", export="nothing")
+    b.function([EXTERNREF], [I32], LOCAL_GET(0) + b"\xd1", export="is_null")
+    return b.build()
+
+
+@pytest.fixture(params=["cpu", "vulkan"])
+def target(request):
+    """spawn() keywords of the device under test. The Vulkan variant uses the default
+    device selection (software adapters as the environment allows)."""
+    if request.param == "cpu":
+        return {"device": "cpu"}
+    if wasmgpu._native.select_device(False) is None:
+        reason = "no usable Vulkan device (software adapters need WAVESTACK_ALLOW_SOFTWARE_GPU=1)"
+        if gpu_required():
+            pytest.fail(reason + " (WAVESTACK_REQUIRE_GPU=1)")
+        pytest.skip(reason)
+    return {}
+
+
+@pytest.fixture
+def module():
+    return wasmgpu.Module(worker_module())
+
+
+def test_results_in_instance_order_with_every_type(module, target):
+    with module.spawn(3, **target) as instances:
+        assert instances.call("rotate", [(1, 1.5, 2.25), (-1, -0.0, float("inf")), (2**64 - 1, 3.0, 4.0)]) == [
+            (2.25, 1, 1.5), (float("inf"), -1, -0.0), (4.0, -1, 3.0)]
+        assert instances.call("nothing") == [None, None, None]
+        assert instances.call("is_null", [None, None, None]) == [1, 1, 1]
+        assert instances.call("store_then_divide", [(0, 4), (0, 2**32 - 5), (0, -5)]) == [25, -20, -20]
+
+
+def test_trap_reports_each_instance_and_keeps_prior_effects(module, target):
+    with module.spawn(4, **target) as instances:
+        with pytest.raises(wasmgpu.Trap) as raised:
+            instances.call("store_then_divide", [(16, 5), (16, 0), (16, 10), (16, 0)])
+        assert raised.value.traps == {1: "integer divide by zero", 3: "integer divide by zero"}
+        assert raised.value.results == [20, None, 10, None]
+        # The store before the trap persisted (calls are not transactions).
+        assert [instances.read_memory(16, 4, instance=i) for i in range(4)] == [
+            (5).to_bytes(4, "little"), bytes(4), (10).to_bytes(4, "little"), bytes(4)]
+        assert instances.last_call.traps == 2
+        # The instances stay usable.
+        assert instances.call("store_then_divide", [(0, 1)] * 4) == [100] * 4
+
+
+# spin(n) executes 12 records per iteration (local.get, i32.eqz, br_if, global.get,
+# i32.const, i32.add, global.set, local.get, i32.const, i32.sub, local.set, br; the
+# increment is the 7th) and 4 to leave (local.get, i32.eqz, br_if, return).
+def spin_records(n: int) -> int:
+    return 12 * n + 4
+
+
+def test_spin_record_count_matches_the_lowered_code(module):
+    code = module._native.lowered_code(1)
+    assert len(code) == 13  # 12 loop records + the function's return
+
+
+def test_fuel_stops_exactly_at_the_budget_with_prior_effects(module, target):
+    with module.spawn(2, **target) as instances:
+        instances.call("spin", [3, 3])
+        assert instances.last_call.instructions == 2 * spin_records(3)
+        instances.reset()
+        assert instances.call("spin", [3, 3], fuel=spin_records(3)) == [None, None]  # exactly enough
+        instances.reset()
+        with pytest.raises(wasmgpu.Trap) as raised:
+            instances.call("spin", [3, 3], fuel=spin_records(3) - 1)
+        assert raised.value.traps == {0: "fuel exhausted", 1: "fuel exhausted"}
+        assert raised.value.results == [None, None]
+        assert instances.last_call.instructions == 2 * (spin_records(3) - 1)
+        assert instances.call("counter") == [3, 3]
+        for fuel, counter in [(12 * 7 + 6, 7), (12 * 7 + 7, 8)]:
+            instances.reset()
+            with pytest.raises(wasmgpu.Trap, match="fuel exhausted"):
+                instances.call("spin", [100, 100], fuel=fuel)  # stops inside iteration 8
+            assert instances.call("counter") == [counter, counter]
+
+
+def test_fuel_zero_runs_nothing(module, target):
+    with module.spawn(1, **target) as instances:
+        with pytest.raises(wasmgpu.Trap, match="fuel exhausted"):
+            instances.call("spin", [1], fuel=0)
+        assert instances.call("counter") == [0]
+
+
+def test_cancel_is_checked_between_dispatches(module, target):
+    with module.spawn(2, **target) as instances:
+        instances.quantum = 1000
+        checks = []
+
+        def cancel():
+            checks.append(1)
+            return len(checks) >= 3
+
+        with pytest.raises(InterruptedError):
+            instances.call("forever", cancel=cancel)
+        assert len(checks) == 3
+        assert instances.last_call.cancelled and instances.last_call.dispatches == 3
+        # Effects so far persist and the instances take the next call.
+        instances.call("spin", [5, 5])
+        assert instances.call("counter") == [5, 5]
+
+
+def test_long_calls_are_cut_into_quanta(module, target):
+    with module.spawn(1, **target) as instances:
+        instances.quantum = 100
+        instances.call("spin", [50])
+        assert instances.last_call.dispatches == (instances.last_call.instructions + 99) // 100
+        assert instances.call("counter") == [50]
+
+
+def test_reset_restores_memory_globals_and_size(module, target):
+    with module.spawn(2, **target, memory_pages=3) as instances:
+        instances.write_memory(100, b"hello", instance=1)
+        instances.call("spin", [4, 4])
+        assert instances.call("grow", [1, 1]) == [1, 1]
+        instances.write_memory(65536 + 8, b"x", instance=0)
+        instances.reset()
+        assert instances.read_memory(100, 5, instance=1) == bytes(5)
+        assert instances.call("counter") == [0, 0]
+        assert instances.call("size") == [1, 1]
+        assert instances.call("grow", [1, 1]) == [1, 1]
+        assert instances.read_memory(65536 + 8, 1, instance=0) == b"\x00"  # grown pages start zero
+
+
+def test_memory_grow_is_capped_by_the_reservation_and_the_declared_maximum(module, target):
+    with module.spawn(1, **target, memory_pages=2) as instances:
+        assert instances.call("grow", [1]) == [1]
+        assert instances.call("grow", [1]) == [-1]  # beyond memory_pages
+        assert instances.call("size") == [2]
+    with module.spawn(1, **target, memory_pages=100) as instances:
+        assert instances.call("grow", [3]) == [1]
+        assert instances.call("grow", [1]) == [-1]  # beyond the declared maximum of 4
+        assert instances.read_memory(4 * 65536 - 4, 4) == bytes(4)
+
+
+def test_read_and_write_memory_check_their_arguments(module, target):
+    with module.spawn(2, **target) as instances:
+        instances.write_memory(65530, b"abcdef", instance=1)
+        assert instances.read_memory(65530, 6, instance=1) == b"abcdef"
+        assert instances.read_memory(65530, 6, instance=0) == bytes(6)
+        with pytest.raises(ValueError, match="data"):
+            instances.write_memory(65531, b"abcdef", instance=1)
+        with pytest.raises(ValueError, match="length"):
+            instances.read_memory(65535, 2)
+        with pytest.raises(IndexError, match="instance"):
+            instances.read_memory(0, 1, instance=2)
+        with pytest.raises(TypeError, match="data"):
+            instances.write_memory(0, "text")
+        with pytest.raises(ValueError, match="address"):
+            instances.read_memory(-1, 1)
+
+
+def test_call_stack_exhaustion_traps(module, target):
+    with module.spawn(2, **target, stack_size=64) as instances:
+        with pytest.raises(wasmgpu.Trap) as raised:
+            instances.call("recurse")
+        assert raised.value.traps == {0: "call stack exhausted", 1: "call stack exhausted"}
+
+
+def test_bad_inputs_name_the_argument_and_run_nothing(module, target):
+    with module.spawn(3, **target) as instances:
+        instances.call("store_then_divide", [(0, 1)] * 3)
+        before = instances.last_call
+        bad = [
+            (ValueError, "inputs: expected one row per instance", [(0, 1)] * 2),
+            (ValueError, r"inputs\[2\]: expected 2 values", [(0, 1), (0, 1), (0,)]),
+            (TypeError, r"inputs\[1\]\[1\]: expected an int", [(0, 1), (0, 1.0), (0, 1)]),
+            (ValueError, r"inputs\[0\]\[0\]: .* does not fit", [(2**32, 1), (0, 1), (0, 1)]),
+            (ValueError, r"inputs\[0\]\[1\]: .* does not fit", [(0, -2**31 - 1), (0, 1), (0, 1)]),
+            (TypeError, "inputs: expected a sequence", 7),
+        ]
+        for error, match, inputs in bad:
+            with pytest.raises(error, match=match):
+                instances.call("store_then_divide", inputs)
+        with pytest.raises(TypeError, match=r"inputs\[0\]\[2\]: expected a float"):
+            instances.call("rotate", [(1, 1.0, 2)] * 3)
+        with pytest.raises(TypeError, match=r"inputs\[0\]\[0\]: only None"):
+            instances.call("is_null", [1, None, None])
+        with pytest.raises(ValueError, match="name: the module exports no function 'missing'"):
+            instances.call("missing")
+        with pytest.raises(TypeError, match="fuel"):
+            instances.call("nothing", fuel=1.5)
+        with pytest.raises(ValueError, match="fuel"):
+            instances.call("nothing", fuel=-1)
+        with pytest.raises(TypeError, match="cancel"):
+            instances.call("nothing", cancel=5)
+        assert instances.last_call is before  # nothing ran
+        assert instances.read_memory(0, 4, instance=0) == (1).to_bytes(4, "little")
+
+
+def test_spawn_checks_its_arguments_before_allocating(module):
+    for kwargs, error, match in [
+        ({"n": 0}, ValueError, "n: must be between"),
+        ({"n": 2.0}, TypeError, "n: expected an int"),
+        ({"n": 1, "memory_pages": -1}, ValueError, "memory_pages"),
+        ({"n": 1, "stack_size": 1}, ValueError, "stack_size"),
+        ({"n": 1, "device": "tpu"}, ValueError, "device: unknown device 'tpu'"),
+        ({"n": 1, "device": "cpu", "wasi": object()}, NotImplementedError, "WASI lands in a later issue"),
+        ({"n": 2**31, "device": "cpu", "memory_pages": 4}, ValueError, "more than the cpu device's memory"),
+    ]:
+        n = kwargs.pop("n")
+        with pytest.raises(error, match=match):
+            module.spawn(n, **kwargs)
+
+
+def test_closed_instances_refuse_calls(module, target):
+    instances = module.spawn(1, **target)
+    assert instances.resident_bytes >= 65536
+    info = instances.adapter_info
+    if target.get("device") == "cpu":
+        assert instances.device == "cpu" and info["device"] == "cpu"
+    else:
+        assert instances.device == info["name"] == wasmgpu._native.select_device(False)["name"]
+    instances.close()
+    with pytest.raises(RuntimeError, match="closed"):
+        instances.call("nothing")
+
+
+def test_start_function_runs_at_spawn_and_reset(target):
+    b = ModuleBuilder()
+    counter = b.global_(I32, i32_const(40))
+    start = b.function([], [], GLOBAL_GET(counter) + i32_const(2) + b"\x6a" + GLOBAL_SET(counter))
+    b.function([], [I32], GLOBAL_GET(counter), export="get")
+    b.start = start
+    with wasmgpu.Module(b.build()).spawn(3, **target) as instances:
+        assert instances.call("get") == [42, 42, 42]
+        instances.reset()
+        assert instances.call("get") == [42, 42, 42]
+
+
+def test_trapping_start_function_fails_spawn(target):
+    b = ModuleBuilder()
+    b.start = b.function([], [], b"\x00")
+    with pytest.raises(wasmgpu.Trap, match="unreachable"):
+        wasmgpu.Module(b.build()).spawn(2, **target)
+
+
+def test_out_of_bounds_data_segment_fails_spawn(target):
+    b = ModuleBuilder()
+    b.set_memory(1)
+    b.active_data(65534, b"abc")
+    b.function([], [], b"", export="f")
+    with pytest.raises(wasmgpu.Trap, match="out of bounds memory access"):
+        wasmgpu.Module(b.build()).spawn(1, **target)
+
+
+def test_host_imports_link_by_name_and_type(target):
+    b = ModuleBuilder()
+    b.import_function("spectest", "print_i32", [I32], [])
+    b.function([I32], [I32], LOCAL_GET(0) + b"\x10\x00" + LOCAL_GET(0), export="echo")
+    module = wasmgpu.Module(b.build(), host_modules=["spectest"])
+    with module.spawn(2, **target) as instances:
+        assert instances.call("echo", [7, 8]) == [7, 8]
+    for name, params, match in [("print_i33", [I32], "unknown import"), ("print_i32", [I64], "incompatible")]:
+        b = ModuleBuilder()
+        b.import_function("spectest", name, params, [])
+        b.function([], [], b"", export="f")
+        with pytest.raises(wasmgpu.LinkError, match=match):
+            wasmgpu.Module(b.build(), host_modules=["spectest"]).spawn(1, **target)
+
+
+def test_wasi_imports_load_but_spawn_says_later(target):
+    b = ModuleBuilder()
+    b.import_function("wasi_snapshot_preview1", "proc_exit", [I32], [])
+    b.function([], [], b"", export="_start")
+    module = wasmgpu.Module(b.build())
+    with pytest.raises(NotImplementedError, match="WASI lands in a later issue"):
+        module.spawn(1, **target)
+
+
+def test_last_call_reports_phases_and_counters(module, target):
+    with module.spawn(4, **target) as instances:
+        instances.call("spin", [10, 20, 30, 40])
+        stats = instances.last_call
+        assert stats.execution == "auto" and stats.executed_as == "interpreter"
+        assert stats.device == instances.device
+        assert stats.interpreted_instructions == stats.instructions == sum(spin_records(k) for k in (10, 20, 30, 40))
+        assert stats.compiled_instructions == 0
+        assert stats.dispatches == 1
+        for phase in ("preparation", "upload", "dispatch", "readback", "decoding"):
+            assert getattr(stats, f"{phase}_seconds") >= 0.0
+
+
+def test_100003_instances_on_the_cpu_device():
+    b = ModuleBuilder()
+    total = b.global_(I64, b"\x42\x00")
+    b.function([I32], [I32, I64], LOCAL_GET(0) + i32_const(3) + b"\x6c" + GLOBAL_GET(total) + LOCAL_GET(0) +
+               b"\xad\x7c" + GLOBAL_SET(total) + GLOBAL_GET(total), export="step")
+    n = 100_003
+    with wasmgpu.Module(b.build()).spawn(n, device="cpu", stack_size=16) as instances:
+        # 16 control words, one global and 16 stack slots: 200 bytes per instance.
+        assert 200 * n <= instances.resident_bytes < 200 * n + 4096
+        results = instances.call("step", list(range(n)))
+        assert results == [(3 * i, i) for i in range(n)]
+        results = instances.call("step", list(range(n)))
+        assert results[-1] == (3 * (n - 1), 2 * (n - 1))
+
+
+def test_10000_instances_on_vulkan():
+    if wasmgpu._native.select_device(False) is None:
+        reason = "no usable Vulkan device (software adapters need WAVESTACK_ALLOW_SOFTWARE_GPU=1)"
+        if gpu_required():
+            pytest.fail(reason + " (WAVESTACK_REQUIRE_GPU=1)")
+        pytest.skip(reason)
+    b = ModuleBuilder()
+    b.set_memory(1)
+    # collatz(n): steps to reach 1 (data-dependent lengths across instances), stored at 0.
+    body = (b"\x02\x40\x03\x40" + LOCAL_GET(0) + i32_const(1) + b"\x46\x0d\x01" +
+            LOCAL_GET(0) + i32_const(1) + b"\x71\x04\x40" + LOCAL_GET(0) + i32_const(3) + b"\x6c" + i32_const(1) +
+            b"\x6a\x21\x00\x05" + LOCAL_GET(0) + i32_const(1) + b"\x76\x21\x00\x0b" +
+            LOCAL_GET(1) + i32_const(1) + b"\x6a\x21\x01\x0c\x00\x0b\x0b" +
+            i32_const(0) + LOCAL_GET(1) + I32_STORE + LOCAL_GET(1))
+    b.function([I32], [I32], body, locals=[I32], export="collatz")
+    n = 10_000
+
+    def steps(x):
+        count = 0
+        while x != 1:
+            x = 3 * x + 1 if x & 1 else x >> 1
+            count += 1
+        return count
+
+    with wasmgpu.Module(b.build()).spawn(n) as instances:
+        results = instances.call("collatz", [i + 1 for i in range(n)])
+        assert results == [steps(i + 1) for i in range(n)]
+        assert instances.read_memory(0, 4, instance=n - 1) == steps(n).to_bytes(4, "little")
+        assert instances.last_call.dispatches > 1
+
+
+def test_spawn_too_large_for_the_device_fails_before_allocating(module, target):
+    with pytest.raises(ValueError, match="more than"):
+        module.spawn(2**31, memory_pages=4, **target)
+
+
+def bulk_module() -> bytes:
+    b = ModuleBuilder()
+    b.set_memory(2)
+    b.function([I32, I32, I32], [], LOCAL_GET(0) + LOCAL_GET(1) + LOCAL_GET(2) + b"\xfc\x0b\x00", export="fill")
+    b.function([I32, I32, I32], [], LOCAL_GET(0) + LOCAL_GET(1) + LOCAL_GET(2) + b"\xfc\x0a\x00\x00", export="copy")
+    b.table(0, 100000, element=EXTERNREF)
+    b.function([I32], [I32], b"\xd0\x6f" + LOCAL_GET(0) + b"\xfc\x0f\x00", export="grow_table")
+    b.function([], [I32], b"\xfc\x10\x00", export="table_size")
+    # 5000 locals: `dirty` sets the last one, `clean` reads it (must be zero: locals start at 0).
+    b.function([], [], i32_const(7) + b"\x21" + uleb(4999), locals=[I32] * 5000, export="dirty")
+    b.function([], [I32], LOCAL_GET(4999), locals=[I32] * 5000, export="clean")
+    return b.build()
+
+
+def test_bulk_instructions_run_in_chunks_as_one_record(target):
+    with wasmgpu.Module(bulk_module()).spawn(2, stack_size=16384, table_entries=60_000, **target) as instances:
+        instances.quantum = 10  # tiny dispatches: every bulk instruction takes many chunks
+        pattern = bytes(range(256)) * 512  # 128 KiB
+        instances.write_memory(0, pattern, instance=0)
+        instances.write_memory(0, pattern, instance=1)
+        assert instances.call("fill", [(1000, 0xAB, 100_000), (0, 0, 0)]) == [None, None]
+        assert instances.last_call.instructions == 2 * 5  # per instance: 3 local.get, memory.fill, return
+        assert instances.last_call.dispatches > 3
+        expected = bytearray(pattern)
+        expected[1000:101_000] = b"\xab" * 100_000
+        assert instances.read_memory(0, len(pattern), instance=0) == bytes(expected)
+        # Overlapping copies in both directions, against Python's slice semantics.
+        instances.call("copy", [(10, 0, 90_000), (0, 10, 90_000)])
+        expected0 = bytearray(expected)
+        expected0[10:90_010] = expected[0:90_000]
+        expected1 = bytearray(pattern)
+        expected1[0:90_000] = pattern[10:90_010]
+        assert instances.read_memory(0, len(pattern), instance=0) == bytes(expected0)
+        assert instances.read_memory(0, len(pattern), instance=1) == bytes(expected1)
+        # A bulk instruction out of bounds changes nothing, whatever the chunking.
+        with pytest.raises(wasmgpu.Trap, match="out of bounds memory access"):
+            instances.call("fill", [(0, 0, 131_073), (0, 0, 131_073)])
+        assert instances.read_memory(0, len(pattern), instance=1) == bytes(expected1)
+        assert instances.call("grow_table", [50_000, 10]) == [0, 0]
+        assert instances.call("table_size") == [50_000, 10]
+        assert instances.call("grow_table", [10_001, 1]) == [-1, 10]  # beyond table_entries
+
+
+def test_fuel_counts_a_chunked_instruction_once(target):
+    with wasmgpu.Module(bulk_module()).spawn(1, **target) as instances:
+        instances.quantum = 10
+        assert instances.call("fill", [(0, 1, 100_000)], fuel=5) == [None]
+        with pytest.raises(wasmgpu.Trap, match="fuel exhausted"):
+            instances.call("fill", [(0, 2, 100_000)], fuel=3)  # stops before memory.fill
+        assert instances.read_memory(0, 4) == b"\x01" * 4
+
+
+def test_callee_locals_start_at_zero_when_cleared_in_chunks(target):
+    with wasmgpu.Module(bulk_module()).spawn(2, stack_size=16384, **target) as instances:
+        instances.quantum = 7
+        instances.call("dirty")
+        assert instances.call("clean") == [0, 0]
+        assert instances.last_call.instructions == 2 * 2  # per instance: local.get, return
+
+
+def test_instances_spread_over_several_buffer_groups(target):
+    # 600 reserved pages (37.5 MiB) per instance: on a device with a 128 MiB storage buffer
+    # range (lavapipe) at most 3 instances share a buffer, so 10 instances need 4 groups.
+    b = ModuleBuilder()
+    b.set_memory(1)
+    b.function([I32, I32], [I32], LOCAL_GET(0) + LOCAL_GET(1) + I32_STORE + i32_const(100) + LOCAL_GET(1) + b"\x6d",
+               export="store_then_divide")
+    b.function([I32], [I32], LOCAL_GET(0) + b"\x40\x00", export="grow")
+    module = wasmgpu.Module(b.build())
+    with module.spawn(10, stack_size=64, **target) as instances:
+        small = instances.resident_bytes
+    with module.spawn(10, memory_pages=600, stack_size=64, **target) as instances:
+        assert instances.resident_bytes >= small + 10 * 599 * 65536
+        assert instances.call("store_then_divide", [(4 * i, i + 1) for i in range(10)]) == [
+            100 // (i + 1) for i in range(10)]
+        for i in (0, 3, 9):
+            assert instances.read_memory(4 * i, 4, instance=i) == (i + 1).to_bytes(4, "little")
+            assert instances.read_memory(4 * ((i + 1) % 10), 4, instance=i) == bytes(4)
+        assert instances.call("grow", [2] * 10) == [1] * 10
+        instances.write_memory(3 * 65536 - 1, b"z", instance=7)
+        assert instances.read_memory(3 * 65536 - 1, 1, instance=7) == b"z"
+        assert instances.read_memory(3 * 65536 - 1, 1, instance=6) == b"\x00"
