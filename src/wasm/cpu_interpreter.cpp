@@ -31,7 +31,6 @@ void mem_set(uint i, uint v) {
 // clang-format off
 #include "wasm/device/interpreter_memory.glsl"
 #include "wasm/device/interpreter_tables.glsl"
-#include "wasm/device/interpreter_numeric.glsl"
 #include "wasm/device/interpreter_frames.glsl"
 #include "wasm/device/interpreter_bulk.glsl"
 #include "wasm/device/interpreter.glsl"

@@ -1,13 +1,8 @@
 """Shared fixtures of the Python tests."""
 
-import os
-
 import pytest
 
-
-def gpu_required() -> bool:
-    """CI sets WAVESTACK_REQUIRE_GPU=1 so that a missing Vulkan device fails instead of skipping."""
-    return os.environ.get("WAVESTACK_REQUIRE_GPU") == "1"
+from device_support import gpu_required
 
 
 @pytest.fixture

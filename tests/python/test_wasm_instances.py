@@ -6,7 +6,7 @@ the cpu device (10,000 on Vulkan). Modules are built here from bytes (wasm_build
 import pytest
 
 import wasmgpu
-from conftest import gpu_required
+from device_support import gpu_required
 from wasm_builder import F32, F64, I32, I64, EXTERNREF, ModuleBuilder, i32_const, uleb
 
 LOCAL_GET = lambda k: b"\x20" + uleb(k)  # noqa: E731

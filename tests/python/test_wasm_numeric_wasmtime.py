@@ -14,7 +14,7 @@ from wasm_builder import F32, F64, I32, I64, ModuleBuilder, uleb
 
 wasmtime = pytest.importorskip("wasmtime", reason="the wasmtime package is the oracle (pip install wasmtime)")
 import wasmgpu  # noqa: E402
-from conftest import gpu_required  # noqa: E402
+from device_support import gpu_required  # noqa: E402
 
 ROWS = 384
 SEED = 20261130

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import gpu_required
+from device_support import gpu_required
 
 ROOT = Path(__file__).resolve().parents[2]
 

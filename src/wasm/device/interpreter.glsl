@@ -144,7 +144,7 @@ uint record_work(uvec4 ins, uint op, uint pc) {
   if (op == 0x0Cu || op == 0x0Du) w += ins.z;
   if (op == 0x0Eu) w += fetch(pc + 1u).z;  // every entry of a br_table keeps the same arity
   if (op == 0x0Fu) w += ins.y;
-  if (interp_is_numeric(op)) w += 64u;  // division and square root loop up to 64 steps
+  if (wasm_numeric_arity(op) != 0u) w += 64u;  // division and square root loop up to 64 steps
   return w;
 }
 
@@ -213,12 +213,13 @@ uint interp_run(uint quantum, uint budget) {
     iterations += 1u;
     r.work += 1u + need;  // copies are counted again where they happen: an upper bound
     r.pc += 1u;
-    if (interp_is_numeric(op)) {
+    uint arity = wasm_numeric_arity(op);
+    if (arity != 0u) {
       uvec2 b = uvec2(0u, 0u);
-      if (!interp_numeric_is_unary(op)) b = pop(r);
+      if (arity == 2u) b = pop(r);
       uvec2 a = pop(r);
       uint t = WASM_TRAP_NONE;
-      uvec2 v = interp_numeric(op, a, b, t);
+      uvec2 v = wasm_numeric(op, a, b, t);
       if (t != WASM_TRAP_NONE) {
         interp_trap(r, t);
       } else {

@@ -7,7 +7,6 @@
 #include "wasm/device/glsl/interpreter_glsl.hpp"
 #include "wasm/device/glsl/interpreter_layout_glsl.hpp"
 #include "wasm/device/glsl/interpreter_memory_glsl.hpp"
-#include "wasm/device/glsl/interpreter_numeric_glsl.hpp"
 #include "wasm/device/glsl/interpreter_tables_glsl.hpp"
 #include "wasm/device/glsl/interpreter_vulkan_bindings_glsl.hpp"
 #include "wasm/device/glsl/interpreter_vulkan_main_glsl.hpp"
@@ -21,8 +20,7 @@ std::string interpreter_shader_source() {
   // The bindings declare the accessors the device code calls; main() comes last.
   for (const std::string_view part :
        {glsl::interpreter_layout, glsl::interpreter_vulkan_bindings, glsl::interpreter_memory, glsl::interpreter_tables,
-        glsl::interpreter_numeric, glsl::interpreter_frames, glsl::interpreter_bulk, glsl::interpreter,
-        glsl::interpreter_vulkan_main}) {
+        glsl::interpreter_frames, glsl::interpreter_bulk, glsl::interpreter, glsl::interpreter_vulkan_main}) {
     source += part;
     source += '\n';
   }
