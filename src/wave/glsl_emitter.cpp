@@ -180,6 +180,7 @@ class Emitter {
   std::string helpers() const {
     std::string h;
     if (helper_names_.contains("half")) h += glsl::half_helpers();
+    if (helper_names_.contains("f64_math")) h += glsl::double_math_helpers();
     for (const auto& [name, text] : helpers_) h += text;
     return h;
   }
@@ -250,9 +251,12 @@ class Emitter {
     return glsl_type(to) + "(" + x + ")";
   }
 
-  // A float function GLSL has for f32 only: f64 arguments are evaluated in f32 (documented).
-  static std::string float_call(const std::string& fn, ScalarType t, const std::string& x) {
-    if (t == ScalarType::F64) return "double(" + fn + "(float(" + x + ")))";
+  // A float function GLSL has for f32 only: f64 goes to the helpers of glsl_f64_math.cpp.
+  std::string float_call(const std::string& fn, ScalarType t, const std::string& x) {
+    if (t == ScalarType::F64) {
+      add_helper("f64_math", "");
+      return "wave_" + fn + "_f64(" + x + ")";
+    }
     return fn + "(" + x + ")";
   }
 
@@ -331,6 +335,7 @@ class Emitter {
       case Opcode::Pow: {
         const bool f = is_float(t);
         const std::string name = (f ? "wave_pow_" : "wave_ipow_") + glsl::suffix(t);
+        if (t == ScalarType::F64) add_helper("f64_math", "");
         add_helper(name, f ? glsl::float_pow_helper(t) : glsl::int_power_helper(t));
         return name + "(" + a + ", " + b + (f ? ")" : ", " + line + ")");
       }

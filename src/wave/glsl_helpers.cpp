@@ -196,9 +196,9 @@ std::string float_mod_helper(ScalarType type) {
 
 std::string float_pow_helper(ScalarType type) {
   // GLSL's pow is undefined for x < 0 and for x == 0, y <= 0; std::pow defines both. f64 has
-  // no GLSL pow, so it is evaluated in f32 (documented tolerance).
+  // no GLSL pow: exp(b * log(m)) with the f64 helpers.
   const std::string t = glsl_type(type);
-  const std::string p = type == ScalarType::F64 ? "double(pow(float(m), float(b)))" : "pow(m, b)";
+  const std::string p = type == ScalarType::F64 ? "wave_exp_f64(b * wave_log_f64(m))" : "pow(m, b)";
   return t + " wave_pow_" + suffix(type) + "(" + t + " a, " + t + " b) {\n" + "  if (b == " + t + "(0) || a == " +
          t + "(1)) return " + t + "(1);\n" + "  bool odd = b == trunc(b) && mod(b, " + t + "(2)) != " + t + "(0);\n" +
          "  if (a == " + t + "(0)) return b < " + t + "(0) ? (odd ? " + t + "(1) / a : " + t + "(1) / abs(a)) : (odd ? a : " +

@@ -30,5 +30,7 @@ namespace wavestack::wave::glsl {
 [[nodiscard]] std::string float_pow_helper(ScalarType type);
 // wave_f32_to_f16(x) / wave_f16_to_f32(bits): binary16 conversions, round to nearest even.
 [[nodiscard]] std::string half_helpers();
+// wave_{exp,exp2,log,log2,sin,cos,tan}_f64(x): f64 functions GLSL lacks (glsl_f64_math.cpp).
+[[nodiscard]] std::string double_math_helpers();
 
 }  // namespace wavestack::wave::glsl
