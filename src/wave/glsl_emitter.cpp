@@ -80,9 +80,14 @@ class Emitter {
       if (cls == OpClass::Atomic) {
         const ScalarType e = m_.mem_element(s.mem);
         if (e == ScalarType::F64 || is_64bit(e)) {
-          missing("uses a " + std::string(wave::type_name(e)) + " atomic (line " + std::to_string(s.line) + ")",
-                  "64-bit atomics (this build does not enable shaderBufferInt64Atomics)");
+          need(target_.int64_atomics,
+               "uses a " + std::string(wave::type_name(e)) + " atomic (line " + std::to_string(s.line) + ")",
+               "64-bit atomics (shaderBufferInt64Atomics and shaderSharedInt64Atomics)");
+          need(target_.int64, "uses a 64-bit atomic", "int64 (shaderInt64)");
+          uses_atomic_int64_ = true;
+          uses_int64_ = true;  // the CAS loops of f64 atomics work on uint64_t bits
         }
+        if (e == ScalarType::F64) uint_view_.insert(key(s.mem));
         if (e == ScalarType::F32 && !native_float_add(s)) uint_view_.insert(key(s.mem));
       }
       scan_memory_use(s.body);
@@ -123,6 +128,7 @@ class Emitter {
     if (uses_shuffle_) h += "#extension GL_KHR_shader_subgroup_shuffle : require\n";
     if (uses_arithmetic_) h += "#extension GL_KHR_shader_subgroup_arithmetic : require\n";
     if (uses_atomic_float_) h += "#extension GL_EXT_shader_atomic_float : require\n";
+    if (uses_atomic_int64_) h += "#extension GL_EXT_shader_atomic_int64 : require\n";
     h += "// kernel '" + m_.name + "', generated from WAVE IR\n";
     h += "layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;\n";
     return h;
@@ -138,11 +144,12 @@ class Emitter {
       d += "layout(std430, set = 0, binding = " + n + ") buffer Buffer" + n + " { " + buffer_element(b.element) +
            " d[]; } b" + n + ";  // " + b.name + "\n";
       if (uint_view_.contains(static_cast<uint32_t>(i))) {
-        d += "layout(std430, set = 0, binding = " + n + ") buffer Buffer" + n + "u { uint d[]; } b" + n + "u;\n";
+        d += "layout(std430, set = 0, binding = " + n + ") buffer Buffer" + n + "u { " + bits_type(b.element) +
+             " d[]; } b" + n + "u;\n";
       }
     }
-    d += "layout(std430, set = 0, binding = " + std::to_string(m_.buffers.size()) +
-         ") buffer WaveStatus { uint w[" + std::to_string(kStatusWords) + "]; } wave_status;\n";
+    d += "layout(std430, set = 0, binding = " + std::to_string(m_.buffers.size()) + ") buffer WaveStatus { uint w[" +
+         std::to_string(kStatusWords) + "]; } wave_status;\n";
     for (size_t i = 0; i < m_.shared.size(); ++i) {
       d += "shared " + shared_storage(static_cast<uint32_t>(i)) + " s" + std::to_string(i) + "[" +
            std::to_string(m_.shared[i].count) + "];  // " + m_.shared[i].name + "\n";
@@ -169,12 +176,26 @@ class Emitter {
     return d;
   }
 
-  // Shared f16 holds the half's bits in a uint; f32 arrays with CAS-loop atomics hold bits too.
+  // The unsigned integer type holding a float's bits (CAS loops work on bits).
+  static std::string bits_type(ScalarType e) { return e == ScalarType::F64 ? "uint64_t" : "uint"; }
+  static std::string to_bits(ScalarType e, const std::string& x) {
+    return (e == ScalarType::F64 ? "doubleBitsToUint64(" : "floatBitsToUint(") + x + ")";
+  }
+  static std::string from_bits(ScalarType e, const std::string& x) {
+    return (e == ScalarType::F64 ? "uint64BitsToDouble(" : "uintBitsToFloat(") + x + ")";
+  }
+
+  // Shared f16 holds the half's bits in a uint; float arrays with CAS-loop atomics hold bits too.
   std::string shared_storage(uint32_t index) const {
     const ScalarType e = m_.shared[index].element;
     if (e == ScalarType::F16) return "uint";
-    if (e == ScalarType::F32 && uint_view_.contains(0x10000U + index)) return "uint";
+    if (is_float(e) && uint_view_.contains(0x10000U + index)) return bits_type(e);
     return glsl_type(e);
+  }
+  bool shared_bits(MemRef ref) const {
+    if (ref.kind != MemRef::Kind::Shared) return false;
+    const ScalarType e = m_.shared[ref.index].element;
+    return is_float(e) && e != ScalarType::F16 && uint_view_.contains(0x10000U + ref.index);
   }
 
   std::string helpers() const {
@@ -352,8 +373,7 @@ class Emitter {
       case Opcode::Shl:
       case Opcode::Shr: {
         const std::string width = is_64bit(t) ? "63" : "31";
-        return "(" + a + (s.op == Opcode::Shl ? " << " : " >> ") + "(" + b + " & " + glsl_type(t) + "(" + width +
-               ")))";
+        return "(" + a + (s.op == Opcode::Shl ? " << " : " >> ") + "(" + b + " & " + glsl_type(t) + "(" + width + ")))";
       }
       case Opcode::LogicAnd:
         return infix("&&");
@@ -427,10 +447,6 @@ class Emitter {
     if (ref.kind == MemRef::Kind::Shared) return "s" + std::to_string(ref.index) + i;
     return "b" + std::to_string(ref.index) + (bits_view ? "u" : "") + ".d" + i;
   }
-  bool shared_bits(MemRef ref) const {
-    return ref.kind == MemRef::Kind::Shared && shared_storage(ref.index) == "uint" &&
-           m_.shared[ref.index].element != ScalarType::U32;
-  }
 
   std::string load_value(MemRef ref, Reg idx) {
     const ScalarType e = m_.mem_element(ref);
@@ -439,7 +455,7 @@ class Emitter {
       add_helper("half", "");
       return "wave_f16_to_f32(uint(" + cell + "))";
     }
-    if (shared_bits(ref)) return "uintBitsToFloat(" + cell + ")";
+    if (shared_bits(ref)) return from_bits(e, cell);
     return cell;
   }
   std::string store_value(MemRef ref, const std::string& value) {
@@ -449,7 +465,7 @@ class Emitter {
       const std::string bits = "wave_f32_to_f16(" + value + ")";
       return ref.kind == MemRef::Kind::Buffer ? "uint16_t(" + bits + ")" : bits;
     }
-    if (shared_bits(ref)) return "floatBitsToUint(" + value + ")";
+    if (shared_bits(ref)) return to_bits(e, value);
     return value;
   }
 
@@ -470,7 +486,7 @@ class Emitter {
     const ScalarType e = m_.mem_element(s.mem);
     const std::string cell = element(s.mem, s.args[0], false);
     const std::string v = r(s.args[1]);
-    if (e == ScalarType::F32) return float_atomic(s);
+    if (is_float(e)) return float_atomic(s);
     switch (s.op) {
       case Opcode::AtomicAdd:
         return "atomicAdd(" + cell + ", " + v + ")";
@@ -493,16 +509,17 @@ class Emitter {
     }
   }
 
-  // f32 atomics: add natively where GL_EXT_shader_atomic_float is present, otherwise (and for
-  // sub, min, max, exchange) a compare-and-swap loop over the value's bits.
+  // Float atomics: f32 add natively where GL_EXT_shader_atomic_float is present, otherwise
+  // (and for sub, min, max, exchange, and for f64) a compare-and-swap loop over the bits.
   std::string float_atomic(const Stmt& s) {
+    const ScalarType e = m_.mem_element(s.mem);
     const std::string v = r(s.args[1]);
     if (native_float_add(s)) {
       uses_atomic_float_ = true;
       return "atomicAdd(" + element(s.mem, s.args[0], false) + ", " + v + ")";
     }
     const std::string cell = element(s.mem, s.args[0], s.mem.kind == MemRef::Kind::Buffer);
-    if (s.op == Opcode::AtomicExchange) return "uintBitsToFloat(atomicExchange(" + cell + ", floatBitsToUint(" + v + ")))";
+    if (s.op == Opcode::AtomicExchange) return from_bits(e, "atomicExchange(" + cell + ", " + to_bits(e, v) + ")");
     // The emulator's loop: min and max stop without writing when the value would not change.
     std::string wanted;
     std::string settled = "false";
@@ -522,14 +539,16 @@ class Emitter {
         settled = "wanted == old_value";
         break;
     }
+    const std::string t = glsl_type(e);
+    const std::string bits = bits_type(e);
     const std::string name = "wave_atomic_" + std::string(op_info(s.op).name) + "_" + std::to_string(key(s.mem));
     // A helper per (operation, memory) because GLSL cannot pass a buffer element by reference.
-    add_helper(name, "float " + name + "(uint i, float value_in) {\n  uint old_bits = " + cell_at(s.mem) +
-                         ";\n  for (;;) {\n    float old_value = uintBitsToFloat(old_bits);\n    precise float " +
-                         "wanted = " + wanted + ";\n    if (" + settled +
-                         ") break;\n    uint seen = atomicCompSwap(" + cell_at(s.mem) +
-                         ", old_bits, floatBitsToUint(wanted));\n    if (seen == old_bits) break;\n"
-                         "    old_bits = seen;\n  }\n  return uintBitsToFloat(old_bits);\n}\n");
+    add_helper(name, t + " " + name + "(uint i, " + t + " value_in) {\n  " + bits + " old_bits = " + cell_at(s.mem) +
+                         ";\n  for (;;) {\n    " + t + " old_value = " + from_bits(e, "old_bits") + ";\n    precise " +
+                         t + " wanted = " + wanted + ";\n    if (" + settled + ") break;\n    " + bits +
+                         " seen = atomicCompSwap(" + cell_at(s.mem) + ", old_bits, " + to_bits(e, "wanted") +
+                         ");\n    if (seen == old_bits) break;\n    old_bits = seen;\n  }\n  return " +
+                         from_bits(e, "old_bits") + ";\n}\n");
     return name + "(uint(" + r(s.args[0]) + "), " + v + ")";
   }
   std::string cell_at(MemRef ref) const {
@@ -616,13 +635,14 @@ class Emitter {
         break;
     }
     const bool prefix = s.op == Opcode::WavePrefixSum;
-    const std::string take = prefix ? "subgroupBallotBitExtract(wave_active, wave_l) && wave_l < gl_SubgroupInvocationID"
-                                    : "subgroupBallotBitExtract(wave_active, wave_l)";
+    const std::string take = prefix
+                                 ? "subgroupBallotBitExtract(wave_active, wave_l) && wave_l < gl_SubgroupInvocationID"
+                                 : "subgroupBallotBitExtract(wave_active, wave_l)";
     out += pad + "{\n" + pad + "  uvec4 wave_active = subgroupBallot(true);\n" + pad + "  precise " + tn +
            " wave_acc = " + glsl::zero(t) + ";\n" + pad + "  bool wave_first = true;\n" + pad +
-           "  for (uint wave_l = 0u; wave_l < gl_SubgroupSize; ++wave_l) {\n" + pad + "    " + tn + " wave_v = " +
-           shuffle(t, a, "wave_l") + ";\n" + pad + "    if (" + take + ") { wave_acc = " +
-           (prefix ? std::string("wave_acc + wave_v") : "wave_first ? wave_v : " + combine) +
+           "  for (uint wave_l = 0u; wave_l < gl_SubgroupSize; ++wave_l) {\n" + pad + "    " + tn +
+           " wave_v = " + shuffle(t, a, "wave_l") + ";\n" + pad + "    if (" + take +
+           ") { wave_acc = " + (prefix ? std::string("wave_acc + wave_v") : "wave_first ? wave_v : " + combine) +
            "; wave_first = false; }\n" + pad + "  }\n" + pad + "  " + d + " = wave_acc;\n" + pad + "}\n";
   }
 
@@ -744,6 +764,7 @@ class Emitter {
   bool uses_shuffle_ = false;
   bool uses_arithmetic_ = false;
   bool uses_atomic_float_ = false;
+  bool uses_atomic_int64_ = false;
   int loops_ = 0;
   std::set<uint32_t> uint_view_;
   std::vector<bool> written_;

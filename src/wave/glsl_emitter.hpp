@@ -33,21 +33,22 @@ struct GlslTarget {
   bool subgroup_ballot = true;
   bool subgroup_shuffle = true;
   bool float32_atomic_add = true;  // on storage buffers (GL_EXT_shader_atomic_float)
+  bool int64_atomics = true;       // on buffers and shared memory (GL_EXT_shader_atomic_int64)
 };
 
 // Words of the status buffer (uint each).
 enum StatusWord : uint32_t {
-  kStatusFlag,      // 0: no fault, 1: a fault was recorded
-  kStatusCode,      // FaultCode
-  kStatusLine,      // kernel source line
-  kStatusMem,       // buffer index, or buffers + shared index
-  kStatusValueLo,   // the offending index / exponent / lane, low word
-  kStatusValueHi,   // high word
-  kStatusSigned,    // 1 when the value is signed
+  kStatusFlag,     // 0: no fault, 1: a fault was recorded
+  kStatusCode,     // FaultCode
+  kStatusLine,     // kernel source line
+  kStatusMem,      // buffer index, or buffers + shared index
+  kStatusValueLo,  // the offending index / exponent / lane, low word
+  kStatusValueHi,  // high word
+  kStatusSigned,   // 1 when the value is signed
   kStatusGroupX,
   kStatusGroupY,
   kStatusGroupZ,
-  kStatusLocal,     // gl_LocalInvocationIndex
+  kStatusLocal,  // gl_LocalInvocationIndex
   kStatusWords = 16,
 };
 

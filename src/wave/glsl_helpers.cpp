@@ -19,8 +19,8 @@ std::string float_bits(float value) {
 
 std::string double_bits(double value) {
   const auto bits = std::bit_cast<uint64_t>(value);
-  return "packDouble2x32(uvec2(" + hex32(static_cast<uint32_t>(bits)) + ", " + hex32(static_cast<uint32_t>(bits >> 32)) +
-         "))";
+  return "packDouble2x32(uvec2(" + hex32(static_cast<uint32_t>(bits)) + ", " +
+         hex32(static_cast<uint32_t>(bits >> 32)) + "))";
 }
 
 // The float `limit` of integer type I as float type F: what the emulator's
@@ -148,25 +148,23 @@ std::string float_to_int_helper(ScalarType to, ScalarType from) {
   const bool is_double = from == ScalarType::F64;
   const std::string low = is_double ? limits_for<double>(to, false) : limits_for<float>(to, false);
   const std::string high = is_double ? limits_for<double>(to, true) : limits_for<float>(to, true);
-  return t + " wave_cvt_" + suffix(to) + "_" + suffix(from) + "(" + f + " x) {\n" +
-         "  if (isnan(x)) return " + zero(to) + ";\n" +
-         "  if (x <= " + low + ") return " + int_limit_of(to, false) + ";\n" +
-         "  if (x >= " + high + ") return " + int_limit_of(to, true) + ";\n" +
-         "  return " + t + "(x);\n}\n";
+  return t + " wave_cvt_" + suffix(to) + "_" + suffix(from) + "(" + f + " x) {\n" + "  if (isnan(x)) return " +
+         zero(to) + ";\n" + "  if (x <= " + low + ") return " + int_limit_of(to, false) + ";\n" + "  if (x >= " + high +
+         ") return " + int_limit_of(to, true) + ";\n" + "  return " + t + "(x);\n}\n";
 }
 
 std::string int_division_helper(ScalarType type) {
   const std::string t = glsl_type(type);
   const std::string s = suffix(type);
   const std::string z = zero(type);
-  std::string body = t + " wave_div_" + s + "(" + t + " a, " + t + " b, uint line, uint kind) {\n" +
-                     "  if (b == " + z + ") { wave_fault(2u, line, 0u, 0u, 0u, 0u); return " + z + "; }\n";
+  std::string body = t + " wave_div_" + s + "(" + t + " a, " + t + " b, uint line, uint kind) {\n" + "  if (b == " + z +
+                     ") { wave_fault(2u, line, 0u, 0u, 0u, 0u); return " + z + "; }\n";
   if (is_signed(type)) {
     // MIN / -1 wraps like the hardware; the remainder is computed from the quotient because
     // GLSL leaves % of negative operands undefined.
-    body += "  if (b == " + t + "(-1)) return kind == 2u ? " + z + " : " + z + " - a;\n" + "  " + t +
-            " q = a / b;\n" + "  " + t + " r = a - q * b;\n" + "  if (kind != 0u && r != " + z + " && ((r < " + z +
-            ") != (b < " + z + "))) { q = q - " + t + "(1); r = r + b; }\n" + "  return kind == 2u ? r : q;\n}\n";
+    body += "  if (b == " + t + "(-1)) return kind == 2u ? " + z + " : " + z + " - a;\n" + "  " + t + " q = a / b;\n" +
+            "  " + t + " r = a - q * b;\n" + "  if (kind != 0u && r != " + z + " && ((r < " + z + ") != (b < " + z +
+            "))) { q = q - " + t + "(1); r = r + b; }\n" + "  return kind == 2u ? r : q;\n}\n";
   } else {
     body += "  return kind == 2u ? a % b : a / b;\n}\n";
   }
@@ -199,11 +197,11 @@ std::string float_pow_helper(ScalarType type) {
   // no GLSL pow: exp(b * log(m)) with the f64 helpers.
   const std::string t = glsl_type(type);
   const std::string p = type == ScalarType::F64 ? "wave_exp_f64(b * wave_log_f64(m))" : "pow(m, b)";
-  return t + " wave_pow_" + suffix(type) + "(" + t + " a, " + t + " b) {\n" + "  if (b == " + t + "(0) || a == " +
-         t + "(1)) return " + t + "(1);\n" + "  bool odd = b == trunc(b) && mod(b, " + t + "(2)) != " + t + "(0);\n" +
-         "  if (a == " + t + "(0)) return b < " + t + "(0) ? (odd ? " + t + "(1) / a : " + t + "(1) / abs(a)) : (odd ? a : " +
-         t + "(0));\n" + "  if (a < " + t + "(0) && b == trunc(b)) { " + t + " m = -a; " + t + " r = " + p +
-         "; return odd ? -r : r; }\n" + "  " + t + " m = a;\n  return " + p + ";\n}\n";
+  return t + " wave_pow_" + suffix(type) + "(" + t + " a, " + t + " b) {\n" + "  if (b == " + t + "(0) || a == " + t +
+         "(1)) return " + t + "(1);\n" + "  bool odd = b == trunc(b) && mod(b, " + t + "(2)) != " + t + "(0);\n" +
+         "  if (a == " + t + "(0)) return b < " + t + "(0) ? (odd ? " + t + "(1) / a : " + t +
+         "(1) / abs(a)) : (odd ? a : " + t + "(0));\n" + "  if (a < " + t + "(0) && b == trunc(b)) { " + t +
+         " m = -a; " + t + " r = " + p + "; return odd ? -r : r; }\n" + "  " + t + " m = a;\n  return " + p + ";\n}\n";
 }
 
 std::string half_helpers() {

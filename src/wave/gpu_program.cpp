@@ -22,6 +22,7 @@ GlslTarget GpuDevice::target() const {
   t.subgroup_ballot = d.features.subgroup_ballot;
   t.subgroup_shuffle = d.features.subgroup_shuffle;
   t.float32_atomic_add = d.features.buffer_float32_atomic_add;
+  t.int64_atomics = d.features.int64_atomics && d.features.int64;
   return t;
 }
 

@@ -57,8 +57,7 @@ class GpuProgram {
   // Checks the arguments and the launch against the device limits (InvalidArgument naming
   // the culprit) before anything runs, dispatches and waits; a recorded fault becomes a
   // KernelError. Buffers stay on the device.
-  void launch(std::span<const GpuArgument> arguments, std::array<uint32_t, 3> grid,
-              std::array<uint32_t, 3> workgroup);
+  void launch(std::span<const GpuArgument> arguments, std::array<uint32_t, 3> grid, std::array<uint32_t, 3> workgroup);
 
  private:
   const runtime::ComputePipeline& pipeline(std::array<uint32_t, 3> workgroup);

@@ -38,6 +38,7 @@ Module everything_module() {
   const Reg flag = b.add_scalar("flag", ScalarType::Bool);
   b.add_shared("tile", ScalarType::F32, 64);
   b.add_shared("halves", ScalarType::F16, 8);
+  b.add_shared("wide", ScalarType::F64, 8);
   const Reg tid = b.new_reg(ScalarType::I32);
   b.emit(Opcode::ThreadId, tid, {}, 1, {}, 0);
   for (auto op : {Opcode::LocalId, Opcode::WorkgroupId, Opcode::WorkgroupSize, Opcode::NumWorkgroups, Opcode::LaneId,
@@ -92,6 +93,10 @@ Module everything_module() {
   b.emit(Opcode::AtomicAdd, x, std::vector<Reg>{tid, x}, 12, "f");
   b.emit(Opcode::AtomicMin, x, std::vector<Reg>{tid, x}, 12, "f");
   b.emit(Opcode::AtomicMax, x, std::vector<Reg>{tid, x}, 12, "tile");
+  b.emit(Opcode::AtomicMin, y, std::vector<Reg>{tid, y}, 12, "d");
+  b.emit(Opcode::AtomicAdd, y, std::vector<Reg>{tid, y}, 12, "wide");
+  b.emit(Opcode::Store, kNoReg, std::vector<Reg>{tid, y}, 12, "wide");
+  b.emit(Opcode::Load, y, std::vector<Reg>{tid}, 12, "wide");
   b.begin_else();
   b.begin_loop(13);
   b.begin_if(cond, 14);
@@ -132,7 +137,7 @@ TEST(WaveGlsl, EveryConstructCompilesWithGlslang) {
   // lengths (7 x 4 bytes), then f64 scale aligned to 8, then the bool flag
   EXPECT_EQ(shader.scalar_offsets, (std::vector<uint32_t>{32, 40}));
   EXPECT_EQ(shader.push_constant_bytes, 44U);
-  EXPECT_EQ(shader.buffer_written, (std::vector<bool>{true, false, true, true, false, true, true}));
+  EXPECT_EQ(shader.buffer_written, (std::vector<bool>{true, true, true, true, false, true, true}));
 }
 
 TEST(WaveGlsl, FloatRegistersArePreciseAndNoSwitchIsEmitted) {
@@ -175,14 +180,23 @@ TEST(WaveGlsl, MissingFeaturesAreNamed) {
   expect_missing([](GlslTarget& t) { t.subgroup_arithmetic = false; }, "subgroup arithmetic");
 }
 
-TEST(WaveGlsl, SixtyFourBitAtomicsAreRefused) {
+TEST(WaveGlsl, SixtyFourBitAtomicsNeedTheFeature) {
   Builder b("wide_atomic");
   b.add_buffer("l", ScalarType::I64);
   const Reg tid = b.new_reg(ScalarType::I32);
   b.emit(Opcode::ThreadId, tid, {}, 1, {}, 0);
   const Reg v = b.new_reg(ScalarType::I64);
   b.emit(Opcode::AtomicAdd, v, std::vector<Reg>{tid, v}, 2, "l");
-  EXPECT_THROW((void)emit_glsl(b.finish(), GlslTarget{}), runtime::DeviceError);
+  b.emit(Opcode::AtomicMax, v, std::vector<Reg>{tid, v}, 2, "l");
+  const Module m = b.finish();
+  const std::string source = emit_glsl(m, GlslTarget{}).source;
+  EXPECT_NE(source.find("GL_EXT_shader_atomic_int64"), std::string::npos);
+  runtime::ShaderOptions options;
+  options.optimize = false;
+  EXPECT_NO_THROW((void)runtime::compile_compute_shader(source, options, runtime::DiskCache(std::nullopt), "test"));
+  GlslTarget without;
+  without.int64_atomics = false;
+  EXPECT_THROW((void)emit_glsl(m, without), runtime::DeviceError);
 }
 
 }  // namespace
