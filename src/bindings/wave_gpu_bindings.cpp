@@ -96,8 +96,26 @@ void launch(wave::GpuProgram& program, const nb::list& arguments, const std::vec
   program.launch(args, {grid[0], grid[1], grid[2]}, {workgroup[0], workgroup[1], workgroup[2]});
 }
 
-wave::GlslTarget full_target() {
-  return wave::GlslTarget{};
+// A device with every optional feature except the ones named in `disable` (tests use it to
+// see the error a device without a feature gives).
+wave::GlslTarget target_without(const std::vector<std::string>& disable) {
+  wave::GlslTarget t;
+  t.device_name = "a device without " + (disable.empty() ? std::string("restrictions") : disable.front());
+  for (const auto& name : disable) {
+    bool* flag = name == "int64"                  ? &t.int64
+                 : name == "float64"              ? &t.float64
+                 : name == "storage_buffer_16bit" ? &t.storage_buffer_16bit
+                 : name == "subgroup_basic"       ? &t.subgroup_basic
+                 : name == "subgroup_arithmetic"  ? &t.subgroup_arithmetic
+                 : name == "subgroup_ballot"      ? &t.subgroup_ballot
+                 : name == "subgroup_shuffle"     ? &t.subgroup_shuffle
+                 : name == "float32_atomic_add"   ? &t.float32_atomic_add
+                 : name == "int64_atomics"        ? &t.int64_atomics
+                                                  : nullptr;
+    if (flag == nullptr) throw runtime::InvalidArgument("disable", "unknown feature '" + name + "'");
+    *flag = false;
+  }
+  return t;
 }
 
 }  // namespace
@@ -166,8 +184,12 @@ void bind_wave_gpu(nb::module_& module) {
            "Runs the kernel on its device; buffers are GpuBuffers and stay on the device.");
 
   module.def(
-      "emit_glsl", [](const wave::Module& m) { return wave::emit_glsl(m, full_target()).source; }, "module"_a,
-      "The GLSL of a module for a device with every optional feature.");
+      "emit_glsl",
+      [](const wave::Module& m, const std::vector<std::string>& disable) {
+        return wave::emit_glsl(m, target_without(disable)).source;
+      },
+      "module"_a, "disable"_a = std::vector<std::string>{},
+      "The GLSL of a module for a device with every optional feature but those in `disable`.");
   module.def(
       "compile_spirv",
       [](const std::string& glsl) {
