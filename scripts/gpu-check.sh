@@ -85,13 +85,13 @@ rm -rf "$site" && mkdir -p "$site/wave_gpu"
 cp "$root"/python/wave_gpu/*.py "$site/wave_gpu/"
 cp "$work"/cmake/_native*.so "$site/wave_gpu/" || fail "the build produced no _native module"
 export PYTHONPATH="$site${PYTHONPATH:+:$PYTHONPATH}"
+# The hardware GPU only, unless a dry run on a software adapter asks (GPU_CHECK_ALLOW_SOFTWARE=1).
+if [[ ${GPU_CHECK_ALLOW_SOFTWARE:-0} == 1 ]]; then export WAVESTACK_ALLOW_SOFTWARE_GPU=1; else unset WAVESTACK_ALLOW_SOFTWARE_GPU; fi
 export WAVESTACK_CACHE_DIR="$work/cache"
 "$python" -m wave_gpu info | tee "$out/info.txt" || fail "python -m wave_gpu info failed"
 
 # ---- 4. differential tests on the hardware GPU ----------------------------------------------
 step "differential tests (emulator vs Vulkan)"
-# The hardware GPU only, unless a dry run on a software adapter asks (GPU_CHECK_ALLOW_SOFTWARE=1).
-[[ ${GPU_CHECK_ALLOW_SOFTWARE:-0} == 1 ]] && export WAVESTACK_ALLOW_SOFTWARE_GPU=1 || unset WAVESTACK_ALLOW_SOFTWARE_GPU
 export WAVESTACK_REQUIRE_GPU=1
 (cd "$root/tests/python" && "$python" -m pytest -q -p no:cacheprovider test_wave_kernels.py test_wave_seed.py \
   test_wave_fuzz.py test_wave_devices.py test_wave_vulkan.py test_wave_errors.py) 2>&1 | tee "$out/tests.log"
@@ -106,7 +106,7 @@ bench_status=${PIPESTATUS[0]}
 
 # ---- 6. summary ----------------------------------------------------------------------------------
 {
-  echo "device:    $(grep '^Selected' "$out/info.txt" | head -1)"
+  echo "device:    $(grep -E '^(Selected|No )' "$out/info.txt" | head -1)"
   echo "tests:     ${tests_line:-no result} (exit $tests_status)"
   grep -E "^(vector add|SGEMM)" "$out/bench.txt" | sed 's/^/bench:     /'
   echo "bench exit $bench_status; logs in $out"
