@@ -13,7 +13,7 @@
 Kernel times are the device's dispatch phase (submit to fence, the arrays already resident);
 best of --repeat after a warm-up call. Results are checked in every run.
 
-    python bench/wave_gpu.py [--device NAME|INDEX] [--n 16777216] [--size 2048] [--micro 4]
+    python bench/wave_gpu.py [--device NAME|INDEX] [--n 16777216] [--size 4096] [--micro 8] [--depth 8]
 """
 
 from __future__ import annotations
@@ -190,8 +190,8 @@ def main(argv=None) -> int:
     parser.add_argument("--device", default=None, help="device name or index (default: wave_gpu.device())")
     parser.add_argument("--n", type=int, default=None, help="vector length (default 2^26 on hardware, 2^22 software)")
     parser.add_argument("--size", type=int, default=None, help="SGEMM M = N = K (default 4096 hardware, 256 software)")
-    parser.add_argument("--micro", type=int, default=4, choices=[2, 4, 8], help="SGEMM register tile per thread")
-    parser.add_argument("--depth", type=int, default=16, choices=[8, 16, 32], help="SGEMM k-slice in shared memory")
+    parser.add_argument("--micro", type=int, default=8, choices=[2, 4, 8], help="SGEMM register tile per thread")
+    parser.add_argument("--depth", type=int, default=8, choices=[8, 16, 32], help="SGEMM k-slice in shared memory")
     parser.add_argument("--repeat", type=int, default=10)
     args = parser.parse_args(argv)
     if args.device is not None:
