@@ -300,7 +300,7 @@ class Emitter {
 
   std::string unary(const Stmt& s) {
     const ScalarType t = type_of(s.dst);
-    const std::string a = r(s.args[0]);
+    std::string a = r(s.args[0]);  // not const: returned by move
     switch (s.op) {
       case Opcode::Mov:
         return a;
@@ -343,7 +343,7 @@ class Emitter {
 
   std::string binary(const Stmt& s) {
     const ScalarType t = type_of(s.dst);
-    const std::string a = r(s.args[0]);
+    std::string a = r(s.args[0]);  // not const: returned by move
     const std::string b = r(s.args[1]);
     const std::string line = std::to_string(s.line) + "u";
     auto infix = [&](const char* op) { return "(" + a + " " + op + " " + b + ")"; };
@@ -467,7 +467,7 @@ class Emitter {
 
   std::string load_value(MemRef ref, Reg idx) {
     const ScalarType e = m_.mem_element(ref);
-    const std::string cell = element(ref, idx, false);
+    std::string cell = element(ref, idx, false);  // not const: returned by move
     if (e == ScalarType::F16) {
       add_helper("half", "");
       return "wave_f16_to_f32(uint(" + cell + "))";
