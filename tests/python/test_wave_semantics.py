@@ -1,0 +1,199 @@
+"""The corners where GLSL and the emulator could part ways, checked against NumPy on the
+emulator and, through the differential harness, bit for bit between the emulator and Vulkan:
+integer wraparound and floor division at the extremes, shift counts at and beyond the width,
+saturating float->integer conversions, unfused a*b+c, NaN in min/max, f16 rounding."""
+
+import math
+
+import numpy as np
+import pytest
+from wave_support import DEVICES, make_rng, select_device
+
+import wave_gpu
+from wave_gpu import f16, f32, f64, i32, i64, thread_id, u32, u64
+
+
+@pytest.fixture(autouse=True, params=DEVICES)
+def on_device(request, monkeypatch):
+    yield from select_device(request, monkeypatch)
+
+
+@pytest.fixture
+def rng(request):
+    return make_rng(request)
+
+
+@wave_gpu.kernel
+def integer_corners(a, b, out):
+    i = thread_id()
+    if i < len(a):
+        x = a[i]
+        y = b[i]
+        out[7 * i + 0] = x + y
+        out[7 * i + 1] = x - y
+        out[7 * i + 2] = x * y
+        out[7 * i + 3] = x // y
+        out[7 * i + 4] = x % y
+        out[7 * i + 5] = x << y
+        out[7 * i + 6] = x >> y
+
+
+def corner_values(dtype, rng, n):
+    info = np.iinfo(dtype)
+    edges = [info.min, info.max, 0, 1, 2, info.max // 2 + 1]
+    if info.min < 0:
+        edges += [-1, -2, info.min + 1]
+    values = rng.integers(info.min, info.max, n, dtype=dtype, endpoint=True)
+    values[:len(edges)] = edges
+    return values
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.uint32, np.int64, np.uint64])
+def test_integer_wraparound_floor_division_and_shifts(rng, dtype):
+    n = 300
+    a = corner_values(dtype, rng, n)
+    b = corner_values(dtype, rng, n)[::-1].copy()
+    b[b == 0] = 1  # division by zero is a fault, tested elsewhere
+    b[:40] = np.arange(-20, 20).astype(dtype) if np.iinfo(dtype).min < 0 else np.arange(40).astype(dtype) * 3
+    b[b == 0] = 1
+    out = np.zeros(7 * n, dtype)
+    integer_corners(a, b, out)
+    bits = np.dtype(dtype).itemsize * 8
+    unsigned = np.dtype(f"u{bits // 8}")
+    count = (b.astype(unsigned) & np.array(bits - 1, unsigned)).astype(dtype)
+    with np.errstate(over="ignore"):
+        expected = np.stack([
+            a + b, a - b, a * b,
+            np.array([python_floor_div(int(x), int(y), dtype) for x, y in zip(a, b)], dtype),
+            np.array([python_mod(int(x), int(y), dtype) for x, y in zip(a, b)], dtype),
+            (a.astype(unsigned) << count.astype(unsigned)).astype(dtype),
+            a >> count,
+        ], axis=1).reshape(-1)
+    np.testing.assert_array_equal(out, expected)
+
+
+def wrap(value: int, dtype) -> int:
+    bits = np.dtype(dtype).itemsize * 8
+    value &= (1 << bits) - 1
+    if np.iinfo(dtype).min < 0 and value >= 1 << (bits - 1):
+        value -= 1 << bits
+    return value
+
+
+def python_floor_div(x: int, y: int, dtype) -> int:
+    return wrap(x // y, dtype)  # MIN // -1 wraps to MIN, as the hardware does
+
+
+def python_mod(x: int, y: int, dtype) -> int:
+    return wrap(x % y, dtype)
+
+
+@wave_gpu.kernel
+def float_to_integers(x, o32: i32[:], ou32: u32[:], o64: i64[:], ou64: u64[:]):
+    i = thread_id()
+    if i < len(x):
+        o32[i] = i32(x[i])
+        ou32[i] = u32(x[i])
+        o64[i] = i64(x[i])
+        ou64[i] = u64(x[i])
+
+
+def saturate(value: float, dtype) -> int:
+    info = np.iinfo(dtype)
+    if math.isnan(value):
+        return 0
+    if value <= float(info.min):
+        return int(info.min)
+    if value >= float(info.max):
+        return int(info.max)
+    return int(value)
+
+
+@pytest.mark.parametrize("source", [np.float32, np.float64])
+def test_float_to_integer_conversions_saturate_and_map_nan_to_zero(rng, source):
+    special = [np.nan, np.inf, -np.inf, 1e20, -1e20, 3e9, -3e9, -0.5, 0.5, 2.7, -2.7, 2.0**31, -2.0**31, 2.0**32,
+               2.0**31 - 128, 1e19, 2e19, -1e19, 2.0**63, 2.0**64, -0.0, 4294967295.0, 9.2e18]
+    x = np.concatenate([np.array(special), rng.uniform(-5e9, 5e9, 200), rng.uniform(-3e19, 3e19, 200)]).astype(source)
+    outs = [np.zeros(x.size, t) for t in (np.int32, np.uint32, np.int64, np.uint64)]
+    float_to_integers(x, *outs)
+    for out, dtype in zip(outs, (np.int32, np.uint32, np.int64, np.uint64)):
+        expected = np.array([saturate(float(v), dtype) for v in x], dtype)
+        np.testing.assert_array_equal(out, expected, err_msg=f"{np.dtype(source)} -> {np.dtype(dtype)}")
+
+
+@wave_gpu.kernel
+def integers_to_floats(a: i64[:], b: u64[:], fa: f32[:], fb: f64[:]):
+    i = thread_id()
+    if i < len(a):
+        fa[i] = f32(a[i])
+        fb[i] = f64(b[i])
+
+
+def test_64_bit_integers_to_floats_round_to_nearest(rng):
+    a = rng.integers(-2**63, 2**63 - 1, 500, dtype=np.int64, endpoint=True)
+    b = rng.integers(0, 2**64 - 1, 500, dtype=np.uint64, endpoint=True)
+    fa, fb = np.zeros(500, np.float32), np.zeros(500, np.float64)
+    integers_to_floats(a, b, fa, fb)
+    np.testing.assert_array_equal(fa, a.astype(np.float32))
+    np.testing.assert_array_equal(fb, b.astype(np.float64))
+
+
+@wave_gpu.kernel
+def multiply_add(a: f32[:], b: f32[:], c: f32[:], out: f32[:]):
+    i = thread_id()
+    if i < len(out):
+        out[i] = a[i] * b[i] + c[i]
+
+
+def test_a_times_b_plus_c_is_rounded_twice_never_fused(rng):
+    n = 4096
+    a = rng.standard_normal(n).astype(np.float32)
+    b = rng.standard_normal(n).astype(np.float32)
+    c = -(a * b) + rng.standard_normal(n).astype(np.float32) * np.float32(1e-4)  # cancellation shows fusion
+    out = np.zeros(n, np.float32)
+    multiply_add(a, b, c, out)
+    unfused = a * b + c  # NumPy rounds the product to f32, then the sum
+    fused = (a.astype(np.float64) * b + c).astype(np.float32)  # one rounding (to within a double rounding)
+    assert np.count_nonzero(fused != unfused) > n // 10  # the test can tell the two apart
+    np.testing.assert_array_equal(out, unfused)
+
+
+@wave_gpu.kernel
+def min_max_nan(a: f32[:], b: f32[:], out: f32[:]):
+    i = thread_id()
+    if i < len(a):
+        out[2 * i] = min(a[i], b[i])
+        out[2 * i + 1] = max(a[i], b[i])
+
+
+def test_min_and_max_treat_nan_like_the_emulator(rng):
+    values = np.array([np.nan, 1.0, -1.0, np.inf, -np.inf, 0.0, -0.0], np.float32)
+    a = np.repeat(values, values.size)
+    b = np.tile(values, values.size)
+    out = np.zeros(2 * a.size, np.float32)
+    min_max_nan(a, b, out)
+    expected = np.stack([np.where(b < a, b, a), np.where(a < b, b, a)], axis=1).reshape(-1)
+    np.testing.assert_array_equal(out.view(np.uint32), expected.view(np.uint32))
+
+
+@wave_gpu.kernel
+def to_half(x: f32[:], h: f16[:], back: f32[:]):
+    i = thread_id()
+    if i < len(x):
+        h[i] = x[i]
+        back[i] = h[i]
+
+
+def test_f16_storage_rounds_to_nearest_even(rng):
+    every_half = np.arange(0, 1 << 16, dtype=np.uint16).view(np.float16)
+    finite = every_half[np.isfinite(every_half)].astype(np.float32)
+    midpoints = ((finite[:-1].astype(np.float64) + finite[1:]) / 2).astype(np.float32)
+    x = np.concatenate([finite, midpoints, rng.uniform(-70000, 70000, 2000).astype(np.float32),
+                        np.array([np.inf, -np.inf, 1e-9, -1e-9, 65520.0, 65519.0], np.float32)])
+    h = np.zeros(x.size, np.float16)
+    back = np.zeros(x.size, np.float32)
+    to_half(x, h, back)
+    with np.errstate(over="ignore"):  # values beyond 65520 become inf, as intended
+        expected = x.astype(np.float16)
+    np.testing.assert_array_equal(h.view(np.uint16), expected.view(np.uint16))
+    np.testing.assert_array_equal(back, expected.astype(np.float32))
