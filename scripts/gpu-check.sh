@@ -94,7 +94,7 @@ export WAVESTACK_CACHE_DIR="$work/cache"
 step "differential tests (emulator vs Vulkan)"
 export WAVESTACK_REQUIRE_GPU=1
 (cd "$root/tests/python" && "$python" -m pytest -q -p no:cacheprovider test_wave_kernels.py test_wave_seed.py \
-  test_wave_fuzz.py test_wave_devices.py test_wave_vulkan.py test_wave_errors.py) 2>&1 | tee "$out/tests.log"
+  test_wave_fuzz.py test_wave_semantics.py test_wave_devices.py test_wave_vulkan.py test_wave_errors.py) 2>&1 | tee "$out/tests.log"
 tests_status=${PIPESTATUS[0]}
 tests_line=$(grep -E "^[0-9]+ (passed|failed)|passed|failed" "$out/tests.log" | tail -1)
 

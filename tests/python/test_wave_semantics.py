@@ -1,7 +1,8 @@
 """The corners where GLSL and the emulator could part ways, checked against NumPy on the
 emulator and, through the differential harness, bit for bit between the emulator and Vulkan:
 integer wraparound and floor division at the extremes, shift counts at and beyond the width,
-saturating float->integer conversions, unfused a*b+c, NaN in min/max, f16 rounding."""
+saturating float->integer conversions, unfused a*b+c, NaN in min/max, f16 rounding, and wave
+reductions over the active lanes in lane order."""
 
 import math
 
@@ -197,3 +198,45 @@ def test_f16_storage_rounds_to_nearest_even(rng):
         expected = x.astype(np.float16)
     np.testing.assert_array_equal(h.view(np.uint16), expected.view(np.uint16))
     np.testing.assert_array_equal(back, expected.astype(np.float32))
+
+
+@wave_gpu.kernel
+def divergent_wave_reductions(x, out):
+    i = thread_id()
+    if i < len(x):
+        v = x[i]
+        if v > 0 or i % 3 == 0:  # only some lanes of each wave take part
+            out[4 * i + 0] = wave_gpu.wave_sum(v)
+            out[4 * i + 1] = wave_gpu.wave_min(v)
+            out[4 * i + 2] = wave_gpu.wave_max(v)
+            out[4 * i + 3] = wave_gpu.wave_prefix_sum(v)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64, np.uint32])
+def test_wave_reductions_over_active_lanes_in_lane_order(rng, dtype):
+    n, workgroup = 200, 64
+    if np.dtype(dtype).kind == "f":
+        x = (rng.standard_normal(n) * 1e3).astype(dtype)  # float sums depend on the order
+    else:
+        x = rng.integers(-2**40 if dtype == np.int64 else 0, 2**40 if dtype == np.int64 else 2**32 - 1, n,
+                         dtype=dtype)
+    out = np.zeros(4 * n, dtype)
+    width = wave_gpu.device().wave_width
+    divergent_wave_reductions(x, out, grid=(4, 1, 1), workgroup=(workgroup, 1, 1), wave_width=width)
+    expected = np.zeros((n, 4), dtype)
+    index = np.arange(n)
+    active = (x > 0) | (index % 3 == 0)
+    with np.errstate(over="ignore"):
+        for start in range(0, n, width):  # workgroups are multiples of the width
+            lanes = [i for i in range(start, min(start + width, n)) if active[i]]
+            if not lanes:
+                continue
+            total, low, high, running = x[lanes[0]], x[lanes[0]], x[lanes[0]], dtype(0)
+            for i in lanes[1:]:
+                total = dtype(total + x[i])
+                low = x[i] if x[i] < low else low
+                high = x[i] if high < x[i] else high
+            for i in lanes:
+                expected[i] = [total, low, high, running]
+                running = dtype(running + x[i])
+    np.testing.assert_array_equal(out.reshape(n, 4), expected)
