@@ -32,6 +32,8 @@ if compgen -G "$root/.gpu-deps/*.deb" >/dev/null; then
   mkdir -p "$deps"
   for package in "$root"/.gpu-deps/*.deb; do dpkg -x "$package" "$deps" || fail "cannot unpack $package"; done
   export CMAKE_PREFIX_PATH="$deps/usr${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}"
+  # glslang's CMake targets name SPIRV-Tools libraries by plain name (-lSPIRV-Tools-opt)
+  for libdir in "$deps"/usr/lib/*-linux-gnu; do export LIBRARY_PATH="$libdir${LIBRARY_PATH:+:$LIBRARY_PATH}"; done
   echo "using the packages of .gpu-deps ($(ls "$root"/.gpu-deps/*.deb | wc -l) unpacked into $deps)"
 fi
 missing=()
