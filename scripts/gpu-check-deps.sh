@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Run HERE (a Debian 12 machine with apt and network), before a session on a GPU machine
 # that has no network: downloads the Debian packages scripts/gpu-check.sh needs and may not
-# find there (glslang and SPIRV-Tools static libraries, Vulkan headers, volk, the Vulkan
+# find there (glslang and SPIRV-Tools static libraries and tools, Vulkan headers, volk, the Vulkan
 # loader) into .gpu-deps/, which git ignores. Carry `.gpu-deps` to the GPU machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,5 +11,5 @@ grep -qx '/.gpu-deps/' "$exclude" 2>/dev/null || echo '/.gpu-deps/' >>"$exclude"
 mkdir -p .gpu-deps
 cd .gpu-deps
 options=(-oAPT::Architecture=amd64 -oAPT::Architectures=amd64)
-apt-get "${options[@]}" download glslang-dev spirv-tools libvulkan-dev libvulkan-volk-dev libvulkan1
+apt-get "${options[@]}" download glslang-dev glslang-tools spirv-tools libvulkan-dev libvulkan-volk-dev libvulkan1
 ls -l ./*.deb

@@ -19,7 +19,9 @@ _POOL_LIMIT = 4  # buffers kept per size
 def _buffer_for(gpu, index: int, storage: np.ndarray):
     pool = _pools[index][storage.nbytes]
     if pool:
-        return pool.pop()
+        buffer = pool.pop()
+        buffer.length = storage.size  # the same bytes may hold another dtype's count
+        return buffer
     return gpu.allocate(storage.nbytes, storage.size)
 
 

@@ -173,7 +173,13 @@ void bind_wave_gpu(nb::module_& module) {
       .def("reset_timings", [](wave::GpuDevice& d) { d.context().reset_timings(); });
 
   nb::class_<wave::GpuBuffer>(module, "GpuBuffer")
-      .def_prop_ro("length", [](const wave::GpuBuffer& b) { return b.length; })
+      // Writable: a pooled buffer serves arrays of other element counts with the same bytes.
+      .def_prop_rw(
+          "length", [](const wave::GpuBuffer& b) { return b.length; },
+          [](wave::GpuBuffer& b, int64_t length) {
+            if (length < 0) throw runtime::InvalidArgument("length", "must not be negative");
+            b.length = length;
+          })
       .def_prop_ro("bytes", [](const wave::GpuBuffer& b) { return b.buffer.size(); });
 
   nb::class_<wave::GpuProgram>(module, "GpuProgram")

@@ -202,3 +202,18 @@ def test_f64_functions_match_numpy_to_a_few_ulps(rng):
                              np.log2(a), a ** 0.37], axis=1).reshape(-1)
     # sin, cos, tan: absolute 1e-15 near zeros of the functions; the others relative
     np.testing.assert_allclose(out, expected, rtol=2e-15, atol=1e-15)
+
+
+@wave_gpu.kernel
+def count_elements(x, out: i32[:]):
+    i = thread_id()
+    if i == 0:
+        out[0] = len(x)
+
+
+def test_pooled_buffers_take_the_element_count_of_each_call():
+    # The same 4000 bytes as 1000 f32 and as 500 f64: the kernel must see each length.
+    out = np.zeros(1, np.int32)
+    for x in (np.zeros(1000, np.float32), np.zeros(500, np.float64), np.zeros(1000, np.int32), np.zeros(500)):
+        count_elements(x, out, grid=(1, 1, 1), workgroup=(1, 1, 1))
+        assert out[0] == x.size
