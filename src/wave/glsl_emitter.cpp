@@ -317,6 +317,9 @@ class Emitter {
         if (is_signed(t)) return "(" + a + " < " + glsl::zero(t) + " ? " + glsl::zero(t) + " - " + a + " : " + a + ")";
         return a;
       case Opcode::Sqrt:
+        // f32 through f64 where the device has it: one correct rounding of f64's correctly
+        // rounded sqrt is the correctly rounded f32 result (53 >= 2 * 24 + 2 bits).
+        if (t == ScalarType::F32 && target_.float64) return "float(sqrt(double(" + a + ")))";
         return "sqrt(" + a + ")";
       case Opcode::Floor:
         return "floor(" + a + ")";
@@ -341,6 +344,13 @@ class Emitter {
     }
   }
 
+  // GLSL's f32 division may be off by 2.5 ulp; through f64 (where the device has it) it is
+  // correctly rounded like the emulator's, so integer results derived from quotients agree.
+  std::string float_quotient(ScalarType t, const std::string& a, const std::string& b) const {
+    if (t == ScalarType::F32 && target_.float64) return "float(double(" + a + ") / double(" + b + "))";
+    return "(" + a + " / " + b + ")";
+  }
+
   std::string binary(const Stmt& s) {
     const ScalarType t = type_of(s.dst);
     std::string a = r(s.args[0]);  // not const: returned by move
@@ -360,9 +370,9 @@ class Emitter {
       case Opcode::Mul:
         return infix("*");
       case Opcode::Div:
-        return is_float(t) ? infix("/") : int_division("0u");
+        return is_float(t) ? float_quotient(t, a, b) : int_division("0u");
       case Opcode::FloorDiv:
-        return is_float(t) ? "floor(" + a + " / " + b + ")" : int_division("1u");
+        return is_float(t) ? "floor(" + float_quotient(t, a, b) + ")" : int_division("1u");
       case Opcode::Mod:
         if (is_float(t)) {
           const std::string name = "wave_fmod_" + glsl::suffix(t);

@@ -11,7 +11,7 @@ import pytest
 from wave_support import DEVICES, make_rng, select_device
 
 import wave_gpu
-from wave_gpu import f16, f32, f64, i32, i64, thread_id, u32, u64
+from wave_gpu import _native, f16, f32, f64, i32, i64, thread_id, u32, u64
 
 
 @pytest.fixture(autouse=True, params=DEVICES)
@@ -240,3 +240,26 @@ def test_wave_reductions_over_active_lanes_in_lane_order(rng, dtype):
                 expected[i] = [total, low, high, running]
                 running = dtype(running + x[i])
     np.testing.assert_array_equal(out.reshape(n, 4), expected)
+
+
+@wave_gpu.kernel
+def quotient_and_root(a: f32[:], b: f32[:], out: f32[:]):
+    i = thread_id()
+    if i < len(a):
+        out[2 * i] = a[i] / b[i]
+        out[2 * i + 1] = wave_gpu.sqrt(abs(a[i]))
+
+
+def test_f32_division_and_sqrt_are_correctly_rounded(rng):
+    n = 5000
+    a = (rng.standard_normal(n) * 10.0 ** rng.uniform(-15, 15, n)).astype(np.float32)  # no subnormal results
+    b = (rng.standard_normal(n) * 10.0 ** rng.uniform(-15, 15, n)).astype(np.float32)
+    out = np.zeros(2 * n, np.float32)
+    quotient_and_root(a, b, out)
+    expected = np.stack([a / b, np.sqrt(np.abs(a))], axis=1).reshape(-1)  # NumPy rounds correctly
+    device = wave_gpu.device()
+    if device.index is not None and not _native.list_devices()[device.index]["features"]["float64"]:
+        # without f64 the GLSL built-ins are used: Vulkan allows 2.5 ulp for division
+        np.testing.assert_allclose(out, expected, rtol=4e-7)
+    else:
+        np.testing.assert_array_equal(out, expected)

@@ -29,16 +29,19 @@ DEVICES = ["emulator", "vulkan"]
 # are evaluated in f32). Kernels using them are compared within a tolerance; all others
 # bit for bit. docs/ARCHITECTURE.md ("wave_gpu on Vulkan") states the same numbers.
 TOLERANT_OPS = {"sin", "cos", "tan", "exp", "exp2", "log", "log2", "pow", "sqrt", "div", "floordiv", "mod"}
+# f32 division and square root go through f64 on devices with float64: correctly rounded there.
+ROUNDED_THROUGH_F64 = {"sqrt", "div", "floordiv"}
 RELATIVE_TOLERANCE = 1e-5
 ABSOLUTE_TOLERANCE = 1e-5
 
 _INSTRUCTION = re.compile(r"^\s*(?:%(\d+):(\w+) = )?(\w+)")
 
 
-def classify(ir: str):
+def classify(ir: str, float64: bool = False):
     """(tolerant, order_dependent) of a kernel's IR: whether it uses a float operation of
-    TOLERANT_OPS, and whether its results depend on the order of atomics (an atomic's
-    returned value is used, or a float atomic rounds in arrival order)."""
+    TOLERANT_OPS (f32 division and sqrt count as exact on a device with `float64`), and
+    whether its results depend on the order of atomics (an atomic's returned value is used,
+    or a float atomic rounds in arrival order)."""
     tolerant = False
     atomic_results = set()
     order_dependent = False
@@ -49,7 +52,8 @@ def classify(ir: str):
             continue
         register, type_, op = match.groups()
         if type_ in ("f32", "f64") and op in TOLERANT_OPS:
-            tolerant = True
+            if not (float64 and type_ == "f32" and op in ROUNDED_THROUGH_F64):
+                tolerant = True
         if op.startswith("atomic_"):
             if type_ in ("f32", "f64") or op in ("atomic_exchange", "atomic_cas"):
                 order_dependent = True
@@ -77,8 +81,9 @@ def _bits(array: np.ndarray) -> np.ndarray:
     return array.view(f"u{array.dtype.itemsize}") if array.dtype.kind == "f" else array
 
 
-def compare(kernel, gpu_args, reference_args, device_name: str) -> None:
-    tolerant, order_dependent = classify(kernel.ir)
+def compare(kernel, gpu_args, reference_args, device: dict) -> None:
+    device_name = device["name"]
+    tolerant, order_dependent = classify(kernel.ir, device["features"]["float64"])
     if order_dependent:
         # The order atomics arrive in differs between devices (and between emulator runs);
         # the test's own NumPy assertions check these results.
@@ -129,7 +134,7 @@ def differential(original, device: dict):
             assert _line(error) == _line(reference_error), f"{error}\nemulator: {reference_error}"
             raise
         assert reference_error is None, f"the emulator raised but {device['name']} did not: {reference_error}"
-        compare(self, args, copies, device["name"])
+        compare(self, args, copies, device)
         return result
 
     return call
