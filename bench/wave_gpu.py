@@ -48,7 +48,7 @@ def copy(a: wave_gpu.f32[:], out: wave_gpu.f32[:]):
         out[i] = a[i]
 
 
-def sgemm_source(micro: int, depth: int) -> str:
+def sgemm_source(micro: int, depth: int, checked: bool) -> str:
     """A tiled SGEMM kernel: each THREADS x THREADS workgroup computes a block of
     (THREADS*micro)^2 outputs, staging depth-deep slices of A (transposed) and B in shared
     memory; each thread keeps micro x micro accumulators in registers. M, N, K must be
@@ -62,7 +62,7 @@ def sgemm_source(micro: int, depth: int) -> str:
         "from wave_gpu import barrier, fma, local_id, shared, workgroup_id, f32, i32",
         "",
         "",
-        "@wave_gpu.kernel",
+        "@wave_gpu.kernel" if checked else "@wave_gpu.kernel(bounds_checks=False)",
         "def sgemm(a: f32[:], b: f32[:], c: f32[:], m: i32, n: i32, k: i32):",
         f"    tile_a = shared({depth * block}, f32)",
         f"    tile_b = shared({depth * block}, f32)",
@@ -95,12 +95,13 @@ def sgemm_source(micro: int, depth: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def load_sgemm(micro: int, depth: int):
+def load_sgemm(micro: int, depth: int, checked: bool):
     folder = tempfile.mkdtemp(prefix="wave_gpu_bench_")
-    path = os.path.join(folder, f"sgemm_{micro}_{depth}.py")
+    name = f"sgemm_{micro}_{depth}_{'checked' if checked else 'unchecked'}"
+    path = os.path.join(folder, f"{name}.py")
     with open(path, "w", encoding="utf-8") as file:
-        file.write(sgemm_source(micro, depth))
-    spec = importlib.util.spec_from_file_location(f"sgemm_{micro}_{depth}", path)
+        file.write(sgemm_source(micro, depth, checked))
+    spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module.sgemm
@@ -239,32 +240,34 @@ def main(argv=None) -> int:
                  f"{add_gbs / copy_gbs:.2f} of the copy kernel, {add_gbs / best_limit:.2f} of the best copy",
                  "bytes = 3 x 4 n"])
 
-    # ---- SGEMM against the vendor BLAS ----
-    sgemm = load_sgemm(args.micro, args.depth)
+    # ---- SGEMM against the vendor BLAS, with and without the bounds checks ----
     rng = np.random.default_rng(2)
     ma = wave_gpu.array(rng.standard_normal(size * size).astype(np.float32))
     mb = wave_gpu.array(rng.standard_normal(size * size).astype(np.float32))
-    mc = wave_gpu.zeros(size * size)
-    groups = size // block
-    gemm_ms = best_dispatch_ms(sgemm, (ma, mb, mc, size, size, size), args.repeat, grid=(groups, groups, 1),
-                               workgroup=(THREADS, THREADS, 1))
     reference = ma.numpy().reshape(size, size).astype(np.float64) @ mb.numpy().reshape(size, size).astype(np.float64)
-    error = np.abs(mc.numpy().reshape(size, size) - reference).max() / np.abs(reference).max()
-    if not error < 1e-4:
-        print(f"SGEMM: WRONG RESULT (relative error {error:.2e})", file=sys.stderr)
-        return 1
-    tflops = 2 * size**3 / gemm_ms / 1e9
-    rate = f"{tflops:.2f} TFLOP/s" if tflops >= 0.1 else f"{tflops * 1e3:.2f} GFLOP/s"
+    peer_tflops = None
     if peer is not None:
-        peer_ms = cuda_sgemm_ms(peer, size, args.repeat)
-        peer_tflops = 2 * size**3 / peer_ms / 1e9
-        rows.append([f"SGEMM f32 {size}^3 (tile {block}x{block}x{args.depth}, {args.micro}x{args.micro}/thread)",
-                     f"{gemm_ms:.3f} ms, {rate}", f"{peer_name} {peer_tflops:.2f} TFLOP/s",
-                     f"{tflops / peer_tflops:.3f} of the vendor BLAS", "upstream WAVE: 0.535 on M4 Pro"])
-    else:
-        rows.append([f"SGEMM f32 {size}^3 (tile {block}x{block}x{args.depth}, {args.micro}x{args.micro}/thread)",
-                     f"{gemm_ms:.3f} ms, {rate}", f"vendor BLAS not available: {peer_name}", "-",
-                     f"max relative error {error:.1e}"])
+        peer_tflops = 2 * size**3 / cuda_sgemm_ms(peer, size, args.repeat) / 1e9
+    groups = size // block
+    for checked in (True, False):
+        sgemm = load_sgemm(args.micro, args.depth, checked)
+        mc = wave_gpu.zeros(size * size)
+        gemm_ms = best_dispatch_ms(sgemm, (ma, mb, mc, size, size, size), args.repeat, grid=(groups, groups, 1),
+                                   workgroup=(THREADS, THREADS, 1))
+        error = np.abs(mc.numpy().reshape(size, size) - reference).max() / np.abs(reference).max()
+        if not error < 1e-4:
+            print(f"SGEMM: WRONG RESULT (relative error {error:.2e})", file=sys.stderr)
+            return 1
+        tflops = 2 * size**3 / gemm_ms / 1e9
+        rate = f"{tflops:.2f} TFLOP/s" if tflops >= 0.1 else f"{tflops * 1e3:.2f} GFLOP/s"
+        label = (f"SGEMM f32 {size}^3 (tile {block}x{block}x{args.depth}, {args.micro}x{args.micro}/thread, "
+                 f"{'bounds-checked' if checked else 'bounds_checks=False'})")
+        if peer_tflops is not None:
+            rows.append([label, f"{gemm_ms:.3f} ms, {rate}", f"{peer_name} {peer_tflops:.2f} TFLOP/s",
+                         f"{tflops / peer_tflops:.3f} of the vendor BLAS", "upstream WAVE: 0.535 on M4 Pro"])
+        else:
+            rows.append([label, f"{gemm_ms:.3f} ms, {rate}", f"vendor BLAS not available: {peer_name}", "-",
+                         f"max relative error {error:.1e}"])
     print(table(rows))
     return 0
 

@@ -72,10 +72,11 @@ class Kernel:
     """A Python function compiled to WAVE IR. Call it with its arguments and, optionally,
     grid=, workgroup=, device=, threads= (1: deterministic) and wave_width=."""
 
-    def __init__(self, function: types.FunctionType):
+    def __init__(self, function: types.FunctionType, bounds_checks: bool = True):
         if not isinstance(function, types.FunctionType):
             raise TypeError(f"@wave_gpu.kernel decorates a function, not {type(function).__name__}")
         self.function = function
+        self.bounds_checks = bounds_checks
         self.__name__ = function.__name__
         self.__doc__ = function.__doc__
         self.__wrapped__ = function
@@ -291,7 +292,7 @@ class Kernel:
         with self._lock:
             gpu_program = self._gpu_programs.get((signature, index))
             if gpu_program is None:
-                gpu_program = _native.GpuProgram(gpu, program.module)
+                gpu_program = _native.GpuProgram(gpu, program.module, self.bounds_checks)
                 self._gpu_programs[(signature, index)] = gpu_program
         try:
             self.last_timings = _gpu_dispatch.run(gpu, index, gpu_program, native, grid_dims, workgroup_dims)
@@ -305,11 +306,11 @@ class Kernel:
         self.ir  # compiles when needed
         module = self._programs[self._last_signature].module
         if device is None:
-            return _native.emit_glsl(module)
+            return _native.emit_glsl(module, bounds_checks=self.bounds_checks)
         where = _device.resolve(device)
         if where == "emulator":
             raise ValueError("device: the emulator runs WAVE IR, not GLSL")
-        return _native.GpuProgram(_device.open_gpu(where["index"]), module).glsl
+        return _native.GpuProgram(_device.open_gpu(where["index"]), module, self.bounds_checks).glsl
 
     def _launch_shape(self, grid, workgroup, first_length):
         if workgroup is not None:
@@ -344,6 +345,13 @@ class Kernel:
         return KernelError(message)
 
 
-def kernel(function):
-    """Decorator: the function becomes a kernel, compiled on its first call."""
-    return Kernel(function)
+def kernel(function=None, *, bounds_checks: bool = True):
+    """Decorator: the function becomes a kernel, compiled on its first call.
+
+    `@kernel(bounds_checks=False)` drops the index checks of the GPU code (an out-of-bounds
+    access is then undefined behaviour there, as in CUDA); the emulator always checks."""
+    if not isinstance(bounds_checks, bool):
+        raise TypeError(f"bounds_checks: expected a bool, got {type(bounds_checks).__name__}")
+    if function is None:
+        return lambda decorated: Kernel(decorated, bounds_checks=bounds_checks)
+    return Kernel(function, bounds_checks=bounds_checks)

@@ -183,7 +183,8 @@ void bind_wave_gpu(nb::module_& module) {
       .def_prop_ro("bytes", [](const wave::GpuBuffer& b) { return b.buffer.size(); });
 
   nb::class_<wave::GpuProgram>(module, "GpuProgram")
-      .def(nb::init<std::shared_ptr<wave::GpuDevice>, wave::Module>(), "device"_a, "module"_a)
+      .def(nb::init<std::shared_ptr<wave::GpuDevice>, wave::Module, bool>(), "device"_a, "module"_a,
+           "bounds_checks"_a = true)
       .def_prop_ro("glsl", [](const wave::GpuProgram& p) { return p.shader().source; })
       .def_prop_ro("written", [](const wave::GpuProgram& p) { return p.shader().buffer_written; })
       .def("launch", &launch, "arguments"_a, "grid"_a, "workgroup"_a,
@@ -191,10 +192,12 @@ void bind_wave_gpu(nb::module_& module) {
 
   module.def(
       "emit_glsl",
-      [](const wave::Module& m, const std::vector<std::string>& disable) {
-        return wave::emit_glsl(m, target_without(disable)).source;
+      [](const wave::Module& m, const std::vector<std::string>& disable, bool bounds_checks) {
+        auto target = target_without(disable);
+        target.bounds_checks = bounds_checks;
+        return wave::emit_glsl(m, target).source;
       },
-      "module"_a, "disable"_a = std::vector<std::string>{},
+      "module"_a, "disable"_a = std::vector<std::string>{}, "bounds_checks"_a = true,
       "The GLSL of a module for a device with every optional feature but those in `disable`.");
   module.def(
       "compile_spirv",

@@ -500,6 +500,14 @@ class Emitter {
     const Reg idx = s.args[0];
     const std::string guard = in_bounds(s.mem, idx);
     const std::string fault = fault_call(FaultCode::OutOfBounds, s, mem_code(s.mem), idx);
+    if (!target_.bounds_checks) {
+      if (s.op == Opcode::Load) {
+        out += pad + r(s.dst) + " = " + load_value(s.mem, idx) + ";\n";
+      } else {
+        out += pad + element(s.mem, idx, false) + " = " + store_value(s.mem, r(s.args[1])) + ";\n";
+      }
+      return;
+    }
     // The fault branch apart from the access, and the load as a select: compilers keep the
     // access vectorised (llvmpipe runs vector add about 5x faster than with if/else).
     if (s.op == Opcode::Load) {
@@ -587,6 +595,10 @@ class Emitter {
   }
   void atomic(const Stmt& s, std::string& out, const std::string& pad) {
     const Reg idx = s.args[0];
+    if (!target_.bounds_checks) {
+      out += pad + r(s.dst) + " = " + atomic_op(s) + ";\n";
+      return;
+    }
     out += pad + "if " + in_bounds(s.mem, idx) + " { " + r(s.dst) + " = " + atomic_op(s) + "; } else { " + r(s.dst) +
            " = " + glsl::zero(type_of(s.dst)) + "; " + fault_call(FaultCode::OutOfBounds, s, mem_code(s.mem), idx) +
            " }\n";

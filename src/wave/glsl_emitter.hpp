@@ -34,6 +34,9 @@ struct GlslTarget {
   bool subgroup_shuffle = true;
   bool float32_atomic_add = true;  // on storage buffers (GL_EXT_shader_atomic_float)
   bool int64_atomics = true;       // on buffers and shared memory (GL_EXT_shader_atomic_int64)
+  // Not a device feature: false drops the index checks of loads, stores and atomics (an
+  // out-of-bounds access is then undefined behaviour, as in CUDA).
+  bool bounds_checks = true;
 };
 
 // Words of the status buffer (uint each).

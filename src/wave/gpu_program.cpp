@@ -26,9 +26,11 @@ GlslTarget GpuDevice::target() const {
   return t;
 }
 
-GpuProgram::GpuProgram(std::shared_ptr<GpuDevice> device, Module module)
+GpuProgram::GpuProgram(std::shared_ptr<GpuDevice> device, Module module, bool bounds_checks)
     : device_(std::move(device)), module_(std::move(module)) {
-  shader_ = emit_glsl(module_, device_->target());
+  GlslTarget target = device_->target();
+  target.bounds_checks = bounds_checks;
+  shader_ = emit_glsl(module_, target);
   const std::lock_guard lock(device_->mutex());
   status_ = device_->context().allocate(kStatusWords * sizeof(uint32_t));
 }

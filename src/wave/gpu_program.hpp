@@ -48,7 +48,7 @@ struct GpuArgument {
 class GpuProgram {
  public:
   // Emits the shader; throws runtime::DeviceError naming a feature the device lacks.
-  GpuProgram(std::shared_ptr<GpuDevice> device, Module module);
+  GpuProgram(std::shared_ptr<GpuDevice> device, Module module, bool bounds_checks = true);
 
   [[nodiscard]] const Module& module() const noexcept { return module_; }
   [[nodiscard]] const GlslShader& shader() const noexcept { return shader_; }

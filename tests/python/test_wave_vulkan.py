@@ -217,3 +217,23 @@ def test_pooled_buffers_take_the_element_count_of_each_call():
     for x in (np.zeros(1000, np.float32), np.zeros(500, np.float64), np.zeros(1000, np.int32), np.zeros(500)):
         count_elements(x, out, grid=(1, 1, 1), workgroup=(1, 1, 1))
         assert out[0] == x.size
+
+
+@wave_gpu.kernel(bounds_checks=False)
+def unchecked_saxpy(alpha: f32, x: f32[:], y: f32[:]):
+    i = thread_id()
+    if i < len(y):
+        y[i] = alpha * x[i] + y[i]
+
+
+def test_bounds_checks_can_be_dropped_from_the_gpu_code(rng):
+    x = rng.standard_normal(1000).astype(np.float32)
+    y = rng.standard_normal(1000).astype(np.float32)
+    expected = np.float32(2.5) * x + y
+    unchecked_saxpy(2.5, x, y)
+    np.testing.assert_array_equal(y, expected)
+    glsl = unchecked_saxpy.glsl()
+    assert "wave_fault(1u" not in glsl and "b0.d[uint(" in glsl
+    assert "wave_fault(1u" in copy_shifted.glsl()  # the default keeps them
+    with pytest.raises(TypeError, match="bounds_checks"):
+        wave_gpu.kernel(bounds_checks="no")
