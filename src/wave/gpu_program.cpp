@@ -33,6 +33,7 @@ GpuProgram::GpuProgram(std::shared_ptr<GpuDevice> device, Module module, bool bo
   shader_ = emit_glsl(module_, target);
   const std::lock_guard lock(device_->mutex());
   status_ = device_->context().allocate(kStatusWords * sizeof(uint32_t));
+  device_->context().fill_zero(status_);
 }
 
 void GpuProgram::check_launch(std::span<const GpuArgument> arguments, std::array<uint32_t, 3> grid,
@@ -129,9 +130,13 @@ void GpuProgram::launch(std::span<const GpuArgument> arguments, std::array<uint3
     const std::lock_guard lock(device_->mutex());
     auto& context = device_->context();
     const auto& created = pipeline(workgroup);
-    context.fill_zero(status_);
+    // The status buffer starts zeroed and is cleared again only after a recorded fault,
+    // which saves a submission per call.
+    if (status_dirty_) context.fill_zero(status_);
+    status_dirty_ = false;
     context.dispatch(created, bindings, push, grid);
     context.download(status_, std::as_writable_bytes(std::span(status)));
+    status_dirty_ = status[kStatusFlag] != 0;
   }
   if (status[kStatusFlag] != 0) {
     throw KernelError(describe_fault(m, status, lengths) + " on " + device_->info().name, status[kStatusLine]);

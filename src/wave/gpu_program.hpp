@@ -68,6 +68,7 @@ class GpuProgram {
   Module module_;
   GlslShader shader_;
   runtime::DeviceBuffer status_;
+  bool status_dirty_ = false;  // a fault was recorded and not cleared yet
   std::map<std::array<uint32_t, 3>, runtime::ComputePipeline> pipelines_;
 };
 
