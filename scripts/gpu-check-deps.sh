@@ -9,7 +9,10 @@ exclude=$(git rev-parse --git-path info/exclude)
 mkdir -p "$(dirname "$exclude")"
 grep -qx '/.gpu-deps/' "$exclude" 2>/dev/null || echo '/.gpu-deps/' >>"$exclude"
 mkdir -p .gpu-deps
+rm -rf .gpu-deps/root  # what gpu-check.sh unpacked on an earlier run: not worth carrying
 cd .gpu-deps
 options=(-oAPT::Architecture=amd64 -oAPT::Architectures=amd64)
-apt-get "${options[@]}" download glslang-dev glslang-tools spirv-tools libvulkan-dev libvulkan-volk-dev libvulkan1
+# libglvnd0 and libglx0: the NVIDIA Vulkan driver (libGLX_nvidia.so.0) loads libGLdispatch/libGLX.
+apt-get "${options[@]}" download glslang-dev glslang-tools spirv-tools libvulkan-dev libvulkan-volk-dev libvulkan1 \
+  libglvnd0 libglx0
 ls -l ./*.deb

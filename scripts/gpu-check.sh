@@ -27,7 +27,7 @@ step() { echo "== gpu-check: $*"; }
 
 # ---- 1. build prerequisites ----------------------------------------------------------------
 step "prerequisites"
-deps="$root/.gpu-deps/root"
+deps="$work/deps"  # unpacked here, outside .gpu-deps, so .gpu-deps stays small to carry
 if compgen -G "$root/.gpu-deps/*.deb" >/dev/null; then
   mkdir -p "$deps"
   for package in "$root"/.gpu-deps/*.deb; do dpkg -x "$package" "$deps" || fail "cannot unpack $package"; done
@@ -59,11 +59,20 @@ fi
 
 # ---- 2. Vulkan loader and the NVIDIA driver ------------------------------------------------
 step "Vulkan loader and driver"
-if ! ldconfig -p 2>/dev/null | grep -q 'libvulkan.so.1'; then
-  loader=$(find_file "$deps"/usr/lib/*/libvulkan.so.1) || fail "no Vulkan loader (libvulkan.so.1): carry .gpu-deps"
-  export LD_LIBRARY_PATH="$(dirname "$loader")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-  echo "loader: $loader"
-fi
+# The loader, and the glvnd libraries the NVIDIA driver loads, from .gpu-deps where the
+# system has none.
+for library in libvulkan.so.1 libGLdispatch.so.0 libGLX.so.0; do
+  ldconfig -p 2>/dev/null | grep -q "$library" && continue
+  found=$(find_file "$deps"/usr/lib/*/"$library") || {
+    [[ $library == libvulkan.so.1 ]] && fail "no Vulkan loader (libvulkan.so.1): carry .gpu-deps"
+    echo "warning: $library is missing; the NVIDIA Vulkan driver may fail to load" >&2
+    continue
+  }
+  case ":${LD_LIBRARY_PATH:-}:" in *":$(dirname "$found"):"*) ;; *)
+    export LD_LIBRARY_PATH="$(dirname "$found")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" ;;
+  esac
+  echo "$library: $found"
+done
 if [[ -z ${VK_DRIVER_FILES:-}${VK_ICD_FILENAMES:-} ]]; then
   icd=$(grep -ls nvidia /etc/vulkan/icd.d/*.json /usr/share/vulkan/icd.d/*.json 2>/dev/null | head -1)
   if [[ -z $icd && -f /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json ]]; then
