@@ -1,8 +1,8 @@
 """Device query and selection (DESIGN decisions 3 and 4).
 
 A device is named by "emulator", "gpu" (the GPU the runtime selects), a Vulkan device index
-(an int or a string of digits), or a device name (exact or a unique case-insensitive part of
-it, or a vendor such as "nvidia"). The request comes from the call's device=, then
+(an int or a string of digits), or a device name: the exact name (any case), else the first
+device, hardware first, whose name contains it or whose vendor it is ("nvidia"). The request comes from the call's device=, then
 set_device(), then WAVE_GPU_DEVICE; without one, kernels run on the first hardware GPU and on
 the emulator when there is none. Software adapters (lavapipe) are used only when
 WAVESTACK_ALLOW_SOFTWARE_GPU=1 allows them. A requested device that cannot run a kernel
