@@ -263,3 +263,27 @@ def test_f32_division_and_sqrt_are_correctly_rounded(rng):
         np.testing.assert_allclose(out, expected, rtol=4e-7)
     else:
         np.testing.assert_array_equal(out, expected)
+
+
+@wave_gpu.kernel
+def scalars_of_every_type(flag: bool, small: u32, big: i64, huge: u64, fine: f64, coarse: f32, out64: i64[:],
+                          outu: u64[:], outf: f64[:], empty: f32[:]):
+    i = thread_id()
+    if i == 0:
+        out64[0] = big
+        out64[1] = i64(small)
+        out64[2] = len(empty)
+        out64[3] = 1 if flag else 0
+        outu[0] = huge
+        outf[0] = fine
+        outf[1] = f64(coarse)
+
+
+def test_scalars_of_every_type_and_an_empty_buffer():
+    out64, outu, outf = np.zeros(4, np.int64), np.zeros(1, np.uint64), np.zeros(2)
+    scalars_of_every_type(True, np.uint32(4000000000), -2**40 - 3, np.uint64(2**64 - 5), 1.0 / 3.0,
+                          np.float32(0.1), out64, outu, outf, np.zeros(0, np.float32), grid=(1, 1, 1),
+                          workgroup=(1, 1, 1))
+    assert out64.tolist() == [-2**40 - 3, 4000000000, 0, 1]
+    assert outu.tolist() == [2**64 - 5]
+    assert outf.tolist() == [1.0 / 3.0, float(np.float32(0.1))]
