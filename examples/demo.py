@@ -13,7 +13,8 @@ sys.path.insert(0, str(EXAMPLES.parent / "tests" / "mpi"))
 # (title, script, ranks): ranks > 0 runs the script under mpirun.
 STEPS: list[tuple[str, str, int]] = [
     ("Devices and the Vulkan smoke dispatch", "runtime_demo.py", 0),
-    ("wave_gpu: the seed's vector_add and a shared-memory reduction on the emulator", "wave_gpu_demo.py", 0),
+    ("wave_gpu: the seed's vector_add and a shared-memory reduction on the selected device and the emulator",
+     "wave_gpu_demo.py", 0),
     ("wasmgpu: one WebAssembly module across 10,000 instances", "wasmgpu_demo.py", 0),
     ("cudecomp: autotuned 4-rank transpose cycle and halo update", "cudecomp_demo.py", 4),
 ]

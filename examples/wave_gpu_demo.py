@@ -1,5 +1,6 @@
 """wave_gpu demo: the seed's vector_add and a workgroup reduction in shared memory, on the
-WAVE emulator (selected explicitly: GPU dispatch arrives with the Vulkan backend)."""
+device wave_gpu selects (the first hardware GPU, else the emulator; WAVE_GPU_DEVICE or
+WAVESTACK_ALLOW_SOFTWARE_GPU=1 change the choice) and on the emulator."""
 
 import numpy as np
 
@@ -30,7 +31,14 @@ def block_sum(x: wave_gpu.f32[:], sums: wave_gpu.f32[:]):
 
 
 def main() -> None:
-    wave_gpu.set_device("emulator")
+    targets = ["emulator"] if wave_gpu.device().vendor == "emulator" else [None, "emulator"]
+    for target in targets:
+        wave_gpu.set_device(target)
+        run_on_device()
+    wave_gpu.set_device(None)
+
+
+def run_on_device() -> None:
     print(f"wave_gpu {wave_gpu.__version__} on {wave_gpu.device().name}")
 
     a = wave_gpu.array([1.0, 2.0, 3.0, 4.0])

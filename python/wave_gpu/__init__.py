@@ -2,7 +2,7 @@
 
 from wave_gpu import _native
 from wave_gpu._array import WaveArray, array, ones, zeros
-from wave_gpu._device import DeviceInfo, device, set_device
+from wave_gpu._device import DeviceInfo, device, devices, set_device
 from wave_gpu._errors import CompileError, KernelError
 from wave_gpu._intrinsics import (atomic_add, atomic_and, atomic_cas, atomic_exchange, atomic_max, atomic_min,
                                   atomic_or, atomic_sub, atomic_xor, barrier, ceil, cos, exp, exp2, floor, fma,
@@ -15,7 +15,7 @@ from wave_gpu._types import DType, f16, f32, f64, i32, i64, u32, u64
 __version__: str = _native.__version__
 
 __all__ = [
-    "__version__", "WaveArray", "array", "zeros", "ones", "DeviceInfo", "device", "set_device", "CompileError",
+    "__version__", "WaveArray", "array", "zeros", "ones", "DeviceInfo", "device", "devices", "set_device", "CompileError",
     "KernelError", "Kernel", "kernel", "DType", "f16", "f32", "f64", "i32", "u32", "i64", "u64",
     "thread_id", "local_id", "workgroup_id", "workgroup_size", "num_workgroups", "lane_id", "wave_width", "barrier",
     "shared", "atomic_add", "atomic_sub", "atomic_min", "atomic_max", "atomic_and", "atomic_or", "atomic_xor",

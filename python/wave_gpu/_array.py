@@ -1,5 +1,9 @@
 """WaveArray: typed host storage over a NumPy array (a u32 array holds u32 values, f16 is
-stored as IEEE half). numpy.asarray(wave_array) returns a view, never a copy."""
+stored as IEEE half). numpy.asarray(wave_array) returns a view, never a copy.
+
+On a GPU a WaveArray keeps its device copy between calls. Every way the host could change
+the values (item or slice assignment, numpy(), numpy.asarray()) marks the host copy as
+changed, so the next call uploads it again; otherwise the device copy is reused."""
 
 from __future__ import annotations
 
@@ -65,11 +69,13 @@ def _convert_vectorised(data, target: np.dtype, name: str):
 class WaveArray:
     """Host values used as kernel buffers. Kernels update them in place."""
 
-    __slots__ = ("_storage", "_dtype")
+    __slots__ = ("_storage", "_dtype", "_resident", "_host_changed", "__weakref__")
 
     def __init__(self, storage: np.ndarray, dtype: str):
         self._storage = storage
         self._dtype = dtype
+        self._resident = None  # (device index, GpuBuffer) of the device copy
+        self._host_changed = True  # the host values differ (or may differ) from the device copy
 
     @property
     def dtype(self) -> str:
@@ -87,6 +93,7 @@ class WaveArray:
 
     def numpy(self) -> np.ndarray:
         """The typed storage itself (a view: writes change the array)."""
+        self._host_changed = True
         return self._storage
 
     def __len__(self) -> int:
@@ -98,6 +105,7 @@ class WaveArray:
         return self._storage[self._position(index)].item()
 
     def __setitem__(self, index, value) -> None:
+        self._host_changed = True
         if isinstance(index, slice):
             replacement = _convert(value, self._dtype)
             if len(range(*index.indices(len(self)))) != len(replacement):
@@ -119,9 +127,11 @@ class WaveArray:
     @property
     def __array_interface__(self) -> dict:
         # NumPy reads this to view the storage without copying.
+        self._host_changed = True
         return self._storage.__array_interface__
 
     def __array__(self, dtype=None, copy=None):
+        self._host_changed = True
         if dtype is None or np.dtype(dtype) == self._storage.dtype:
             return self._storage
         return self._storage.astype(dtype)

@@ -40,7 +40,8 @@ def _info(_: argparse.Namespace) -> int:
             str(device["limits"]["max_workgroup_invocations"]),
             f"{device['limits']['max_shared_memory_bytes'] // 1024} KiB",
             f"{memory_gib:.1f} GiB",
-            ",".join(name for name in ("int64", "float64", "float16") if device["features"][name]) or "-",
+            ",".join(name for name in ("int64", "float64", "float16", "int64_atomics", "float32_atomic_add")
+                     if device["features"][name]) or "-",
         ])
     print(_format_table(rows, ["#", "vendor", "name", "type", "vulkan", "subgroup", "max wg", "shared",
                                "memory", "features"]))
@@ -98,13 +99,31 @@ def _compile(args: argparse.Namespace) -> int:
     kernel = _load_kernel(args.target)
     try:
         text = kernel.ir
+        if args.emit in ("glsl", "spirv"):
+            text = kernel.glsl(args.device)
     except CompileError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
     except TypeError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
-    print(text, end="")
+    if args.emit == "spirv":
+        binary = _native.compile_spirv(text)
+        if args.output:
+            with open(args.output, "wb") as output:
+                output.write(binary)
+        elif sys.stdout.isatty():
+            print("error: SPIR-V is binary; pass -o FILE or redirect the output", file=sys.stderr)
+            return 1
+        else:
+            sys.stdout.flush()
+            sys.stdout.buffer.write(binary)
+        return 0
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as output:
+            output.write(text)
+    else:
+        print(text, end="")
     return 0
 
 
@@ -118,9 +137,13 @@ def main(argv: list[str] | None = None) -> int:
     selftest.add_argument("--device", type=int, default=None, help="device index from `info` (default: best)")
     selftest.add_argument("--allow-software", action="store_true", help="allow a software adapter such as lavapipe")
     selftest.set_defaults(run=_selftest)
-    compile_ = commands.add_parser("compile", help="compile a kernel and print its WAVE IR")
+    compile_ = commands.add_parser("compile", help="compile a kernel and print its WAVE IR, GLSL or SPIR-V")
     compile_.add_argument("target", help="FILE.py:NAME, a @wave_gpu.kernel of that file (parameters annotated)")
-    compile_.add_argument("--emit", choices=["ir"], default="ir", help="what to print (default: ir)")
+    compile_.add_argument("--emit", choices=["ir", "glsl", "spirv"], default="ir",
+                          help="what to print (default: ir); spirv is binary")
+    compile_.add_argument("--device", default=None,
+                          help="GLSL/SPIR-V for this device (name or index); default: every optional feature")
+    compile_.add_argument("-o", "--output", default=None, help="write to this file instead of standard output")
     compile_.set_defaults(run=_compile)
     args = parser.parse_args(argv)
     try:

@@ -1,26 +1,38 @@
-"""Device query and selection. Kernels run on the emulator when it is asked for
-(`kernel(..., device="emulator")`, `set_device("emulator")` or WAVE_GPU_DEVICE=emulator) or
-when no GPU is found. A detected GPU without such a request raises NotImplementedError until
-the Vulkan backend lands (the seed's documented behaviour); nothing falls back silently."""
+"""Device query and selection (DESIGN decisions 3 and 4).
+
+A device is named by "emulator", "gpu" (the GPU the runtime selects), a Vulkan device index
+(an int or a string of digits), or a device name: the exact name (any case), else the first
+device, hardware first, whose name contains it or whose vendor it is ("nvidia"). The request comes from the call's device=, then
+set_device(), then WAVE_GPU_DEVICE; without one, kernels run on the first hardware GPU and on
+the emulator when there is none. Software adapters (lavapipe) are used only when
+WAVESTACK_ALLOW_SOFTWARE_GPU=1 allows them. A requested device that cannot run a kernel
+raises; nothing falls back silently."""
 
 from __future__ import annotations
 
 import functools
 import os
-from typing import NamedTuple, Optional
+from typing import NamedTuple, Optional, Union
 
 from wave_gpu import _native
 
-DEVICES = ("emulator", "gpu")
-_selected: Optional[str] = None
+_selected: Optional[Union[str, int]] = None
 
 
 class DeviceInfo(NamedTuple):
     vendor: str  # "apple", "nvidia", "amd", "intel", ... or "emulator"
     name: str
+    index: Optional[int] = None  # Vulkan device index; None for the emulator
+    software: bool = False  # a CPU implementation of Vulkan such as lavapipe
+    wave_width: int = 32  # lanes per wave: the subgroup size on a GPU
 
 
 EMULATOR = DeviceInfo("emulator", "WAVE emulator")
+
+
+def _info(device: dict) -> DeviceInfo:
+    return DeviceInfo(device["vendor"].lower(), device["name"], device.get("index"), bool(device.get("is_software")),
+                      int(device.get("subgroup_size") or 32))
 
 
 @functools.lru_cache(maxsize=1)
@@ -29,51 +41,111 @@ def _detect_gpu() -> Optional[dict]:
     return _native.select_device(False)
 
 
-def _check(name, argument: str) -> str:
-    if name not in DEVICES:
-        raise ValueError(f"{argument}: unknown device {name!r}; allowed: {', '.join(repr(d) for d in DEVICES)}")
-    return name
+@functools.lru_cache(maxsize=1)
+def _vulkan_devices() -> tuple:
+    return tuple(_native.list_devices())
 
 
-def set_device(name: Optional[str]) -> None:
-    """Selects where kernels run: "emulator", "gpu", or None for automatic selection."""
+def devices() -> list:
+    """Every Vulkan device (software adapters included, marked software=True), then the emulator."""
+    return [_info(d) for d in _vulkan_devices()] + [EMULATOR]
+
+
+def _allowed_names() -> str:
+    names = ", ".join(repr(d["name"]) for d in _vulkan_devices())
+    return "'emulator', 'gpu', a device index" + (f" or a device name ({names})" if names else "")
+
+
+def _lookup(spec, argument: str):
+    """"emulator", or the Vulkan device dict `spec` names; ValueError naming `argument` otherwise."""
+    if isinstance(spec, DeviceInfo):
+        return "emulator" if spec.index is None else _lookup(spec.index, argument)
+    if isinstance(spec, bool) or not isinstance(spec, (str, int)):
+        raise TypeError(f"{argument}: expected a device name or index, got {type(spec).__name__}")
+    if isinstance(spec, str):
+        spec = spec.strip()
+        if spec.lower() == "emulator":
+            return "emulator"
+        if spec.lower() == "gpu":
+            return "gpu"
+        if spec.isdigit():
+            spec = int(spec)
+    listed = _vulkan_devices()
+    if isinstance(spec, int):
+        for device in listed:
+            if device["index"] == spec:
+                return device
+        raise ValueError(f"{argument}: no Vulkan device has index {spec}; allowed: {_allowed_names()}")
+    wanted = spec.lower()
+    exact = [d for d in listed if d["name"].lower() == wanted]
+    partial = exact or [d for d in listed if wanted in d["name"].lower() or d["vendor"].lower() == wanted]
+    if not partial:
+        raise ValueError(f"{argument}: unknown device {spec!r}; allowed: {_allowed_names()}")
+    hardware = [d for d in partial if not d["is_software"]]
+    return (hardware or partial)[0]
+
+
+def set_device(name) -> None:
+    """Selects where kernels run: "emulator", "gpu", a device index or name, or None for automatic."""
     global _selected
-    _selected = None if name is None else _check(name, "name")
+    if name is not None:
+        _lookup(name, "name")
+        if isinstance(name, DeviceInfo):
+            name = "emulator" if name.index is None else name.index
+    _selected = name
 
 
-def requested(explicit: Optional[str] = None) -> Optional[str]:
-    """The explicitly requested device: the call's device=, then set_device(), then WAVE_GPU_DEVICE."""
+def _requested(explicit=None):
+    """The explicit request and where it came from: the call's device=, set_device(), WAVE_GPU_DEVICE."""
     if explicit is not None:
-        return _check(explicit, "device")
+        return explicit, "device"
     if _selected is not None:
-        return _selected
+        return _selected, "name"
     environment = os.environ.get("WAVE_GPU_DEVICE")
     if environment:
-        return _check(environment, "WAVE_GPU_DEVICE")
-    return None
+        return environment, "WAVE_GPU_DEVICE"
+    return None, None
+
+
+def requested(explicit=None) -> Optional[str]:
+    """"emulator", "gpu", a device name, or None when nothing was requested (validated)."""
+    spec, argument = _requested(explicit)
+    if spec is None:
+        return None
+    found = _lookup(spec, argument)
+    return found if isinstance(found, str) else found["name"]
+
+
+def _usable(device: dict) -> dict:
+    if device["is_software"] and not _native.software_gpu_allowed_by_environment():
+        raise RuntimeError(f"{device['name']} is a software adapter; set WAVESTACK_ALLOW_SOFTWARE_GPU=1 to use it")
+    return device
+
+
+def resolve(explicit=None):
+    """Where a call runs: "emulator" or the Vulkan device dict; raises when a request cannot be met."""
+    spec, argument = _requested(explicit)
+    found = None if spec is None else _lookup(spec, argument)
+    if found == "emulator":
+        return "emulator"
+    if found is None or found == "gpu":
+        gpu = _detect_gpu()
+        if gpu is None:
+            if found == "gpu":
+                raise RuntimeError("device='gpu' was requested but no usable GPU was found "
+                                   "(software adapters need WAVESTACK_ALLOW_SOFTWARE_GPU=1)")
+            return "emulator"
+        return gpu
+    return _usable(found)
 
 
 def device() -> DeviceInfo:
-    """The device kernels run on: the detected GPU, or the emulator when none is found or it is selected."""
-    if requested() == "emulator":
-        return EMULATOR
-    gpu = _detect_gpu()
-    if gpu is None:
-        return EMULATOR
-    return DeviceInfo(gpu["vendor"].lower(), gpu["name"])
+    """The device kernels run on: the requested one, else the first hardware GPU, else the emulator."""
+    where = resolve()
+    return EMULATOR if where == "emulator" else _info(where)
 
 
-def dispatch_target(explicit: Optional[str]) -> str:
-    """"emulator", or an exception saying why the kernel cannot run where it was asked to."""
-    wanted = requested(explicit)
-    if wanted == "emulator":
-        return "emulator"
-    gpu = _detect_gpu()
-    if gpu is None:
-        if wanted == "gpu":
-            raise RuntimeError("device='gpu' was requested but no usable GPU was found "
-                               "(software adapters need WAVESTACK_ALLOW_SOFTWARE_GPU=1)")
-        return "emulator"
-    raise NotImplementedError(
-        f"GPU dispatch on {gpu['name']} is not implemented yet; run on the emulator with device='emulator', "
-        "wave_gpu.set_device('emulator') or WAVE_GPU_DEVICE=emulator")
+@functools.lru_cache(maxsize=None)
+def open_gpu(index: int):
+    """The open native device of a Vulkan index, one per process (kernels and buffers share it)."""
+    return _native.GpuDevice.open(index)

@@ -1,6 +1,7 @@
 """@wave_gpu.kernel: captures the source, compiles on first call per argument signature, keeps
 the WAVE IR in memory and on disk (keyed by source, argument types, referenced globals and
-the project version), checks arguments, infers the launch and runs it on the emulator."""
+the project version), checks arguments, infers the launch and runs it on the emulator or on a
+Vulkan device (compiled once per device; SPIR-V and pipeline caches persist on disk)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from typing import Optional
 
 import numpy as np
 
-from wave_gpu import _device, _native
+from wave_gpu import _device, _gpu_dispatch, _native
 from wave_gpu._array import WaveArray
 from wave_gpu._errors import CompileError, KernelError
 from wave_gpu._frontend import KernelCompiler, Retype, type_of_annotation
@@ -71,10 +72,11 @@ class Kernel:
     """A Python function compiled to WAVE IR. Call it with its arguments and, optionally,
     grid=, workgroup=, device=, threads= (1: deterministic) and wave_width=."""
 
-    def __init__(self, function: types.FunctionType):
+    def __init__(self, function: types.FunctionType, bounds_checks: bool = True):
         if not isinstance(function, types.FunctionType):
             raise TypeError(f"@wave_gpu.kernel decorates a function, not {type(function).__name__}")
         self.function = function
+        self.bounds_checks = bounds_checks
         self.__name__ = function.__name__
         self.__doc__ = function.__doc__
         self.__wrapped__ = function
@@ -98,7 +100,9 @@ class Kernel:
         self._params = [argument.arg for argument in arguments.args]
         self._annotations = None
         self._programs: dict = {}
+        self._gpu_programs: dict = {}  # (signature, device index) -> GpuProgram
         self._last_signature = None
+        self.last_timings: Optional[dict] = None  # phase timings of the latest GPU call
         self._lock = threading.Lock()
 
     def _error(self, message: str, node) -> CompileError:
@@ -131,7 +135,7 @@ class Kernel:
         signature, native, first_length = [], [], None
         for name, declared, value in zip(self._params, self._declared(), args):
             if isinstance(value, (WaveArray, np.ndarray)):
-                storage = value.numpy() if isinstance(value, WaveArray) else value
+                storage = value._storage if isinstance(value, WaveArray) else value
                 dtype = name_of_numpy(storage.dtype)
                 if dtype is None or dtype not in BUFFER_DTYPES:
                     raise TypeError(f"argument '{name}' of {self.__name__}(): arrays of {storage.dtype} are not "
@@ -147,7 +151,7 @@ class Kernel:
                     raise TypeError(f"argument '{name}' of {self.__name__}(): expected {expected}, "
                                     f"got an array of {dtype}")
                 signature.append((name, "buffer", dtype))
-                native.append(storage)
+                native.append(value)
                 if first_length is None:
                     first_length = storage.size
                 continue
@@ -255,23 +259,58 @@ class Kernel:
 
     # ---- launch --------------------------------------------------------------------------
 
-    def __call__(self, *args, grid=None, workgroup=None, device=None, threads=None, wave_width=32):
+    def __call__(self, *args, grid=None, workgroup=None, device=None, threads=None, wave_width=None):
         signature, native, first_length = self._bind(args)
         if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int) or threads < 1):
             raise ValueError(f"threads: expected a positive int or None, got {threads!r}")
-        if isinstance(wave_width, bool) or not isinstance(wave_width, int) or wave_width not in (1, 2, 4, 8, 16,
-                                                                                                  32, 64):
+        if wave_width is not None and (isinstance(wave_width, bool) or not isinstance(wave_width, int) or
+                                       wave_width not in (1, 2, 4, 8, 16, 32, 64)):
             raise ValueError(f"wave_width: must be a power of two from 1 to 64, got {wave_width!r}")
         grid_dims, workgroup_dims = self._launch_shape(grid, workgroup, first_length)
-        _device.dispatch_target(device)
+        where = _device.resolve(device)
+        if where != "emulator" and wave_width is not None and wave_width != where["subgroup_size"]:
+            raise ValueError(f"wave_width: {where['name']} runs waves of {where['subgroup_size']} lanes, "
+                             f"not {wave_width} (wave_width= chooses the width on the emulator only)")
         program = self._program(signature)
         if grid_dims is None:
             return None  # an empty first buffer: nothing to run
+        if where != "emulator":
+            return self._launch_gpu(where, signature, program, native, grid_dims, workgroup_dims)
+        storages = [v._storage if isinstance(v, WaveArray) else v for v in native]
+        for value in native:
+            if isinstance(value, WaveArray):
+                value._host_changed = True  # the emulator writes the host copy
         try:
-            program.launch(native, list(grid_dims), list(workgroup_dims), wave_width, threads == 1)
+            program.launch(storages, list(grid_dims), list(workgroup_dims), wave_width or 32, threads == 1)
         except KernelError as error:
             raise self._with_source(error) from None
         return None
+
+    def _launch_gpu(self, device: dict, signature, program, native, grid_dims, workgroup_dims):
+        index = device["index"]
+        gpu = _device.open_gpu(index)
+        with self._lock:
+            gpu_program = self._gpu_programs.get((signature, index))
+            if gpu_program is None:
+                gpu_program = _native.GpuProgram(gpu, program.module, self.bounds_checks)
+                self._gpu_programs[(signature, index)] = gpu_program
+        try:
+            self.last_timings = _gpu_dispatch.run(gpu, index, gpu_program, native, grid_dims, workgroup_dims)
+        except KernelError as error:
+            raise self._with_source(error) from None
+        return None
+
+    def glsl(self, device=None) -> str:
+        """The GLSL of the latest compilation (or of the annotated signature): for `device`
+        (a name or index) when given, else for a device with every optional feature."""
+        self.ir  # compiles when needed
+        module = self._programs[self._last_signature].module
+        if device is None:
+            return _native.emit_glsl(module, bounds_checks=self.bounds_checks)
+        where = _device.resolve(device)
+        if where == "emulator":
+            raise ValueError("device: the emulator runs WAVE IR, not GLSL")
+        return _native.GpuProgram(_device.open_gpu(where["index"]), module, self.bounds_checks).glsl
 
     def _launch_shape(self, grid, workgroup, first_length):
         if workgroup is not None:
@@ -306,6 +345,13 @@ class Kernel:
         return KernelError(message)
 
 
-def kernel(function):
-    """Decorator: the function becomes a kernel, compiled on its first call."""
-    return Kernel(function)
+def kernel(function=None, *, bounds_checks: bool = True):
+    """Decorator: the function becomes a kernel, compiled on its first call.
+
+    `@kernel(bounds_checks=False)` drops the index checks of the GPU code (an out-of-bounds
+    access is then undefined behaviour there, as in CUDA); the emulator always checks."""
+    if not isinstance(bounds_checks, bool):
+        raise TypeError(f"bounds_checks: expected a bool, got {type(bounds_checks).__name__}")
+    if function is None:
+        return lambda decorated: Kernel(decorated, bounds_checks=bounds_checks)
+    return Kernel(function, bounds_checks=bounds_checks)

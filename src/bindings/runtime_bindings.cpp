@@ -41,6 +41,7 @@ nb::dict describe(const runtime::DeviceInfo& device) {
   features["subgroup_ballot"] = device.features.subgroup_ballot;
   features["subgroup_shuffle"] = device.features.subgroup_shuffle;
   features["float32_atomic_add"] = device.features.buffer_float32_atomic_add;
+  features["int64_atomics"] = device.features.int64_atomics;
   nb::dict info;
   info["index"] = device.index;
   info["vendor"] = device.vendor;

@@ -9,4 +9,5 @@ NB_MODULE(_native, module) {
   wavestack::bindings::bind_runtime(module);
   wavestack::bindings::bind_wave_ir(module);
   wavestack::bindings::bind_wave_bench(module);
+  wavestack::bindings::bind_wave_gpu(module);
 }

@@ -9,5 +9,7 @@ namespace wavestack::bindings {
 
 void bind_wave_ir(nanobind::module_& module);
 void bind_wave_bench(nanobind::module_& module);
+// GpuDevice, GpuBuffer, GpuProgram and emit_glsl: wave kernels on Vulkan devices.
+void bind_wave_gpu(nanobind::module_& module);
 
 }  // namespace wavestack::bindings

@@ -329,6 +329,15 @@ ComputeContext::ComputeContext(const DeviceInfo& device, DiskCache cache) : stat
     features.pNext = &atomic_float;
     extensions.push_back(VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME);
   }
+  VkPhysicalDeviceShaderAtomicInt64Features atomic_int64{};
+  atomic_int64.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_INT64_FEATURES;
+  if (device.features.int64_atomics) {
+    atomic_int64.shaderBufferInt64Atomics = VK_TRUE;
+    atomic_int64.shaderSharedInt64Atomics = VK_TRUE;
+    atomic_int64.pNext = features.pNext;
+    features.pNext = &atomic_int64;
+    if (device.api_version < VK_API_VERSION_1_2) extensions.push_back(VK_KHR_SHADER_ATOMIC_INT64_EXTENSION_NAME);
+  }
   // MoltenVK requires the portability subset extension to be enabled when it is offered.
   if (has_extension(s.physical, "VK_KHR_portability_subset")) extensions.push_back("VK_KHR_portability_subset");
 

@@ -97,6 +97,12 @@ DeviceInfo describe(VkPhysicalDevice physical, uint32_t index) {
     atomic_float.pNext = features.pNext;
     features.pNext = &atomic_float;
   }
+  VkPhysicalDeviceShaderAtomicInt64Features atomic_int64{};
+  atomic_int64.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_INT64_FEATURES;
+  if (api >= VK_API_VERSION_1_2 || contains(extensions, VK_KHR_SHADER_ATOMIC_INT64_EXTENSION_NAME)) {
+    atomic_int64.pNext = features.pNext;
+    features.pNext = &atomic_int64;
+  }
   vkGetPhysicalDeviceFeatures2(physical, &features);
 
   VkPhysicalDeviceMemoryProperties memory{};
@@ -150,6 +156,8 @@ DeviceInfo describe(VkPhysicalDevice physical, uint32_t index) {
   info.features.subgroup_ballot = compute_subgroups && (ops & VK_SUBGROUP_FEATURE_BALLOT_BIT) != 0;
   info.features.subgroup_shuffle = compute_subgroups && (ops & VK_SUBGROUP_FEATURE_SHUFFLE_BIT) != 0;
   info.features.buffer_float32_atomic_add = atomic_float.shaderBufferFloat32AtomicAdd == VK_TRUE;
+  info.features.int64_atomics =
+      atomic_int64.shaderBufferInt64Atomics == VK_TRUE && atomic_int64.shaderSharedInt64Atomics == VK_TRUE;
   return info;
 }
 

@@ -35,6 +35,7 @@ struct DeviceFeatures {
   bool subgroup_ballot = false;
   bool subgroup_shuffle = false;
   bool buffer_float32_atomic_add = false;
+  bool int64_atomics = false;  // shaderBufferInt64Atomics and shaderSharedInt64Atomics
 };
 
 struct DeviceInfo {

@@ -9,11 +9,17 @@ import textwrap
 
 import numpy as np
 import pytest
-from wave_support import make_rng
+from wave_support import DEVICES, make_rng, select_device
 
 import wave_gpu
 
 VARIABLES = ("a", "b", "c")
+
+
+@pytest.fixture(autouse=True, params=DEVICES)
+def on_device(request, monkeypatch):
+    """The emulator, and Vulkan with each generated kernel also checked against the emulator."""
+    yield from select_device(request, monkeypatch)
 
 
 class Generator:
@@ -109,7 +115,7 @@ def test_random_control_flow_matches_python(request, tmp_path):
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
         out = np.zeros(x.size, np.int32)
-        module.fuzzed(x, out, grid=(5, 1, 1), workgroup=(64, 1, 1), device="emulator")
+        module.fuzzed(x, out, grid=(5, 1, 1), workgroup=(64, 1, 1))
         expected = np.zeros(x.size, np.int64)
         for i in range(x.size):
             namespace = {"wave_gpu": HostThread(i)}

@@ -6,7 +6,7 @@ import re
 
 import numpy as np
 import pytest
-from wave_support import make_rng
+from wave_support import DEVICES, make_rng, select_device
 
 import wave_gpu
 from wave_gpu import (atomic_add, atomic_cas, atomic_exchange, atomic_max, atomic_min, atomic_or, atomic_sub,
@@ -15,11 +15,10 @@ from wave_gpu import (atomic_add, atomic_cas, atomic_exchange, atomic_max, atomi
                       workgroup_id, workgroup_size)
 
 
-@pytest.fixture(autouse=True)
-def emulator():
-    wave_gpu.set_device("emulator")
-    yield
-    wave_gpu.set_device(None)
+@pytest.fixture(autouse=True, params=DEVICES)
+def on_device(request, monkeypatch):
+    """Every test runs on the emulator and on Vulkan, where each call is checked against the emulator."""
+    yield from select_device(request, monkeypatch)
 
 
 @pytest.fixture
@@ -381,8 +380,10 @@ def wave_ops(x: i32[:], out: i32[:]):
     out[9 * i + 8] = 1 if wave_all(v > -1000) else 0
 
 
-@pytest.mark.parametrize("workgroup,wave_width", [(64, 32), (16, 32), (64, 16), (64, 64)])
+# None: the device's own wave width (the subgroup size on a GPU, where no other width runs)
+@pytest.mark.parametrize("workgroup,wave_width", [(64, 32), (16, 32), (64, 16), (64, 64), (64, None), (16, None)])
 def test_wave_operations(rng, workgroup, wave_width):
+    wave_width = wave_width or wave_gpu.device().wave_width
     groups = 3
     n = groups * workgroup
     x = rng.integers(-1000, 1000, n).astype(np.int32)

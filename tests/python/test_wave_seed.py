@@ -3,15 +3,16 @@
 import numpy as np
 import pytest
 
+from wave_support import DEVICES, select_device
+
 import wave_gpu
 from wave_gpu import thread_id
 
 
-@pytest.fixture(autouse=True)
-def emulator():
-    wave_gpu.set_device("emulator")
-    yield
-    wave_gpu.set_device(None)
+@pytest.fixture(autouse=True, params=DEVICES)
+def on_device(request, monkeypatch):
+    """Every test runs on the emulator and on Vulkan, where each call is checked against the emulator."""
+    yield from select_device(request, monkeypatch)
 
 
 @wave_gpu.kernel
@@ -107,40 +108,6 @@ def test_numpy_views_without_copy():
     assert np.shares_memory(np.asarray(a), view)
 
 
-def test_device_falls_back_to_the_emulator_when_asked_or_no_gpu(monkeypatch):
-    info = wave_gpu.device()
-    assert (info.vendor, info.name) == ("emulator", "WAVE emulator")
-    wave_gpu.set_device(None)
-    monkeypatch.setattr(wave_gpu._device, "_detect_gpu", lambda: None)
-    assert wave_gpu.device().vendor == "emulator"
-    monkeypatch.setattr(wave_gpu._device, "_detect_gpu", lambda: {"vendor": "NVIDIA", "name": "Test GPU"})
-    assert wave_gpu.device() == wave_gpu.DeviceInfo("nvidia", "Test GPU")
-
-
-def test_a_detected_gpu_raises_not_implemented_unless_the_emulator_is_asked_for(monkeypatch):
-    wave_gpu.set_device(None)
-    monkeypatch.delenv("WAVE_GPU_DEVICE", raising=False)
-    monkeypatch.setattr(wave_gpu._device, "_detect_gpu", lambda: {"vendor": "AMD", "name": "Test GPU"})
-    a, b, out = wave_gpu.ones(4), wave_gpu.ones(4), wave_gpu.zeros(4)
-    with pytest.raises(NotImplementedError, match="emulator"):
-        vector_add(a, b, out)
-    assert out.to_list() == [0.0] * 4
-    vector_add(a, b, out, device="emulator")
-    assert out.to_list() == [2.0] * 4
-    monkeypatch.setenv("WAVE_GPU_DEVICE", "emulator")
-    vector_add(a, out, out)
-    assert out.to_list() == [3.0] * 4
-
-
-def test_real_detected_gpu_path(vulkan_device, monkeypatch):
-    wave_gpu.set_device(None)
-    monkeypatch.delenv("WAVE_GPU_DEVICE", raising=False)
-    wave_gpu._device._detect_gpu.cache_clear()
-    assert wave_gpu.device().name == vulkan_device["name"]
-    with pytest.raises(NotImplementedError):
-        vector_add(wave_gpu.ones(4), wave_gpu.ones(4), wave_gpu.zeros(4))
-
-
 def test_unknown_device_names_are_rejected():
     with pytest.raises(ValueError, match="'emulator'"):
         wave_gpu.set_device("tpu")
@@ -167,9 +134,11 @@ def test_intrinsics_inside_a_kernel():
         out[4 * t + 3] = wave_gpu.local_id()
 
     out = np.zeros(4 * 96, np.int32)
-    geometry(out, grid=(2, 1, 1), workgroup=(48, 1, 1), wave_width=16)
+    device = wave_gpu.device()
+    width = 16 if device.vendor == "emulator" else device.wave_width  # a GPU has one wave width
+    geometry(out, grid=(2, 1, 1), workgroup=(48, 1, 1), wave_width=width)
     t = np.arange(96)
-    expected = np.stack([t // 48, (t % 48) % 16, np.full(96, 16), t % 48], axis=1).reshape(-1)
+    expected = np.stack([t // 48, (t % 48) % width, np.full(96, width), t % 48], axis=1).reshape(-1)
     np.testing.assert_array_equal(out, expected)
 
 

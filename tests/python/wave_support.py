@@ -12,3 +12,142 @@ def make_rng(request) -> np.random.Generator:
     seed = (base + sum(map(ord, request.node.name))) % 2**32
     print(f"{request.node.name}: seed {seed} (WAVE_TEST_SEED={base})")
     return np.random.default_rng(seed)
+
+
+# ---- the differential harness: every kernel call on Vulkan is checked against the emulator ----
+
+import re  # noqa: E402
+
+import pytest  # noqa: E402
+
+import wave_gpu  # noqa: E402
+
+DEVICES = ["emulator", "vulkan"]
+
+# Float operations whose results may differ from the emulator's C library (GLSL built-ins,
+# division and square root are not required to be correctly rounded; f64 transcendentals
+# are evaluated in f32). Kernels using them are compared within a tolerance; all others
+# bit for bit. docs/ARCHITECTURE.md ("wave_gpu on Vulkan") states the same numbers.
+TOLERANT_OPS = {"sin", "cos", "tan", "exp", "exp2", "log", "log2", "pow", "sqrt", "div", "floordiv", "mod"}
+# f32 division and square root go through f64 on devices with float64: correctly rounded there.
+ROUNDED_THROUGH_F64 = {"sqrt", "div", "floordiv"}
+RELATIVE_TOLERANCE = 1e-5
+ABSOLUTE_TOLERANCE = 1e-5
+
+_INSTRUCTION = re.compile(r"^\s*(?:%(\d+):(\w+) = )?(\w+)")
+
+
+def classify(ir: str, float64: bool = False):
+    """(tolerant, order_dependent) of a kernel's IR: whether it uses a float operation of
+    TOLERANT_OPS (f32 division and sqrt count as exact on a device with `float64`), and
+    whether its results depend on the order of atomics (an atomic's returned value is used,
+    or a float atomic rounds in arrival order)."""
+    tolerant = False
+    atomic_results = set()
+    order_dependent = False
+    lines = ir.splitlines()
+    for line in lines:
+        match = _INSTRUCTION.match(line)
+        if not match:
+            continue
+        register, type_, op = match.groups()
+        if type_ in ("f32", "f64") and op in TOLERANT_OPS:
+            if not (float64 and type_ == "f32" and op in ROUNDED_THROUGH_F64):
+                tolerant = True
+        if op.startswith("atomic_"):
+            if type_ in ("f32", "f64") or op in ("atomic_exchange", "atomic_cas"):
+                order_dependent = True
+            atomic_results.add(register)
+    for line in lines:
+        uses = set(re.findall(r"%(\d+)(?!:)", line.split(";")[0].split("=", 1)[-1]))
+        if uses & atomic_results:
+            order_dependent = True
+    return tolerant, order_dependent
+
+
+def _copy(value):
+    if isinstance(value, wave_gpu.WaveArray):
+        return wave_gpu.WaveArray(value._storage.copy(), value.dtype)
+    if isinstance(value, np.ndarray):
+        return value.copy()
+    return value
+
+
+def _host(value) -> np.ndarray:
+    return value._storage if isinstance(value, wave_gpu.WaveArray) else value
+
+
+def _bits(array: np.ndarray) -> np.ndarray:
+    return array.view(f"u{array.dtype.itemsize}") if array.dtype.kind == "f" else array
+
+
+def compare(kernel, gpu_args, reference_args, device: dict) -> None:
+    device_name = device["name"]
+    tolerant, order_dependent = classify(kernel.ir, device["features"]["float64"])
+    if order_dependent:
+        # The order atomics arrive in differs between devices (and between emulator runs);
+        # the test's own NumPy assertions check these results.
+        print(f"{kernel.__name__}: atomics make the results order-dependent; checked by the test's assertions")
+        return
+    for position, (gpu, reference) in enumerate(zip(gpu_args, reference_args)):
+        if not isinstance(gpu, (wave_gpu.WaveArray, np.ndarray)):
+            continue
+        got, expected = _host(gpu), _host(reference)
+        where = f"{kernel.__name__} argument {position} on {device_name}"
+        if tolerant and got.dtype.kind == "f":
+            np.testing.assert_allclose(got, expected, rtol=RELATIVE_TOLERANCE, atol=ABSOLUTE_TOLERANCE,
+                                       equal_nan=True, err_msg=where)
+        else:
+            different = np.nonzero(_bits(got) != _bits(expected))[0]
+            if different.size:
+                first = different[:8].tolist()
+                pytest.fail(f"{where} differs from the emulator at {different.size} elements, first {first}: "
+                            f"{got[first].tolist()} != {expected[first].tolist()}")
+
+
+def _line(error) -> str:
+    match = re.search(r", line (\d+):", str(error))
+    return match.group(1) if match else ""
+
+
+def differential(original, device: dict):
+    """Kernel.__call__ that runs each call on the emulator (copies of the arguments, the
+    device's wave width) and on `device`, and compares the results (see compare())."""
+    width = device["subgroup_size"]
+
+    def call(self, *args, **kwargs):
+        if kwargs.get("device") is not None:
+            return original(self, *args, **kwargs)
+        wave_width = kwargs.get("wave_width")
+        if wave_width is not None and wave_width != width:
+            pytest.skip(f"wave_width={wave_width} is an emulator setting; {device['name']} runs waves of {width}")
+        copies = [_copy(value) for value in args]
+        reference_error = None
+        try:
+            original(self, *copies, **dict(kwargs, device="emulator", wave_width=width))
+        except wave_gpu.KernelError as error:
+            reference_error = error
+        try:
+            result = original(self, *args, **kwargs)
+        except wave_gpu.KernelError as error:
+            assert reference_error is not None, f"{device['name']} raised but the emulator did not: {error}"
+            assert _line(error) == _line(reference_error), f"{error}\nemulator: {reference_error}"
+            raise
+        assert reference_error is None, f"the emulator raised but {device['name']} did not: {reference_error}"
+        compare(self, args, copies, device)
+        return result
+
+    return call
+
+
+def select_device(request, monkeypatch):
+    """Body of an autouse fixture parametrised over DEVICES: the emulator, or the Vulkan
+    device with every kernel call checked against the emulator."""
+    if request.param == "emulator":
+        wave_gpu.set_device("emulator")
+    else:
+        device = request.getfixturevalue("vulkan_device")
+        wave_gpu.set_device(device["index"])
+        monkeypatch.setattr(wave_gpu.Kernel, "__call__", differential(wave_gpu.Kernel.__call__, device))
+    yield request.param
+    wave_gpu.set_device(None)

@@ -1,0 +1,212 @@
+// Bindings of wave kernels on Vulkan devices: GpuDevice (an open device with its buffers and
+// phase timings), GpuBuffer, GpuProgram (emitted GLSL, SPIR-V, launch) and emit_glsl.
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/unique_ptr.h>
+#include <nanobind/stl/vector.h>
+
+#include <memory>
+#include <string>
+
+#include "bindings/wave_ir_bindings.hpp"
+#include "runtime/device_discovery.hpp"
+#include "runtime/error.hpp"
+#include "runtime/shader_compiler.hpp"
+#include "wave/gpu_program.hpp"
+
+namespace nb = nanobind;
+using namespace nb::literals;
+
+namespace wavestack::bindings {
+namespace {
+
+using wave::ScalarType;
+
+runtime::DeviceInfo find_device(uint32_t index) {
+  for (const auto& device : runtime::list_devices()) {
+    if (device.index == index) return device;
+  }
+  throw runtime::InvalidArgument("device", "no Vulkan device has index " + std::to_string(index));
+}
+
+// The bytes of a C-contiguous array on the host.
+struct HostBytes {
+  std::byte* data;
+  size_t size;
+};
+HostBytes host_bytes(nb::ndarray<nb::device::cpu, nb::c_contig>& array) {
+  return {static_cast<std::byte*>(array.data()), array.nbytes()};
+}
+
+wave::Value scalar_value(ScalarType type, nb::handle object, const std::string& name) {
+  wave::Value v{};
+  try {
+    switch (type) {
+      case ScalarType::Bool:
+        v.b = nb::cast<bool>(object);
+        break;
+      case ScalarType::I32:
+        v.i32 = nb::cast<int32_t>(object);
+        break;
+      case ScalarType::U32:
+        v.u32 = nb::cast<uint32_t>(object);
+        break;
+      case ScalarType::I64:
+        v.i64 = nb::cast<int64_t>(object);
+        break;
+      case ScalarType::U64:
+        v.u64 = nb::cast<uint64_t>(object);
+        break;
+      case ScalarType::F64:
+        v.f64 = nb::cast<double>(object);
+        break;
+      default:
+        v.f32 = static_cast<float>(nb::cast<double>(object));
+        break;
+    }
+  } catch (const nb::cast_error&) {
+    throw runtime::InvalidArgument(name, "cannot be converted to " + std::string(wave::type_name(type)));
+  }
+  return v;
+}
+
+void launch(wave::GpuProgram& program, const nb::list& arguments, const std::vector<uint32_t>& grid,
+            const std::vector<uint32_t>& workgroup) {
+  const auto& m = program.module();
+  if (arguments.size() != m.params.size()) {
+    throw runtime::InvalidArgument("arguments", "kernel '" + m.name + "' takes " + std::to_string(m.params.size()) +
+                                                    " arguments, got " + std::to_string(arguments.size()));
+  }
+  if (grid.size() != 3) throw runtime::InvalidArgument("grid", "must have three dimensions");
+  if (workgroup.size() != 3) throw runtime::InvalidArgument("workgroup", "must have three dimensions");
+  std::vector<wave::GpuArgument> args(arguments.size());
+  for (size_t i = 0; i < args.size(); ++i) {
+    const auto& p = m.params[i];
+    if (p.kind == wave::Param::Kind::Buffer) {
+      const auto& name = m.buffers[p.index].name;
+      if (!nb::try_cast(arguments[i], args[i].buffer)) throw runtime::InvalidArgument(name, "expects a GpuBuffer");
+    } else {
+      const auto& decl = m.scalars[p.index];
+      args[i].scalar = scalar_value(decl.type, arguments[i], decl.name);
+    }
+  }
+  nb::gil_scoped_release release;
+  program.launch(args, {grid[0], grid[1], grid[2]}, {workgroup[0], workgroup[1], workgroup[2]});
+}
+
+// A device with every optional feature except the ones named in `disable` (tests use it to
+// see the error a device without a feature gives).
+wave::GlslTarget target_without(const std::vector<std::string>& disable) {
+  wave::GlslTarget t;
+  t.device_name = "a device without " + (disable.empty() ? std::string("restrictions") : disable.front());
+  for (const auto& name : disable) {
+    bool* flag = name == "int64"                  ? &t.int64
+                 : name == "float64"              ? &t.float64
+                 : name == "storage_buffer_16bit" ? &t.storage_buffer_16bit
+                 : name == "subgroup_basic"       ? &t.subgroup_basic
+                 : name == "subgroup_arithmetic"  ? &t.subgroup_arithmetic
+                 : name == "subgroup_ballot"      ? &t.subgroup_ballot
+                 : name == "subgroup_shuffle"     ? &t.subgroup_shuffle
+                 : name == "float32_atomic_add"   ? &t.float32_atomic_add
+                 : name == "int64_atomics"        ? &t.int64_atomics
+                                                  : nullptr;
+    if (flag == nullptr) throw runtime::InvalidArgument("disable", "unknown feature '" + name + "'");
+    *flag = false;
+  }
+  return t;
+}
+
+}  // namespace
+
+void bind_wave_gpu(nb::module_& module) {
+  nb::class_<wave::GpuDevice>(module, "GpuDevice")
+      .def_static(
+          "open", [](uint32_t index) { return std::make_shared<wave::GpuDevice>(find_device(index)); }, "index"_a,
+          "Opens the Vulkan device with this index (from list_devices()).")
+      .def_prop_ro("name", [](wave::GpuDevice& d) { return d.info().name; })
+      .def_prop_ro("index", [](wave::GpuDevice& d) { return d.info().index; })
+      .def_prop_ro("subgroup_size", [](wave::GpuDevice& d) { return d.info().subgroup_size; })
+      .def(
+          "allocate",
+          [](const std::shared_ptr<wave::GpuDevice>& d, size_t bytes, int64_t length) {
+            auto buffer = std::make_unique<wave::GpuBuffer>();
+            buffer->device = d;
+            buffer->length = length;
+            const std::lock_guard lock(d->mutex());
+            buffer->buffer = d->context().allocate(bytes == 0 ? 4 : bytes);  // Vulkan has no empty buffers
+            return buffer;
+          },
+          "bytes"_a, "length"_a)
+      .def(
+          "upload",
+          [](wave::GpuDevice& d, wave::GpuBuffer& buffer, nb::ndarray<nb::device::cpu, nb::c_contig> array) {
+            const auto bytes = host_bytes(array);
+            nb::gil_scoped_release release;
+            const std::lock_guard lock(d.mutex());
+            d.context().upload(buffer.buffer, std::span<const std::byte>(bytes.data, bytes.size));
+          },
+          "buffer"_a, "array"_a)
+      .def(
+          "download",
+          [](wave::GpuDevice& d, const wave::GpuBuffer& buffer, nb::ndarray<nb::device::cpu, nb::c_contig> array) {
+            const auto bytes = host_bytes(array);
+            nb::gil_scoped_release release;
+            const std::lock_guard lock(d.mutex());
+            d.context().download(buffer.buffer, std::span<std::byte>(bytes.data, bytes.size));
+          },
+          "buffer"_a, "array"_a)
+      .def("timings",
+           [](wave::GpuDevice& d) {
+             const auto& t = d.context().timings();
+             nb::dict result;
+             result["compile_ms"] = t.compile_ms;
+             result["upload_ms"] = t.upload_ms;
+             result["dispatch_ms"] = t.dispatch_ms;
+             result["download_ms"] = t.download_ms;
+             result["spirv_from_cache"] = t.spirv_from_cache;
+             result["bytes_uploaded"] = t.bytes_uploaded;
+             result["bytes_downloaded"] = t.bytes_downloaded;
+             return result;
+           })
+      .def("reset_timings", [](wave::GpuDevice& d) { d.context().reset_timings(); });
+
+  nb::class_<wave::GpuBuffer>(module, "GpuBuffer")
+      // Writable: a pooled buffer serves arrays of other element counts with the same bytes.
+      .def_prop_rw(
+          "length", [](const wave::GpuBuffer& b) { return b.length; },
+          [](wave::GpuBuffer& b, int64_t length) {
+            if (length < 0) throw runtime::InvalidArgument("length", "must not be negative");
+            b.length = length;
+          })
+      .def_prop_ro("bytes", [](const wave::GpuBuffer& b) { return b.buffer.size(); });
+
+  nb::class_<wave::GpuProgram>(module, "GpuProgram")
+      .def(nb::init<std::shared_ptr<wave::GpuDevice>, wave::Module, bool>(), "device"_a, "module"_a,
+           "bounds_checks"_a = true)
+      .def_prop_ro("glsl", [](const wave::GpuProgram& p) { return p.shader().source; })
+      .def_prop_ro("written", [](const wave::GpuProgram& p) { return p.shader().buffer_written; })
+      .def("launch", &launch, "arguments"_a, "grid"_a, "workgroup"_a,
+           "Runs the kernel on its device; buffers are GpuBuffers and stay on the device.");
+
+  module.def(
+      "emit_glsl",
+      [](const wave::Module& m, const std::vector<std::string>& disable, bool bounds_checks) {
+        auto target = target_without(disable);
+        target.bounds_checks = bounds_checks;
+        return wave::emit_glsl(m, target).source;
+      },
+      "module"_a, "disable"_a = std::vector<std::string>{}, "bounds_checks"_a = true,
+      "The GLSL of a module for a device with every optional feature but those in `disable`.");
+  module.def(
+      "compile_spirv",
+      [](const std::string& glsl) {
+        runtime::ShaderOptions options;
+        const auto binary = runtime::compile_compute_shader(glsl, options, runtime::DiskCache(), "wave_gpu-compile");
+        return nb::bytes(reinterpret_cast<const char*>(binary.words.data()), binary.words.size() * 4);
+      },
+      "glsl"_a, "SPIR-V (Vulkan 1.1) of a GLSL compute shader.");
+}
+
+}  // namespace wavestack::bindings

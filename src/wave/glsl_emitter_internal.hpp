@@ -1,0 +1,152 @@
+// The GLSL emitter's translator class, shared by its source files: glsl_emitter.cpp (feature
+// checks, declarations, statements and control flow), glsl_expressions.cpp (values),
+// glsl_memory.cpp (loads, stores, atomics, fault checks) and glsl_wave.cpp (wave operations).
+#pragma once
+
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "wave/glsl_emitter.hpp"
+#include "wave/glsl_helpers.hpp"
+
+namespace wavestack::wave::glsl_detail {
+
+using glsl::glsl_type;
+
+inline bool is_64bit(ScalarType t) {
+  return t == ScalarType::I64 || t == ScalarType::U64;
+}
+
+class Emitter {
+ public:
+  Emitter(const Module& m, const GlslTarget& target) : m_(m), target_(target) {}
+
+  GlslShader run();
+
+ private:
+  // ---- feature checks ------------------------------------------------------------------
+
+  [[noreturn]] void missing(const std::string& what, const std::string& feature) const;
+  void need(bool available, const std::string& what, const std::string& feature) const;
+
+  void scan_types();
+
+  // Which buffers are written, and which memories need a uint view for float atomics.
+  void scan_memory_use(const std::vector<Stmt>& stmts);
+  bool native_float_add(const Stmt& s) const;
+  static uint32_t key(MemRef ref) { return (ref.kind == MemRef::Kind::Buffer ? 0U : 0x10000U) + ref.index; }
+
+  void layout_push_constants();
+
+  // ---- shader text -----------------------------------------------------------------------
+
+  std::string header() const;
+
+  std::string buffer_element(ScalarType e) const { return e == ScalarType::F16 ? "uint16_t" : glsl_type(e); }
+
+  std::string declarations() const;
+
+  // The unsigned integer type holding a float's bits (CAS loops work on bits).
+  static std::string bits_type(ScalarType e) { return e == ScalarType::F64 ? "uint64_t" : "uint"; }
+  static std::string to_bits(ScalarType e, const std::string& x);
+  static std::string from_bits(ScalarType e, const std::string& x);
+
+  // Shared f16 holds the half's bits in a uint; float arrays with CAS-loop atomics hold bits too.
+  std::string shared_storage(uint32_t index) const;
+  bool shared_bits(MemRef ref) const;
+
+  std::string helpers() const;
+
+  std::string prologue() const;
+
+  // ---- helpers used by statements ---------------------------------------------------------
+
+  void add_helper(const std::string& name, const std::string& text);
+
+  static std::string r(Reg reg) { return "r" + std::to_string(reg); }
+  ScalarType type_of(Reg reg) const { return m_.registers[reg]; }
+
+  void need_subgroup(const Stmt& s, bool ballot, bool shuffle, bool arithmetic);
+
+  std::string convert(ScalarType to, ScalarType from, const std::string& x);
+
+  // A float function GLSL has for f32 only: f64 goes to the helpers of glsl_f64_math.cpp.
+  std::string float_call(const std::string& fn, ScalarType t, const std::string& x);
+
+  std::string unary(const Stmt& s);
+
+  // GLSL's f32 division may be off by 2.5 ulp; through f64 (where the device has it) it is
+  // correctly rounded like the emulator's, so integer results derived from quotients agree.
+  std::string float_quotient(ScalarType t, const std::string& a, const std::string& b) const;
+
+  std::string binary(const Stmt& s);
+
+  std::string compare(const Stmt& s);
+
+  std::string geometry(const Stmt& s);
+
+  // ---- memory ------------------------------------------------------------------------------
+
+  std::string mem_length(MemRef ref) const;
+  uint32_t mem_code(MemRef ref) const;
+  // The condition that index register `idx` is inside `ref`.
+  std::string in_bounds(MemRef ref, Reg idx) const;
+  std::string fault_call(FaultCode code, const Stmt& s, uint32_t mem, Reg value) const;
+  std::string element(MemRef ref, Reg idx, bool bits_view) const;
+
+  std::string load_value(MemRef ref, Reg idx);
+  std::string store_value(MemRef ref, const std::string& value);
+
+  void memory(const Stmt& s, std::string& out, const std::string& pad);
+
+  std::string atomic_op(const Stmt& s);
+
+  // Float atomics: f32 add natively where GL_EXT_shader_atomic_float is present, otherwise
+  // (and for sub, min, max, exchange, and for f64) a compare-and-swap loop over the bits.
+  std::string float_atomic(const Stmt& s);
+  std::string cell_at(MemRef ref) const;
+  void atomic(const Stmt& s, std::string& out, const std::string& pad);
+
+  // ---- wave operations --------------------------------------------------------------------
+
+  // A subgroupShuffle of any register type (64-bit integers move as two words).
+  static std::string shuffle(ScalarType t, const std::string& x, const std::string& lane);
+
+  void wave(const Stmt& s, std::string& out, const std::string& pad);
+
+  // ---- statements ---------------------------------------------------------------------------
+
+  // `loop_flag` names the break flag of the innermost loop when its body is wrapped (see Loop).
+  void statement(const Stmt& s, std::string& out, int depth, int loop_id);
+
+  static bool has_continue(const std::vector<Stmt>& stmts);
+
+  void block(const std::vector<Stmt>& stmts, std::string& out, int depth, int loop_id);
+
+  void control(const Stmt& s, std::string& out, int depth, int loop_id);
+
+  const Module& m_;
+  const GlslTarget& target_;
+  bool uses_int64_ = false;
+  bool uses_float64_ = false;
+  bool uses_f16_buffers_ = false;
+  bool uses_subgroup_basic_ = false;
+  bool uses_ballot_ = false;
+  bool uses_shuffle_ = false;
+  bool uses_arithmetic_ = false;
+  bool uses_atomic_float_ = false;
+  bool uses_atomic_int64_ = false;
+  int loops_ = 0;
+  std::set<uint32_t> uint_view_;
+  std::vector<bool> written_;
+  std::vector<bool> read_;
+  std::vector<uint32_t> length_offsets_;
+  std::vector<uint32_t> scalar_offsets_;
+  uint32_t push_bytes_ = 0;
+  std::set<std::string> helper_names_;
+  std::vector<std::pair<std::string, std::string>> helpers_;
+};
+
+}  // namespace wavestack::wave::glsl_detail
