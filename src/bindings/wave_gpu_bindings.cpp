@@ -11,6 +11,7 @@
 #include <string>
 
 #include "bindings/wave_ir_bindings.hpp"
+#include "bindings/wave_value_conversion.hpp"
 #include "runtime/device_discovery.hpp"
 #include "runtime/error.hpp"
 #include "runtime/shader_compiler.hpp"
@@ -40,38 +41,6 @@ HostBytes host_bytes(nb::ndarray<nb::device::cpu, nb::c_contig>& array) {
   return {static_cast<std::byte*>(array.data()), array.nbytes()};
 }
 
-wave::Value scalar_value(ScalarType type, nb::handle object, const std::string& name) {
-  wave::Value v{};
-  try {
-    switch (type) {
-      case ScalarType::Bool:
-        v.b = nb::cast<bool>(object);
-        break;
-      case ScalarType::I32:
-        v.i32 = nb::cast<int32_t>(object);
-        break;
-      case ScalarType::U32:
-        v.u32 = nb::cast<uint32_t>(object);
-        break;
-      case ScalarType::I64:
-        v.i64 = nb::cast<int64_t>(object);
-        break;
-      case ScalarType::U64:
-        v.u64 = nb::cast<uint64_t>(object);
-        break;
-      case ScalarType::F64:
-        v.f64 = nb::cast<double>(object);
-        break;
-      default:
-        v.f32 = static_cast<float>(nb::cast<double>(object));
-        break;
-    }
-  } catch (const nb::cast_error&) {
-    throw runtime::InvalidArgument(name, "cannot be converted to " + std::string(wave::type_name(type)));
-  }
-  return v;
-}
-
 void launch(wave::GpuProgram& program, const nb::list& arguments, const std::vector<uint32_t>& grid,
             const std::vector<uint32_t>& workgroup) {
   const auto& m = program.module();
@@ -89,7 +58,7 @@ void launch(wave::GpuProgram& program, const nb::list& arguments, const std::vec
       if (!nb::try_cast(arguments[i], args[i].buffer)) throw runtime::InvalidArgument(name, "expects a GpuBuffer");
     } else {
       const auto& decl = m.scalars[p.index];
-      args[i].scalar = scalar_value(decl.type, arguments[i], decl.name);
+      args[i].scalar = python_to_wave_value(decl.type, arguments[i], decl.name);
     }
   }
   nb::gil_scoped_release release;

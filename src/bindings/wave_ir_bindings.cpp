@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "bindings/wave_value_conversion.hpp"
 #include "runtime/disk_cache.hpp"
 #include "runtime/error.hpp"
 #include "wave/builder.hpp"
@@ -31,39 +32,6 @@ ScalarType parse_type(const std::string& name) {
   auto type = wave::type_from_name(name);
   if (!type) throw runtime::InvalidArgument("type", "unknown WAVE type '" + name + "'");
   return *type;
-}
-
-// A Python number as a value of a register type (range-checked for integers).
-wave::Value to_value(ScalarType type, nb::handle object, const char* what) {
-  wave::Value v{};
-  try {
-    switch (type) {
-      case ScalarType::Bool:
-        v.b = nb::cast<bool>(object);
-        break;
-      case ScalarType::I32:
-        v.i32 = nb::cast<int32_t>(object);
-        break;
-      case ScalarType::U32:
-        v.u32 = nb::cast<uint32_t>(object);
-        break;
-      case ScalarType::I64:
-        v.i64 = nb::cast<int64_t>(object);
-        break;
-      case ScalarType::U64:
-        v.u64 = nb::cast<uint64_t>(object);
-        break;
-      case ScalarType::F64:
-        v.f64 = nb::cast<double>(object);
-        break;
-      default:
-        v.f32 = static_cast<float>(nb::cast<double>(object));
-        break;
-    }
-  } catch (const nb::cast_error&) {
-    throw runtime::InvalidArgument(what, "cannot be converted to " + std::string(wave::type_name(type)));
-  }
-  return v;
 }
 
 std::optional<ScalarType> element_of(const nb::ndarray<>& array) {
@@ -107,7 +75,7 @@ void launch(const wave::Program& program, const nb::list& arguments, const std::
       keep_alive.push_back(array);
     } else {
       const auto& decl = m.scalars[p.index];
-      args[i].scalar = to_value(decl.type, arguments[i], decl.name.c_str());
+      args[i].scalar = python_to_wave_value(decl.type, arguments[i], decl.name);
     }
   }
   wave::LaunchConfig config;
@@ -155,10 +123,10 @@ void bind_wave_ir(nb::module_& module) {
                             uint32_t count) { return b.add_shared(name, parse_type(element), count); })
       .def("reg", [](wave::Builder& b, const std::string& type) { return b.new_reg(parse_type(type)); })
       .def("const", [](wave::Builder& b, wave::Reg dst, nb::handle value,
-                       uint32_t line) { b.constant(dst, to_value(b.reg_type(dst), value, "value"), line); })
+                       uint32_t line) { b.constant(dst, python_to_wave_value(b.reg_type(dst), value, "value"), line); })
       .def("const_at_entry",
            [](wave::Builder& b, wave::Reg dst, nb::handle value, uint32_t line) {
-             b.constant_at_entry(dst, to_value(b.reg_type(dst), value, "value"), line);
+             b.constant_at_entry(dst, python_to_wave_value(b.reg_type(dst), value, "value"), line);
            })
       .def(
           "emit",
