@@ -23,8 +23,6 @@ using namespace nb::literals;
 namespace wavestack::bindings {
 namespace {
 
-using wave::ScalarType;
-
 runtime::DeviceInfo find_device(uint32_t index) {
   for (const auto& device : runtime::list_devices()) {
     if (device.index == index) return device;
