@@ -19,16 +19,10 @@ import numpy as np
 
 import wave_gpu
 from wave_gpu import _native, thread_id
+from wave_kernels import vector_add
 
 MAX_ITERATIONS = 32
 NUMBA_LIMIT = 100_000  # the CUDA simulator runs every thread in Python: larger sizes take minutes
-
-
-@wave_gpu.kernel
-def vector_add(a: wave_gpu.f32[:], b: wave_gpu.f32[:], out: wave_gpu.f32[:]):
-    i = thread_id()
-    if i < len(out):
-        out[i] = a[i] + b[i]
 
 
 @wave_gpu.kernel

@@ -30,15 +30,9 @@ import numpy as np
 
 import wave_gpu
 from wave_gpu import thread_id
+from wave_kernels import vector_add
 
 THREADS = 16  # a workgroup is THREADS x THREADS
-
-
-@wave_gpu.kernel
-def vector_add(a: wave_gpu.f32[:], b: wave_gpu.f32[:], out: wave_gpu.f32[:]):
-    i = thread_id()
-    if i < len(out):
-        out[i] = a[i] + b[i]
 
 
 @wave_gpu.kernel
