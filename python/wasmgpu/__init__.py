@@ -1,11 +1,19 @@
-"""wasmgpu: one WebAssembly module run as many independent instances on a GPU."""
+"""wasmgpu: one WebAssembly module run as many independent instances on a GPU.
+
+The API is the original wasmgpu package's (``Module``, ``Module.spawn``, ``Instances.call``,
+its resource controls, defaults and exception classes) with this project's extensions on top
+(``device=``, ``allow_software=``, ``host_modules=``, ``results="numpy"``, the cpu device).
+"""
 
 from wasmgpu import _native
-from wasmgpu.errors import InvalidModule, LinkError, MalformedModule, ModuleError, Trap, UnsupportedFeature
+from wasmgpu.errors import (GPUUnavailableError, InvalidModule, LinkError, MalformedModule, ModuleError,
+                            ResourceLimitError, Trap, UnsupportedFeature, UnsupportedFeatureError, ValidationError,
+                            WasmGPUError)
 from wasmgpu.instances import CallStats, Instances, Reference
 from wasmgpu.module import Export, Import, Module
 
 __version__: str = _native.__version__
 
-__all__ = ["__version__", "Module", "Export", "Import", "ModuleError", "MalformedModule", "InvalidModule",
-           "UnsupportedFeature", "LinkError", "Trap", "Instances", "CallStats", "Reference"]
+__all__ = ["__version__", "Module", "Export", "Import", "Instances", "CallStats", "Reference", "WasmGPUError",
+           "ValidationError", "MalformedModule", "InvalidModule", "ModuleError", "UnsupportedFeatureError",
+           "UnsupportedFeature", "ResourceLimitError", "GPUUnavailableError", "LinkError", "Trap"]

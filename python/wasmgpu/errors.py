@@ -1,8 +1,11 @@
-"""Exceptions raised when a WebAssembly module is refused at load.
+"""The exceptions of wasmgpu: load errors, resource limits, missing GPUs, link errors and traps.
 
-Three distinct types, so callers can tell a binary that is not WebAssembly at all
-(``MalformedModule``) from one that is ill-typed (``InvalidModule``) from a valid one that
-uses something outside the supported profile (``UnsupportedFeature``). All carry the byte
+The classes of the original wasmgpu package (``WasmGPUError`` and below it
+``ValidationError``, ``UnsupportedFeatureError``, ``ResourceLimitError``,
+``GPUUnavailableError``, ``Trap``), with ours as subclasses: callers can tell a binary that
+is not WebAssembly at all (``MalformedModule``) from one that is ill-typed
+(``InvalidModule``), both ``ValidationError``s, from a valid one that uses something outside
+the supported profile (``UnsupportedFeatureError``). All carry the byte
 offset where the problem was found and the reason, worded as the WebAssembly spec's tests
 word it where the spec has a wording. This module has no native dependency: the
 extension raises these classes.
@@ -10,48 +13,77 @@ extension raises these classes.
 
 from __future__ import annotations
 
+from typing import Optional
 
-class ModuleError(ValueError):
-    """Base of the load errors: ``offset`` (byte offset in the binary) and ``reason``.
+
+class WasmGPUError(Exception):
+    """Base of every error this package raises for a module, a spawn or a call."""
+
+
+class ModuleError(WasmGPUError):
+    """Base of the load errors: ``offset`` (byte offset in the binary, None when the error is
+    not tied to one) and ``reason``.
 
     The native layer constructs every subclass with the same four arguments; ``feature``
-    is empty except for UnsupportedFeature."""
+    is empty except for UnsupportedFeatureError."""
 
-    def __init__(self, message: str, offset: int, reason: str, feature: str = "") -> None:
+    def __init__(self, message: str, offset: Optional[int] = None, reason: Optional[str] = None,
+                 feature: str = "") -> None:
         super().__init__(message)
         self.offset = offset
-        self.reason = reason
+        self.reason = message if reason is None else reason
 
 
-class MalformedModule(ModuleError):
+class ValidationError(ModuleError, ValueError):
+    """The bytes are not a valid WebAssembly 2.0 module (malformed or invalid); the original
+    package's name for both."""
+
+
+class MalformedModule(ValidationError):
     """The bytes are not a WebAssembly 2.0 binary (the spec's ``assert_malformed``)."""
 
 
-class InvalidModule(ModuleError):
+class InvalidModule(ValidationError):
     """The binary decodes but fails validation (the spec's ``assert_invalid``)."""
 
 
-class UnsupportedFeature(ModuleError):
+class UnsupportedFeatureError(ModuleError, NotImplementedError):
     """The module needs a feature outside the supported profile; ``feature`` names it
-    ("SIMD", "threads", "memory64", "multiple memories", "module linking", ...)."""
+    ("SIMD", "threads", "memory64", "multiple memories", "module linking", "WASI", ...)."""
 
-    def __init__(self, message: str, offset: int, reason: str, feature: str = "") -> None:
+    def __init__(self, message: str, offset: Optional[int] = None, reason: Optional[str] = None,
+                 feature: str = "") -> None:
         super().__init__(message, offset, reason, feature)
         self.feature = feature
 
 
-class UnsupportedAndMalformed(UnsupportedFeature, MalformedModule):
+# Our earlier name, kept so that existing code keeps working.
+UnsupportedFeature = UnsupportedFeatureError
+
+
+class UnsupportedAndMalformed(UnsupportedFeatureError, MalformedModule):
     """An encoding that a later proposal defines and WebAssembly 2.0 calls malformed (a tag
     import or export, shared-memory limits). The spec's tests pin the 2.0 verdict, so the
     error is both; ``reason`` starts with the spec's wording and names the feature."""
 
 
-class UnsupportedAndInvalid(UnsupportedFeature, InvalidModule):
+class UnsupportedAndInvalid(UnsupportedFeatureError, InvalidModule):
     """A construct that a later proposal allows and WebAssembly 2.0 calls invalid (a second
     memory, from multi-memory). Both, as for UnsupportedAndMalformed."""
 
 
-class LinkError(ValueError):
+class ResourceLimitError(WasmGPUError):
+    """A spawn would exceed a budget (``max_resident_bytes``, ``stack_size``) or a device limit
+    (memory, buffer range, ``batch_size``). Raised before anything is allocated; the message
+    names what did not fit."""
+
+
+class GPUUnavailableError(WasmGPUError, RuntimeError):
+    """No usable GPU for the requested device (software adapters such as lavapipe count only
+    when allowed)."""
+
+
+class LinkError(WasmGPUError, ValueError):
     """An import the host does not define, or defines with another type (the spec's
     ``assert_unlinkable``): ``reason`` starts with "unknown import" or "incompatible import type"."""
 
@@ -84,7 +116,7 @@ def trap_reason(code: int, index: int = 0) -> str:
     return reason
 
 
-class Trap(RuntimeError):
+class Trap(WasmGPUError, RuntimeError):
     """Some instances trapped during a call (or during instantiation in ``spawn``).
 
     ``traps`` maps instance index to the reason (the spec's wording: "unreachable",
@@ -107,5 +139,6 @@ class InstantiationTrapped(RuntimeError):
         self.code = code
 
 
-__all__ = ["ModuleError", "MalformedModule", "InvalidModule", "UnsupportedFeature", "UnsupportedAndMalformed",
-           "UnsupportedAndInvalid", "LinkError", "Trap", "TRAP_REASONS"]
+__all__ = ["WasmGPUError", "ModuleError", "ValidationError", "MalformedModule", "InvalidModule",
+           "UnsupportedFeatureError", "UnsupportedFeature", "UnsupportedAndMalformed", "UnsupportedAndInvalid",
+           "ResourceLimitError", "GPUUnavailableError", "LinkError", "Trap", "TRAP_REASONS"]

@@ -1,14 +1,14 @@
 """``wasmgpu.Module``: a decoded and validated WebAssembly module.
 
 Arguments are checked first (each error names the argument), then the binary is decoded
-and validated in C++ (``wasmgpu._native.load_module``). Instances (``spawn``) arrive with
-the device interpreter.
+and validated in C++ (``wasmgpu._native.load_module``). ``Module.spawn`` creates instances
+(``wasmgpu.spawn``).
 """
 
 from __future__ import annotations
 
 import os
-from typing import Iterable, List, Mapping, NamedTuple, Optional, Tuple, Union
+from typing import Dict, Iterable, List, Mapping, NamedTuple, Optional, Tuple, Union
 
 from wasmgpu import _native
 
@@ -24,6 +24,7 @@ MAX_PATH_BYTES = 255
 
 
 class Export(NamedTuple):
+    """One export as ``Module.export_list`` gives it (ours; ``Module.exports`` is the original's mapping)."""
     name: str
     kind: str  # "function", "table", "memory" or "global"
 
@@ -34,26 +35,24 @@ class Import(NamedTuple):
     kind: str
 
 
-def _check_path_or_bytes(path_or_bytes) -> None:
-    if not isinstance(path_or_bytes, (bytes, bytearray, memoryview, str, os.PathLike)):
-        raise TypeError(f"path_or_bytes: expected a path or bytes, got {type(path_or_bytes).__name__}")
+def _check_source(source) -> None:
+    if not isinstance(source, (bytes, bytearray, memoryview, str, os.PathLike)):
+        raise TypeError(f"source: expected a path or bytes, got {type(source).__name__}")
 
 
-def _read_binary(path_or_bytes) -> bytes:
-    if isinstance(path_or_bytes, (bytes, bytearray, memoryview)):
-        return bytes(path_or_bytes)
-    if isinstance(path_or_bytes, (str, os.PathLike)):
-        path = os.fspath(path_or_bytes)
-        if isinstance(path, bytes):
-            path = os.fsdecode(path)
-        try:
-            with open(path, "rb") as stream:
-                return stream.read()
-        except FileNotFoundError:
-            raise FileNotFoundError(f"path_or_bytes: no such file: {path!r}") from None
-        except IsADirectoryError:
-            raise IsADirectoryError(f"path_or_bytes: is a directory: {path!r}") from None
-    raise TypeError(f"path_or_bytes: expected a path or bytes, got {type(path_or_bytes).__name__}")
+def _read_binary(source) -> bytes:
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        return bytes(source)
+    path = os.fspath(source)
+    if isinstance(path, bytes):
+        path = os.fsdecode(path)
+    try:
+        with open(path, "rb") as stream:
+            return stream.read()
+    except FileNotFoundError:
+        raise FileNotFoundError(f"source: no such file: {path!r}") from None
+    except IsADirectoryError:
+        raise IsADirectoryError(f"source: is a directory: {path!r}") from None
 
 
 def _check_execution(execution) -> str:
@@ -62,9 +61,11 @@ def _check_execution(execution) -> str:
     if execution not in EXECUTION_MODES:
         raise ValueError(f"execution: must be one of {', '.join(map(repr, EXECUTION_MODES))}, got {execution!r}")
     if execution == "compiled":
-        raise NotImplementedError(
+        from wasmgpu.errors import UnsupportedFeatureError
+
+        raise UnsupportedFeatureError(
             "execution='compiled': compiled mode is not built yet; use execution='interpreter' "
-            "(or 'auto', which uses the interpreter until compiled mode lands)")
+            "(or 'auto', which uses the interpreter until compiled mode lands)", feature="compiled mode")
     return execution
 
 
@@ -92,9 +93,7 @@ def _check_files(files) -> dict:
     return checked
 
 
-def _check_compile_limit(compile_limit) -> Optional[int]:
-    if compile_limit is None:
-        return None
+def _check_compile_limit(compile_limit) -> int:
     if isinstance(compile_limit, bool) or not isinstance(compile_limit, int):
         raise TypeError(f"compile_limit: expected an int, got {type(compile_limit).__name__}")
     if not 1 <= compile_limit <= 256:
@@ -131,26 +130,28 @@ def _check_host_modules(host_modules) -> Tuple[str, ...]:
 
 
 class Module:
-    """A WebAssembly module, decoded and validated.
+    """A WebAssembly module, decoded and validated (in C++).
 
-    ``path_or_bytes`` is a path to a ``.wasm`` file or the binary itself. Loading raises
-    ``MalformedModule``, ``InvalidModule`` or ``UnsupportedFeature`` (``wasmgpu.errors``)
-    with the byte offset and the reason. ``host_modules`` (an extension of this project)
-    names the host modules whose imports the runtime provides; imports from any other
-    module would need module linking and are refused as unsupported.
+    ``source`` is a path to a ``.wasm`` file or the binary itself; anything else is a
+    ``TypeError``. Loading raises ``ValidationError`` (``MalformedModule`` or
+    ``InvalidModule``) or ``UnsupportedFeatureError`` with the byte offset and the reason.
+    ``files`` are embedded into every instance's WASI file system. ``execution``, and
+    ``compile_functions`` / ``compile_limit`` (1..256) for compiled mode, are the original
+    package's. ``host_modules`` (ours) names the host modules whose imports the runtime
+    provides; imports from any other module would need module linking and are refused.
     """
 
-    def __init__(self, path_or_bytes: Union[str, os.PathLike, bytes], execution: str = "auto",
-                 files: Optional[Mapping[str, bytes]] = None, compile_functions: Optional[Iterable[int]] = None,
-                 compile_limit: Optional[int] = None, *, host_modules: Optional[Iterable[str]] = None) -> None:
+    def __init__(self, source: Union[str, os.PathLike, bytes], *, files: Optional[Mapping[str, bytes]] = None,
+                 execution: str = "auto", compile_functions: Optional[Iterable[int]] = None,
+                 compile_limit: int = 256, host_modules: Optional[Iterable[str]] = None) -> None:
         # Every argument is checked before any work (reading the file included).
-        _check_path_or_bytes(path_or_bytes)
+        _check_source(source)
         self.execution = _check_execution(execution)
         self.files = _check_files(files)
         compile_functions = _check_compile_functions(compile_functions)
         self.compile_limit = _check_compile_limit(compile_limit)
         self.host_modules = _check_host_modules(host_modules)
-        binary = _read_binary(path_or_bytes)
+        binary = _read_binary(source)
         self._native = _native.load_module(binary, list(self.host_modules))
         if compile_functions is not None:
             count = self._native.function_count
@@ -159,98 +160,27 @@ class Module:
                     raise ValueError(f"compile_functions: function index {index} is out of range "
                                      f"(the module has {count} functions)")
         self.compile_functions = compile_functions
-        self.exports: List[Export] = [Export(name, kind) for name, kind, _ in self._native.exports]
+        self.export_list: List[Export] = [Export(name, kind) for name, kind, _ in self._native.exports]
+        self.exports: Dict[str, str] = {entry.name: entry.kind for entry in self.export_list}
         self.imports: List[Import] = [Import(*entry) for entry in self._native.imports]
 
-    def spawn(self, n: int, wasi=None, memory_pages: Optional[int] = None, stack_size: Optional[int] = None,
-              device: Optional[str] = None, allow_software: bool = False, *,
-              table_entries: Optional[int] = None) -> "Instances":
-        """Creates ``n`` independent instances (a context manager; ``close()`` releases them).
+    def spawn(self, count: int, *, memory_pages: Optional[int] = None, table_elements: Optional[int] = None,
+              stack_size: int = 256, call_depth: int = 64, fuel: Optional[int] = 10_000_000, quantum: int = 4096,
+              batch_size: Optional[int] = None, max_resident_bytes: Optional[int] = 512 * 1024 * 1024, wasi=None,
+              device: Optional[str] = None, allow_software: bool = False) -> "Instances":
+        """Creates ``count`` independent instances (a context manager; ``close()`` releases them).
 
-        ``memory_pages`` reserves linear memory per instance (default: the declared minimum;
-        ``memory.grow`` returns -1 beyond the reservation or the declared maximum).
-        ``stack_size`` is the value stack per instance in 64-bit slots (locals, operands and
-        two slots per frame; default 4096); a call that does not fit traps with "call stack
-        exhausted". ``table_entries`` (an extension) reserves entries per table for
-        ``table.grow`` (default: each table's minimum). ``device="cpu"`` runs the interpreter
-        natively on a thread pool; the default (None) is the best hardware Vulkan GPU, a
-        software adapter (lavapipe) only with ``allow_software=True`` or
-        WAVESTACK_ALLOW_SOFTWARE_GPU=1. There is no fallback between the two.
+        The resource controls are the original package's; ``device`` and ``allow_software``
+        are ours (``wasmgpu.spawn.spawn`` documents every argument).
         """
-        return _spawn(self, n, wasi, memory_pages, stack_size, device, allow_software, table_entries)
+        from wasmgpu.spawn import spawn
+
+        return spawn(self, count, memory_pages=memory_pages, table_elements=table_elements, stack_size=stack_size,
+                     call_depth=call_depth, fuel=fuel, quantum=quantum, batch_size=batch_size,
+                     max_resident_bytes=max_resident_bytes, wasi=wasi, device=device, allow_software=allow_software)
 
     def __repr__(self) -> str:
-        return f"<wasmgpu.Module: {len(self.exports)} exports, {len(self.imports)} imports>"
-
-
-def _check_count(name: str, value, low: int, high: int, default: Optional[int]) -> int:
-    if value is None and default is not None:
-        return default
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{name}: expected an int, got {type(value).__name__}")
-    if not low <= value <= high:
-        raise ValueError(f"{name}: must be between {low} and {high}, got {value}")
-    return value
-
-
-def _cpu_adapter_info() -> dict:
-    import platform
-
-    return {"device": "cpu", "name": platform.processor() or platform.machine() or "cpu",
-            "threads": os.cpu_count(), "is_software": False, "vendor": "host"}
-
-
-def _resolve_device(device, allow_software):
-    """'cpu', or the Vulkan device's description (list_devices())."""
-    if device is not None and not isinstance(device, str):
-        raise TypeError(f"device: expected None or 'cpu', got {type(device).__name__}")
-    if not isinstance(allow_software, bool):
-        raise TypeError(f"allow_software: expected a bool, got {type(allow_software).__name__}")
-    if device == "cpu":
-        return "cpu"
-    if device is not None:
-        raise ValueError(f"device: unknown device {device!r}; use None (the best Vulkan GPU) or 'cpu'")
-    gpu = _native.select_device(allow_software)
-    if gpu is None:
-        raise RuntimeError("device: no Vulkan GPU found (software adapters such as lavapipe need "
-                           "allow_software=True or WAVESTACK_ALLOW_SOFTWARE_GPU=1); pass device='cpu' to run "
-                           "the interpreter on the CPU")
-    return gpu
-
-
-# Instructions per instance per dispatch on Vulkan: short dispatches keep GPU watchdogs quiet
-# and every loop of an invocation bounded (the native layer caps it at 1024, see
-# vulkan_instances.cpp).
-VULKAN_QUANTUM = 1024
-
-
-def _spawn(module: "Module", n, wasi, memory_pages, stack_size, device, allow_software, table_entries):
-    from wasmgpu.errors import InstantiationTrapped, Trap
-    from wasmgpu.instances import Instances
-
-    n = _check_count("n", n, 1, 2**32 - 1, None)
-    memory_pages = _check_count("memory_pages", memory_pages, 0, 65535, 0)
-    stack_size = _check_count("stack_size", stack_size, 2, 2**28, 4096)
-    table_entries = _check_count("table_entries", table_entries, 0, 2**28, 0)
-    if wasi is not None:
-        raise NotImplementedError("wasi: WASI lands in a later issue")
-    device = _resolve_device(device, allow_software)
-    if any(entry.module == "wasi_snapshot_preview1" for entry in module.imports):
-        raise NotImplementedError("the module imports wasi_snapshot_preview1: WASI lands in a later issue")
-    try:
-        if device == "cpu":
-            native = _native.spawn_cpu(module._native, n, memory_pages, table_entries, stack_size)
-        else:
-            native = _native.spawn_vulkan(module._native, n, memory_pages, table_entries, stack_size,
-                                          device["index"])
-    except InstantiationTrapped as trapped:
-        reason = str(trapped)
-        raise Trap(f"instantiation trapped: {reason}", {i: reason for i in range(n)}, [None] * n) from None
-    if device == "cpu":
-        return Instances(module, native, n, "cpu", _cpu_adapter_info())
-    instances = Instances(module, native, n, device["name"], dict(device))
-    instances.quantum = VULKAN_QUANTUM
-    return instances
+        return f"<wasmgpu.Module: {len(self.export_list)} exports, {len(self.imports)} imports>"
 
 
 __all__ = ["Module", "Export", "Import", "EXECUTION_MODES", "KNOWN_HOST_MODULES"]

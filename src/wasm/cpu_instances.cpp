@@ -14,15 +14,23 @@
 
 namespace wavestack::wasm {
 
-void InstanceSet::run_start(std::optional<std::uint32_t> start) {
-  if (!start) return;
-  begin_call(*start, {}, std::nullopt);
-  while (step(1u << 20) != 0) {
+void InstanceSet::run_start(std::optional<std::uint32_t> start, const SpawnLimits& limits) {
+  if (!start || count() == 0) return;
+  begin_call(*start, {}, limits.start_fuel);
+  while (step(limits.quantum).running != 0) {
   }
   const CallOutcome result = outcome(0);
   for (std::uint32_t i = 0; i < count(); ++i) {
     if (result.status[i] != device::STATUS_RETURNED) throw InstantiationTrap(result.trap[i]);
   }
+}
+
+void InstanceSet::check_budget(std::uint64_t bytes, const SpawnLimits& limits, std::uint32_t count) {
+  if (bytes <= limits.max_resident_bytes) return;
+  throw ResourceLimit("max_resident_bytes: " + std::to_string(count) + " instances need " + std::to_string(bytes) +
+                      " bytes (state, memory reservations and configuration), more than the budget of " +
+                      std::to_string(limits.max_resident_bytes) +
+                      " bytes; raise max_resident_bytes or lower count, memory_pages, table_elements or stack_size");
 }
 namespace dev = device;
 namespace {
@@ -47,23 +55,31 @@ std::uint64_t physical_memory_bytes() {
 
 }  // namespace
 
-CpuInstances::CpuInstances(const Module& module, std::uint32_t count, const ReserveOptions& options)
-    : count_(count), image_(build_instance_image(module, link_imports(module), options)), start_(module.start) {
-  if (count == 0) throw std::invalid_argument("n: must be at least 1");
+std::uint64_t CpuInstances::estimate_bytes(const InstanceImage& image, std::uint32_t count) {
+  return 4ull * (std::uint64_t{count} * (std::uint64_t{image.state_words} + image.memory_words) + image.program.size());
+}
+
+CpuInstances::CpuInstances(const Module& module, std::uint32_t count, const ReserveOptions& options,
+                           const SpawnLimits& limits)
+    : count_(count),
+      image_(build_instance_image(module, link_imports(module), options)),
+      start_(module.start),
+      limits_(limits) {
   for (std::size_t f = 0; f < module.function_types.size(); ++f) {
     params_.push_back(static_cast<std::uint32_t>(module.function_type(static_cast<std::uint32_t>(f)).params.size()));
   }
   global_count_ = static_cast<std::uint32_t>(module.global_types.size());
   if (image_.instantiation_trap != 0) throw InstantiationTrap(image_.instantiation_trap);
-  // Fail before allocating anything when the spawn cannot fit in this machine's memory.
-  const std::uint64_t bytes = 4ull * count * (std::uint64_t{image_.state_words} + image_.memory_words);
+  // Fail before allocating anything when the spawn exceeds its budget or this machine's memory.
+  const std::uint64_t bytes = estimate_bytes(image_, count);
+  check_budget(bytes, limits, count);
   const std::uint64_t available = physical_memory_bytes();
   if (bytes > available) {
-    throw std::invalid_argument("n: " + std::to_string(count) + " instances need " + std::to_string(bytes) +
-                                " bytes (state " + std::to_string(4ull * image_.state_words) + " + memory " +
-                                std::to_string(4ull * image_.memory_words) +
-                                " per instance), more than the cpu device's memory (" + std::to_string(available) +
-                                "); lower n, memory_pages or stack_size");
+    throw ResourceLimit("count: " + std::to_string(count) + " instances need " + std::to_string(bytes) +
+                        " bytes (state " + std::to_string(4ull * image_.state_words) + " + memory " +
+                        std::to_string(4ull * image_.memory_words) +
+                        " per instance), more than the cpu device's memory (" + std::to_string(available) +
+                        "); lower count, memory_pages or stack_size");
   }
   state_.resize(std::size_t{count} * image_.state_words);
   memory_total_words_ = std::size_t{count} * image_.memory_words;
@@ -89,7 +105,7 @@ void CpuInstances::instantiate() {
     if (m != nullptr && !image_.memory.empty()) std::memcpy(m, image_.memory.data(), image_.memory.size() * 4);
   });
   instantiated_ = true;
-  run_start(start_);
+  run_start(start_, limits_);
 }
 
 void CpuInstances::reset() {
@@ -117,14 +133,27 @@ void CpuInstances::begin_call(std::uint32_t function, std::span<const std::uint6
   });
 }
 
-std::uint32_t CpuInstances::step(std::uint32_t quantum) {
+StepProgress CpuInstances::step(std::uint32_t quantum) {
   // Loops need no bound here (no driver watchdog): the budget only keeps bulk chunks large.
   const auto budget = static_cast<std::uint32_t>(std::min<std::uint64_t>(std::uint64_t{quantum} * 64, 1u << 30));
   std::vector<std::uint8_t> running(count_, 0);
-  for_each_instance(count_, [&](std::uint32_t i) {
-    running[i] = cpu_run({image_.program.data(), state(i), memory(i)}, quantum, budget) == dev::STATUS_RUNNING ? 1 : 0;
-  });
-  return static_cast<std::uint32_t>(std::count(running.begin(), running.end(), std::uint8_t{1}));
+  // batch_size: instances run batch after batch (each batch over the thread pool).
+  const std::uint32_t batch = limits_.batch_size.value_or(count_ == 0 ? 1u : count_);
+  for (std::uint32_t first = 0; first < count_; first += batch) {
+    const std::uint32_t size = std::min(batch, count_ - first);
+    for_each_instance(size, [&](std::uint32_t k) {
+      const std::uint32_t i = first + k;
+      running[i] =
+          cpu_run({image_.program.data(), state(i), memory(i)}, quantum, budget) == dev::STATUS_RUNNING ? 1 : 0;
+    });
+  }
+  StepProgress progress;
+  progress.running = static_cast<std::uint32_t>(std::count(running.begin(), running.end(), std::uint8_t{1}));
+  for (std::uint32_t i = 0; i < count_; ++i) {
+    const std::uint32_t* s = state(i);
+    progress.executed += std::uint64_t{s[dev::S_EXECUTED]} | (std::uint64_t{s[dev::S_EXECUTED + 1]} << 32);
+  }
+  return progress;
 }
 
 CallOutcome CpuInstances::outcome(std::uint32_t result_count) {

@@ -21,8 +21,12 @@ namespace wavestack::wasm {
 class CpuInstances final : public InstanceSet {
  public:
   // Allocates and instantiates (segments from the template, then the start function).
-  // Throws LinkError, std::invalid_argument (reservations), InstantiationTrap.
-  CpuInstances(const Module& module, std::uint32_t count, const ReserveOptions& options);
+  // Throws LinkError, std::invalid_argument (reservations), ResourceLimit (before allocating),
+  // InstantiationTrap.
+  CpuInstances(const Module& module, std::uint32_t count, const ReserveOptions& options, const SpawnLimits& limits);
+
+  // Bytes a spawn of `count` instances of `image` holds: what resident_bytes() will report.
+  [[nodiscard]] static std::uint64_t estimate_bytes(const InstanceImage& image, std::uint32_t count);
 
   [[nodiscard]] std::uint32_t count() const noexcept override { return count_; }
   [[nodiscard]] std::uint64_t resident_bytes() const noexcept override;
@@ -30,7 +34,7 @@ class CpuInstances final : public InstanceSet {
 
   void begin_call(std::uint32_t function, std::span<const std::uint64_t> args,
                   std::optional<std::uint64_t> fuel) override;
-  std::uint32_t step(std::uint32_t quantum) override;
+  StepProgress step(std::uint32_t quantum) override;
   [[nodiscard]] CallOutcome outcome(std::uint32_t result_count) override;
   void reset() override;
   [[nodiscard]] std::uint32_t memory_size_bytes(std::uint32_t instance) override;
@@ -52,6 +56,7 @@ class CpuInstances final : public InstanceSet {
   std::uint32_t count_;
   InstanceImage image_;
   std::optional<std::uint32_t> start_;
+  SpawnLimits limits_;
   std::vector<std::uint32_t> state_;
   // calloc: the operating system provides zero pages lazily, so a large reservation costs
   // only what the instances touch.

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "wasm/device/interpreter_layout.hpp"
+#include "wasm/instance_set.hpp"
 #include "wasm/opcodes.hpp"
 
 namespace wavestack::wasm {
@@ -37,9 +38,52 @@ std::uint64_t evaluate(const ConstExpr& expr, const std::vector<std::uint64_t>& 
 
 std::uint32_t checked_words(std::uint64_t words, const char* what) {
   if (words > 0xFFFFFFFFull / 2) {
-    throw std::invalid_argument(std::string(what) + ": one instance's state would exceed the 32-bit word index");
+    throw ResourceLimit(std::string(what) + ": one instance's state would exceed the 32-bit word index");
   }
   return static_cast<std::uint32_t>(words);
+}
+
+// Slots one frame of the module's largest defined function needs: parameters, locals, the
+// two header slots and its operands (interpreter_frames.glsl, interp_call).
+std::uint64_t largest_frame_slots(const Module& module) {
+  std::uint64_t largest = 0;
+  for (const FunctionRecord& record : module.program.functions) {
+    largest =
+        std::max<std::uint64_t>(largest, std::uint64_t{record.param_count} + record.local_count + 2 + record.max_stack);
+  }
+  return largest;
+}
+
+// Entries reserved for a table: the caller's reservation (at least the minimum, or an error),
+// clamped to the declared maximum.
+std::uint32_t table_capacity(const Limits& limits, std::optional<std::uint32_t> reserved, std::size_t index) {
+  std::uint64_t capacity = std::max(limits.min, kDefaultTableElements);
+  if (reserved) {
+    if (*reserved < limits.min) {
+      throw std::invalid_argument("table_elements: table " + std::to_string(index) + " needs at least " +
+                                  std::to_string(limits.min) + " elements, got " + std::to_string(*reserved));
+    }
+    capacity = *reserved;
+  }
+  if (limits.max) capacity = std::min<std::uint64_t>(capacity, std::max(*limits.max, limits.min));
+  return static_cast<std::uint32_t>(capacity);
+}
+
+// Pages reserved for the memory: the caller's reservation within the declared limits (or an
+// error), else min(declared maximum or 65535, max(initial, 16)).
+std::uint32_t memory_capacity(const Limits& limits, std::optional<std::uint32_t> reserved) {
+  if (limits.min > kMaxPages) throw std::invalid_argument("memory_pages: memory above 65535 pages is not supported");
+  const std::uint32_t declared_max = std::min(limits.max.value_or(kMaxPages), kMaxPages);
+  if (!reserved) return std::min(declared_max, std::max(limits.min, kDefaultMemoryPages));
+  if (*reserved < limits.min) {
+    throw std::invalid_argument("memory_pages: the module's memory needs at least " + std::to_string(limits.min) +
+                                " pages, got " + std::to_string(*reserved));
+  }
+  if (*reserved > declared_max) {
+    throw std::invalid_argument("memory_pages: the module's memory may grow to at most " +
+                                std::to_string(declared_max) + " pages, got " + std::to_string(*reserved));
+  }
+  return *reserved;
 }
 
 }  // namespace
@@ -128,20 +172,24 @@ InstanceImage build_instance_image(const Module& module, const LinkedImports& im
   words += 2 * globals.size();
   program[dev::H_DROPPED] = checked_words(words, "segments");
   words += data_count + elem_count;
-  std::vector<std::uint32_t> table_capacity(table_count);
+  std::vector<std::uint32_t> capacities(table_count);
   for (std::size_t t = 0; t < table_count; ++t) {
-    const Limits& limits = tables[t].limits;
-    std::uint64_t capacity = std::max(options.table_entries, limits.min);
-    if (limits.max) capacity = std::min<std::uint64_t>(capacity, std::max(*limits.max, limits.min));
-    table_capacity[t] = static_cast<std::uint32_t>(capacity);
+    capacities[t] = table_capacity(tables[t].limits, options.table_elements, t);
     const std::uint32_t descriptor = program[dev::H_TABLES] + dev::T_WORDS * static_cast<std::uint32_t>(t);
-    program[descriptor + dev::T_STATE] = checked_words(words, "table_entries");
-    program[descriptor + dev::T_LIMIT] = table_capacity[t];
-    words += 1 + capacity;
+    program[descriptor + dev::T_STATE] = checked_words(words, "table_elements");
+    program[descriptor + dev::T_LIMIT] = capacities[t];
+    words += 1 + capacities[t];
   }
-  program[dev::H_STACK] = checked_words(words, "table_entries");
-  if (options.stack_slots < 2) throw std::invalid_argument("stack_size: must be at least 2 slots");
+  program[dev::H_STACK] = checked_words(words, "table_elements");
+  const std::uint64_t frame = largest_frame_slots(module);
+  if (options.stack_slots < std::max<std::uint64_t>(frame, 2)) {
+    throw ResourceLimit("stack_size: " + std::to_string(options.stack_slots) +
+                        " slots cannot hold one frame of the module's largest function (" + std::to_string(frame) +
+                        " slots: parameters, locals, operands and 2 for the frame)");
+  }
+  if (options.call_depth == 0) throw std::invalid_argument("call_depth: must be at least 1");
   program[dev::H_STACK_SLOTS] = options.stack_slots;
+  program[dev::H_CALL_DEPTH] = options.call_depth;
   words += 2ull * options.stack_slots;
   image.state_words = checked_words(words, "stack_size");
 
@@ -151,14 +199,8 @@ InstanceImage build_instance_image(const Module& module, const LinkedImports& im
   if (!module.memories.empty()) {
     Limits limits = imports.memory ? imports.memory->limits : module.memories[0].limits;
     pages = limits.min;
-    if (options.memory_pages != 0 && options.memory_pages < pages) {
-      throw std::invalid_argument("memory_pages: the module's memory needs at least " + std::to_string(pages) +
-                                  " pages, got " + std::to_string(options.memory_pages));
-    }
-    const std::uint32_t declared_max = std::min(limits.max.value_or(kMaxPages), kMaxPages);
-    if (pages > kMaxPages) throw std::invalid_argument("memory_pages: memory above 65535 pages is not supported");
-    image.memory_capacity_pages = std::min(std::max(options.memory_pages, pages), std::max(declared_max, pages));
-    limit = std::min(image.memory_capacity_pages, declared_max);
+    image.memory_capacity_pages = memory_capacity(limits, options.memory_pages);
+    limit = std::min(image.memory_capacity_pages, std::min(limits.max.value_or(kMaxPages), kMaxPages));
   }
   program[dev::H_MEMORY_LIMIT] = limit;
   image.globals_offset = program[dev::H_GLOBALS];
@@ -175,7 +217,7 @@ InstanceImage build_instance_image(const Module& module, const LinkedImports& im
   for (std::size_t t = 0; t < table_count; ++t) {
     const std::uint32_t base = program[program[dev::H_TABLES] + dev::T_WORDS * static_cast<std::uint32_t>(t)];
     state[base] = tables[t].limits.min;
-    std::fill_n(state.begin() + base + 1, table_capacity[t], dev::NULL_REF);
+    std::fill_n(state.begin() + base + 1, capacities[t], dev::NULL_REF);
   }
   // Only the initial pages: the rest of the reservation is zero until memory.grow reaches it.
   image.memory.assign(std::size_t{pages} * kWordsPerPage, 0u);

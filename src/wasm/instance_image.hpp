@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "wasm/host_modules.hpp"
@@ -14,11 +15,19 @@
 
 namespace wavestack::wasm {
 
+// What a spawn reserves per instance. The defaults are the original wasmgpu package's: enough
+// memory and table room for ordinary programs (malloc grows memory), a small value stack.
 struct ReserveOptions {
-  std::uint32_t memory_pages = 0;    // reserved linear memory (0: the declared minimum)
-  std::uint32_t table_entries = 0;   // reserved entries per table (0: each table's minimum)
-  std::uint32_t stack_slots = 4096;  // value stack, 64-bit slots (frames included)
+  // Linear memory pages; nullopt: min(declared maximum or 65535, max(initial, 16)).
+  std::optional<std::uint32_t> memory_pages;
+  // Entries per table; nullopt: min(maximum, max(minimum, 256)) for each table.
+  std::optional<std::uint32_t> table_elements;
+  std::uint32_t stack_slots = 256;  // value stack, 64-bit slots (locals, operands, two per frame)
+  std::uint32_t call_depth = 64;    // nested frames; one more traps with "call stack exhausted"
 };
+
+inline constexpr std::uint32_t kDefaultMemoryPages = 16;
+inline constexpr std::uint32_t kDefaultTableElements = 256;
 
 struct InstanceImage {
   std::vector<std::uint32_t> program;  // header (interpreter_layout.glsl) + sections
@@ -32,8 +41,9 @@ struct InstanceImage {
   std::uint32_t instantiation_trap = 0;
 };
 
-// Throws std::invalid_argument naming memory_pages / table_entries / stack_size when a
-// reservation is smaller than the module needs or too large to address.
+// Throws std::invalid_argument naming memory_pages / table_elements when a reservation is
+// outside the module's declared limits, ResourceLimit naming stack_size / call_depth when the
+// stack cannot hold one frame of the module's largest function, or a state too large to address.
 [[nodiscard]] InstanceImage build_instance_image(const Module& module, const LinkedImports& imports,
                                                  const ReserveOptions& options);
 

@@ -11,6 +11,7 @@
 #include <optional>
 #include <span>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace wavestack::wasm {
@@ -23,6 +24,29 @@ class InstantiationTrap : public std::runtime_error {
 
  private:
   std::uint32_t code_;
+};
+
+// A spawn would exceed a budget (max_resident_bytes, stack_size) or a device limit (memory,
+// buffer range, batch size); thrown before anything is allocated. The message names the
+// argument to change.
+class ResourceLimit : public std::runtime_error {
+ public:
+  explicit ResourceLimit(const std::string& what) : std::runtime_error(what) {}
+};
+
+// What a spawn is given besides the reservations.
+struct SpawnLimits {
+  std::optional<std::uint64_t> start_fuel;  // bounds the start function (nullopt: unbounded)
+  std::uint32_t quantum = 4096;             // records per instance per dispatch
+  std::optional<std::uint32_t> batch_size;  // instances per device batch (nullopt: as many as fit)
+  std::uint64_t max_resident_bytes = 512ull << 20;
+};
+
+// How many instances are still running after a dispatch, and the records all instances
+// executed in this call so far.
+struct StepProgress {
+  std::uint32_t running = 0;
+  std::uint64_t executed = 0;
 };
 
 struct CallOutcome {
@@ -46,8 +70,8 @@ class InstanceSet {
   // args: count * params slots (bit patterns), instance-major. fuel: records per instance.
   virtual void begin_call(std::uint32_t function, std::span<const std::uint64_t> args,
                           std::optional<std::uint64_t> fuel) = 0;
-  // One dispatch; returns how many instances are still running.
-  virtual std::uint32_t step(std::uint32_t quantum) = 0;
+  // One dispatch of at most `quantum` records per instance.
+  virtual StepProgress step(std::uint32_t quantum) = 0;
   [[nodiscard]] virtual CallOutcome outcome(std::uint32_t result_count) = 0;
 
   // Restores every instance to the template and reruns the start function.
@@ -60,8 +84,12 @@ class InstanceSet {
   [[nodiscard]] virtual std::uint64_t global_value(std::uint32_t instance, std::uint32_t global) = 0;
 
  protected:
-  // Runs the start function (if any) on every instance; throws InstantiationTrap if one traps.
-  void run_start(std::optional<std::uint32_t> start);
+  // Runs the start function (if any) on every instance within the spawn's fuel; throws
+  // InstantiationTrap if one traps or runs out of fuel.
+  void run_start(std::optional<std::uint32_t> start, const SpawnLimits& limits);
+
+  // Throws ResourceLimit when `bytes` exceeds the spawn's budget.
+  static void check_budget(std::uint64_t bytes, const SpawnLimits& limits, std::uint32_t count);
 };
 
 }  // namespace wavestack::wasm

@@ -5,6 +5,7 @@
 #include "wasm/decoder.hpp"
 #include "wasm/errors.hpp"
 #include "wasm/validator.hpp"
+#include "wasm/wasi_preview1.hpp"
 
 namespace wavestack::wasm {
 
@@ -31,6 +32,8 @@ Module load_module(const std::uint8_t* data, std::size_t size, const LoadOptions
   Module module = decode_module(data, size);
   validate_module(module);
   check_imports(module, options);
+  const auto& hosts = options.host_modules;
+  if (std::find(hosts.begin(), hosts.end(), kWasiModule) != hosts.end()) check_wasi_imports(module);
   return module;
 }
 

@@ -94,9 +94,11 @@ std::span<const std::byte> bytes_of(const auto& values) {
 }  // namespace
 
 VulkanInstances::VulkanInstances(const Module& module, std::uint32_t count, const ReserveOptions& options,
-                                 const runtime::DeviceInfo& device)
-    : count_(count), image_(build_instance_image(module, link_imports(module), options)), start_(module.start) {
-  if (count == 0) throw std::invalid_argument("n: must be at least 1");
+                                 const SpawnLimits& limits, const runtime::DeviceInfo& device)
+    : count_(count),
+      image_(build_instance_image(module, link_imports(module), options)),
+      start_(module.start),
+      limits_(limits) {
   std::uint32_t arity = 1;
   for (std::size_t f = 0; f < module.function_types.size(); ++f) {
     const FuncType& type = module.function_type(static_cast<std::uint32_t>(f));
@@ -114,21 +116,32 @@ VulkanInstances::VulkanInstances(const Module& module, std::uint32_t count, cons
       std::min<std::uint64_t>(device.limits.max_storage_buffer_range, device.limits.max_buffer_size);
   const std::uint64_t widest = 4ull * std::max({image_.state_words, image_.memory_words, io_stride_});
   if (widest > range) {
-    throw std::invalid_argument("memory_pages / stack_size: one instance needs a " + std::to_string(widest) +
-                                "-byte buffer slice, more than " + device.name + "'s storage buffer range (" +
-                                std::to_string(range) + " bytes)");
+    throw ResourceLimit("memory_pages / stack_size: one instance needs a " + std::to_string(widest) +
+                        "-byte buffer slice, more than " + device.name + "'s storage buffer range (" +
+                        std::to_string(range) + " bytes)");
   }
-  // A group is one dispatch: within the buffer range and the workgroup count limit.
+  // A group (batch) is one dispatch: within the buffer range and the workgroup count limit.
   const std::uint64_t max_invocations = std::uint64_t{device.limits.max_workgroup_count[0]} * kWorkgroup;
-  per_group_ = static_cast<std::uint32_t>(std::min<std::uint64_t>({count, range / widest, max_invocations}));
-  const std::uint64_t per_instance = 4ull * (image_.state_words + image_.memory_words + io_stride_);
-  const std::uint64_t total =
-      per_instance * count + 4ull * (image_.program.size() + image_.state_words + image_.memory.size()) + 4;
+  const std::uint64_t device_batch = std::min<std::uint64_t>(range / widest, max_invocations);
+  if (limits.batch_size && *limits.batch_size > device_batch) {
+    throw ResourceLimit("batch_size: " + device.name + " holds at most " + std::to_string(device_batch) +
+                        " instances of this module per batch (buffer range and workgroup count), got " +
+                        std::to_string(*limits.batch_size));
+  }
+  per_group_ = static_cast<std::uint32_t>(
+      std::max<std::uint64_t>(1, std::min<std::uint64_t>({count, device_batch, limits.batch_size.value_or(count)})));
+  // What the allocations below add up to (a group's memory buffer is at least one word).
+  std::uint64_t total = 4ull * (image_.program.size() + image_.state_words + image_.memory.size());
+  for (std::uint32_t first = 0; first < count; first += per_group_) {
+    const std::uint64_t n = std::min(per_group_, count - first);
+    total += 4ull * n * (image_.state_words + io_stride_) + std::max<std::uint64_t>(4, 4ull * n * image_.memory_words);
+  }
+  check_budget(total, limits, count);
   if (device.limits.device_local_memory_bytes != 0 && total > device.limits.device_local_memory_bytes) {
-    throw std::invalid_argument("n: " + std::to_string(count) + " instances need " + std::to_string(total) +
-                                " bytes, more than " + device.name + "'s memory (" +
-                                std::to_string(device.limits.device_local_memory_bytes) +
-                                "); lower n, memory_pages or stack_size");
+    throw ResourceLimit("count: " + std::to_string(count) + " instances need " + std::to_string(total) +
+                        " bytes, more than " + device.name + "'s memory (" +
+                        std::to_string(device.limits.device_local_memory_bytes) +
+                        "); lower count, memory_pages or stack_size");
   }
 
   bool created = false;
@@ -199,7 +212,7 @@ void VulkanInstances::instantiate(bool clear_memory) {
       }
     }
   }
-  run_start(start_);
+  run_start(start_, limits_);
 }
 
 void VulkanInstances::reset() {
@@ -232,14 +245,20 @@ void VulkanInstances::begin_call(std::uint32_t function, std::span<const std::ui
   result_count_ = results_.at(function);
   fuel_ = fuel;
   begin_pending_ = true;
-  for (Group& group : groups_) group.running = group.count;
+  for (Group& group : groups_) {
+    group.running = group.count;
+    group.executed = 0;
+  }
 }
 
-std::uint32_t VulkanInstances::step(std::uint32_t quantum) {
+StepProgress VulkanInstances::step(std::uint32_t quantum) {
   std::lock_guard lock(device_->mutex);
-  std::uint32_t running = 0;
+  StepProgress progress;
   for (Group& group : groups_) {
-    if (group.running == 0) continue;
+    if (group.running == 0) {
+      progress.executed += group.executed;
+      continue;
+    }
     Push push;
     push.mode = kModeRun;
     push.count = group.count;
@@ -259,13 +278,17 @@ std::uint32_t VulkanInstances::step(std::uint32_t quantum) {
     group.outcome.resize(std::size_t{group.count} * io_stride_);
     device_->context.download(group.io, std::as_writable_bytes(std::span(group.outcome)));
     group.running = 0;
+    group.executed = 0;
     for (std::uint32_t i = 0; i < group.count; ++i) {
-      if (group.outcome[std::size_t{i} * io_stride_] == dev::STATUS_RUNNING) ++group.running;
+      const std::uint32_t* w = group.outcome.data() + std::size_t{i} * io_stride_;
+      if (w[0] == dev::STATUS_RUNNING) ++group.running;
+      group.executed += std::uint64_t{w[3]} | (std::uint64_t{w[4]} << 32);
     }
-    running += group.running;
+    progress.running += group.running;
+    progress.executed += group.executed;
   }
   begin_pending_ = false;
-  return running;
+  return progress;
 }
 
 CallOutcome VulkanInstances::outcome(std::uint32_t /*result_count: fixed by begin_call*/) {

@@ -25,9 +25,10 @@ struct VulkanDevice;  // the context and interpreter pipeline shared by the spaw
 
 class VulkanInstances final : public InstanceSet {
  public:
-  // Throws std::invalid_argument naming n / memory_pages / stack_size when the spawn cannot
-  // fit the device (checked before anything is allocated), LinkError, InstantiationTrap.
-  VulkanInstances(const Module& module, std::uint32_t count, const ReserveOptions& options,
+  // Throws ResourceLimit naming count / memory_pages / stack_size / batch_size /
+  // max_resident_bytes when the spawn cannot fit the device or its budget (checked before
+  // anything is allocated), std::invalid_argument (reservations), LinkError, InstantiationTrap.
+  VulkanInstances(const Module& module, std::uint32_t count, const ReserveOptions& options, const SpawnLimits& limits,
                   const runtime::DeviceInfo& device);
   ~VulkanInstances() override;
 
@@ -37,7 +38,7 @@ class VulkanInstances final : public InstanceSet {
   [[nodiscard]] std::uint64_t resident_bytes() const noexcept override { return resident_bytes_; }
   void begin_call(std::uint32_t function, std::span<const std::uint64_t> args,
                   std::optional<std::uint64_t> fuel) override;
-  std::uint32_t step(std::uint32_t quantum) override;
+  StepProgress step(std::uint32_t quantum) override;
   [[nodiscard]] CallOutcome outcome(std::uint32_t result_count) override;
   void reset() override;
   [[nodiscard]] std::uint32_t memory_size_bytes(std::uint32_t instance) override;
@@ -55,6 +56,7 @@ class VulkanInstances final : public InstanceSet {
     std::uint32_t first = 0;
     std::uint32_t count = 0;
     std::uint32_t running = 0;
+    std::uint64_t executed = 0;  // records its instances executed in this call so far
     runtime::DeviceBuffer state;
     runtime::DeviceBuffer memory;
     runtime::DeviceBuffer io;
@@ -68,6 +70,7 @@ class VulkanInstances final : public InstanceSet {
   std::uint32_t count_;
   InstanceImage image_;
   std::optional<std::uint32_t> start_;
+  SpawnLimits limits_;
   std::vector<std::uint32_t> params_;
   std::uint32_t global_count_ = 0;
   std::uint32_t io_stride_ = 0;

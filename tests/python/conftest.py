@@ -17,3 +17,19 @@ def vulkan_device():
             pytest.fail(reason + " (WAVESTACK_REQUIRE_GPU=1)")
         pytest.skip(reason + "; software adapters need WAVESTACK_ALLOW_SOFTWARE_GPU=1")
     return device
+
+
+@pytest.fixture(params=["cpu", "vulkan"])
+def target(request):
+    """wasmgpu spawn() keywords of the device under test: the cpu device, or the default
+    Vulkan selection (software adapters as the environment allows; skip or fail without one)."""
+    if request.param == "cpu":
+        return {"device": "cpu"}
+    import wasmgpu
+
+    if wasmgpu._native.select_device(False) is None:
+        reason = "no usable Vulkan device (software adapters need WAVESTACK_ALLOW_SOFTWARE_GPU=1)"
+        if gpu_required():
+            pytest.fail(reason + " (WAVESTACK_REQUIRE_GPU=1)")
+        pytest.skip(reason)
+    return {}

@@ -25,9 +25,12 @@ ADD = wat("""
 
 def test_module_from_bytes_lists_exports_in_order_with_kinds():
     module = wasmgpu.Module(ADD)
-    assert module.exports == [("mem", "memory"), ("tab", "table"), ("g", "global"), ("add", "function"),
-                              ("none", "function")]
-    assert module.exports[3].name == "add" and module.exports[3].kind == "function"
+    # The original's mapping {name: kind}, in export order; ours: the Export tuples.
+    assert module.exports == {"mem": "memory", "tab": "table", "g": "global", "add": "function", "none": "function"}
+    assert list(module.exports) == ["mem", "tab", "g", "add", "none"]
+    assert module.export_list == [("mem", "memory"), ("tab", "table"), ("g", "global"), ("add", "function"),
+                                  ("none", "function")]
+    assert module.export_list[3].name == "add" and module.export_list[3].kind == "function"
     assert module.imports == []
 
 
@@ -48,8 +51,9 @@ def test_imports_are_listed_with_module_name_and_kind():
 
 
 @pytest.mark.parametrize("bad, argument, error", [
-    (123, "path_or_bytes", TypeError),
-    (None, "path_or_bytes", TypeError),
+    (123, "source", TypeError),
+    (None, "source", TypeError),
+    (["a.wasm"], "source", TypeError),
 ])
 def test_bad_path_or_bytes_is_named(bad, argument, error):
     with pytest.raises(error, match=argument):
@@ -57,7 +61,7 @@ def test_bad_path_or_bytes_is_named(bad, argument, error):
 
 
 def test_missing_file_is_named(tmp_path):
-    with pytest.raises(FileNotFoundError, match="path_or_bytes"):
+    with pytest.raises(FileNotFoundError, match="source"):
         wasmgpu.Module(tmp_path / "missing.wasm")
 
 

@@ -97,7 +97,7 @@ def test_text_modules_are_not_applicable_and_nothing_else_is(results):
 # modules) or outside the profile (module linking, and what depends on it).
 EXPECTED_PASSED = {
     "action": 129, "assert_exhaustion": 15, "assert_invalid": 1475, "assert_malformed": 736,
-    "assert_return": 20864, "assert_trap": 1490, "assert_uninstantiable": 27, "assert_unlinkable": 20,
+    "assert_return": 20858, "assert_trap": 1490, "assert_uninstantiable": 27, "assert_unlinkable": 20,
     "module": 1060, "register": 17,
 }
 
@@ -109,7 +109,24 @@ def test_every_command_type_passes_on_the_cpu_device(results):
             passed[command_type] = passed.get(command_type, 0) + counts["passed"]
     assert passed == EXPECTED_PASSED
     total = {outcome: sum(r.counts[outcome] for r in results.values()) for outcome in runner.OUTCOMES}
-    assert total == {"passed": 25833, "failed": 0, "not_applicable": 567, "outside_profile": 1528}
+    assert total == {"passed": 25827, "failed": 0, "not_applicable": 567, "outside_profile": 1528,
+                     "beyond_reservation": 6}
+
+
+# Commands that fail with spawn's default reservations (16 pages, 256 table elements) and pass
+# when the suite is rerun with larger ones: grows by hundreds of pages or elements, which the
+# spec lets an implementation refuse, and memory_grow:48, which reads the size after such a
+# grow. The runner proves each by the rerun; the list pins which they are.
+EXPECTED_BEYOND_RESERVATION = {
+    "call:359", "call_indirect:603", "local_tee:345", "memory_grow:45", "memory_grow:48", "table_grow:64",
+}
+
+
+def test_only_large_grows_exceed_the_default_reservations(results):
+    beyond = {entry.split(" ")[0] for result in results.values() for entry in result.beyond_reservation}
+    assert beyond == EXPECTED_BEYOND_RESERVATION
+    assert all("0xffffffff" in entry or entry.startswith("memory_grow:48 ")
+               for result in results.values() for entry in result.beyond_reservation)
 
 
 def test_outside_profile_execution_needs_module_linking(results):

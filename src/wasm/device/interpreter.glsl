@@ -162,6 +162,7 @@ void interp_begin_call(uint f) {
   st_set(S_CONT, 0u);
   st_set(S_CONT_FUNC, f);
   st_set(S_CONT_DONE, 0u);
+  st_set(S_DEPTH, 0u);
 }
 
 // Runs the current call for at most `quantum` records and about `budget` units of loop
@@ -178,6 +179,7 @@ uint interp_run(uint quantum, uint budget) {
   r.cont = st_get(S_CONT);
   r.cont_func = st_get(S_CONT_FUNC);
   r.cont_done = st_get(S_CONT_DONE);
+  r.depth = st_get(S_DEPTH);
   r.work = 0u;
   r.budget = budget;
   // The frame of the ENTRY record is the host's: no header yet.
@@ -244,5 +246,6 @@ uint interp_run(uint quantum, uint budget) {
   st_set(S_CONT, r.cont);
   st_set(S_CONT_FUNC, r.cont_func);
   st_set(S_CONT_DONE, r.cont_done);
+  st_set(S_DEPTH, r.depth);
   return r.status;
 }

@@ -13,6 +13,7 @@ struct InterpRegs {
   uint cont;       // 1 when the record at pc continues a partial one
   uint cont_func;  // partial call: the callee
   uint cont_done;  // partial call: locals cleared so far
+  uint depth;      // frames of the current call
   uint work;       // loop work done in this dispatch
   uint budget;
 };
@@ -71,8 +72,10 @@ void interp_call(INOUT(InterpRegs) r, uint f, uint ret_pc) {
   uint fp = r.sp - params;
   uint header = fp + params + locals;
   uint stack_slots = prog(H_STACK_SLOTS);
-  // header + 2 + max_stack <= stack_slots, without wrap-around for huge frames.
-  if (header >= stack_slots || stack_slots - header < 2u + function_word(f, F_MAX_STACK)) {
+  // header + 2 + max_stack <= stack_slots, without wrap-around for huge frames; and no more
+  // nested frames than call_depth.
+  if (header >= stack_slots || stack_slots - header < 2u + function_word(f, F_MAX_STACK) ||
+      r.depth >= prog(H_CALL_DEPTH)) {
     interp_trap(r, WASM_TRAP_CALL_STACK_EXHAUSTED);
     return;
   }
@@ -92,6 +95,7 @@ void interp_call(INOUT(InterpRegs) r, uint f, uint ret_pc) {
   slot_set(header + 1u, uvec2(r.func, 0u));
   r.fp = fp;
   r.func = f;
+  r.depth += 1u;
   r.ob = header + 2u;
   r.sp = header + 2u;
   r.pc = function_word(f, F_CODE);
@@ -111,6 +115,7 @@ void interp_return(INOUT(InterpRegs) r, uint count) {
   r.pc = link.x;
   r.fp = link.y;
   r.func = caller.x;
+  r.depth -= 1u;
   r.ob = frame_header_slot(r.func, r.fp) + 2u;
 }
 

@@ -23,6 +23,7 @@ const uint H_STACK = 11u;        // state offset of the value stack (2 words per
 const uint H_STACK_SLOTS = 12u;  // value stack capacity in 64-bit slots
 const uint H_MEMORY_LIMIT = 13u; // pages memory.grow may reach: min(reserved capacity, declared max)
 const uint H_ENTRY_PC = 14u;     // the ENTRY record the host's calls start at (after all code)
+const uint H_CALL_DEPTH = 15u;   // frames a call may nest (spawn's call_depth); one more traps
 const uint H_WORDS = 16u;
 
 // Function table entry.
@@ -63,7 +64,8 @@ const uint S_TRAP_INDEX = 12u;     // the table index of an undefined / uninitia
 const uint S_CONT = 13u;
 const uint S_CONT_FUNC = 14u;
 const uint S_CONT_DONE = 15u;
-const uint S_CONTROL_WORDS = 16u;
+const uint S_DEPTH = 16u;        // frames of the current call (the host's entry call is frame 1)
+const uint S_CONTROL_WORDS = 17u;
 
 // S_STATUS values.
 const uint STATUS_IDLE = 0u;

@@ -1,0 +1,135 @@
+"""``Module.spawn``: checks every resource control, picks the device, creates the instances.
+
+The controls and their defaults are the original wasmgpu package's:
+
+- ``memory_pages``: linear memory reserved per instance (``memory.grow`` returns -1 beyond
+  it). Default ``min(declared maximum or 65535, max(initial, 16))``; below the declared
+  minimum or above the declared maximum is a ``ValueError``.
+- ``table_elements``: entries reserved per table. Default ``min(maximum, max(minimum, 256))``
+  per table; below a table's minimum is a ``ValueError``.
+- ``stack_size``: the value stack per instance in 64-bit slots (parameters, locals, operands
+  and two per frame). Checked against one frame of the module's largest function
+  (``ResourceLimitError``); a call that does not fit traps with "call stack exhausted".
+- ``call_depth``: nested frames per call; one more traps with "call stack exhausted".
+- ``fuel``: the default budget of each call in executed instructions (a call's ``fuel=``
+  overrides it; None is unlimited); it also bounds the start function during ``spawn``.
+- ``quantum``: instructions per instance per dispatch (the device may lower it).
+- ``batch_size``: instances per device batch (0 is a ``ValueError``, more than the device
+  holds a ``ResourceLimitError``).
+- ``max_resident_bytes``: the whole allocation, configuration buffers included (None is
+  unlimited, ours); exceeding it raises ``ResourceLimitError`` before anything is allocated.
+- ``wasi``: a ``wasmgpu.Wasi`` configuration (WASI lands in a later step).
+
+Ours: ``device`` (None or "gpu": the best hardware Vulkan GPU; "cpu": the interpreter on a
+thread pool; or a Vulkan device's name) and ``allow_software`` (lavapipe and other software
+adapters; also WAVESTACK_ALLOW_SOFTWARE_GPU=1). There is no fallback between devices.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+from typing import Any, Dict, Optional
+
+from wasmgpu import _native
+from wasmgpu.errors import GPUUnavailableError, InstantiationTrapped, Trap, UnsupportedFeatureError
+
+WASI_MODULE = "wasi_snapshot_preview1"
+_U32 = 2**32 - 1
+_U64 = 2**64 - 1
+
+# wgpu's names of the adapter types, which the original package reports.
+_ADAPTER_TYPES = {"discrete": "DiscreteGPU", "integrated": "IntegratedGPU", "virtual": "VirtualGPU", "cpu": "CPU"}
+
+
+def check_int(name: str, value, low: int, high: int, allow_none: bool = False) -> Optional[int]:
+    """An int argument within [low, high]: TypeError for another type, ValueError outside."""
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        expected = "an int or None" if allow_none else "an int"
+        raise TypeError(f"{name}: expected {expected}, got {type(value).__name__}")
+    if not low <= value <= high:
+        raise ValueError(f"{name}: must be between {low} and {high}, got {value}")
+    return value
+
+
+def _cpu_adapter_info() -> Dict[str, Any]:
+    name = platform.processor() or platform.machine() or "cpu"
+    return {"device": "cpu", "name": name, "description": name, "threads": os.cpu_count(), "is_software": False,
+            "vendor": "host", "adapter_type": "CPU", "backend_type": "native"}
+
+
+def _vulkan_adapter_info(device: Dict[str, Any]) -> Dict[str, Any]:
+    info = dict(device)
+    info["device"] = info.get("name", "")
+    info["adapter_type"] = "CPU" if info.get("is_software") else _ADAPTER_TYPES.get(info.get("type"), "Unknown")
+    info["backend_type"] = "Vulkan"
+    return info
+
+
+def resolve_device(device, allow_software):
+    """'cpu', or the Vulkan device's description (list_devices())."""
+    if device is not None and not isinstance(device, str):
+        raise TypeError(f"device: expected None, 'cpu', 'gpu' or a device name, got {type(device).__name__}")
+    if not isinstance(allow_software, bool):
+        raise TypeError(f"allow_software: expected a bool, got {type(allow_software).__name__}")
+    if device == "cpu":
+        return "cpu"
+    hint = ("software adapters such as lavapipe need allow_software=True or WAVESTACK_ALLOW_SOFTWARE_GPU=1; "
+            "device='cpu' runs the interpreter on the CPU")
+    if device is None or device == "gpu":
+        gpu = _native.select_device(allow_software)
+        if gpu is None:
+            raise GPUUnavailableError(f"device: no usable Vulkan GPU found ({hint})")
+        return gpu
+    allowed = allow_software or os.environ.get("WAVESTACK_ALLOW_SOFTWARE_GPU") == "1"
+    matches = [d for d in _native.list_devices() if device.lower() in d["name"].lower()]
+    usable = [d for d in matches if allowed or not d["is_software"]]
+    if not usable:
+        names = ", ".join(d["name"] for d in _native.list_devices()) or "none"
+        why = "is a software adapter" if matches else "matches no Vulkan device"
+        raise GPUUnavailableError(f"device: {device!r} {why} (devices: {names}; {hint})")
+    return usable[0]
+
+
+def _check_wasi(module, wasi) -> None:
+    imports_wasi = any(entry.module == WASI_MODULE for entry in module.imports)
+    if wasi is not None or imports_wasi:
+        what = "wasi=" if wasi is not None else f"the module imports {WASI_MODULE}"
+        raise UnsupportedFeatureError(f"{what}: WASI runs on the device in a later step of this project",
+                                      feature="WASI")
+
+
+def spawn(module, count, *, memory_pages, table_elements, stack_size, call_depth, fuel, quantum, batch_size,
+          max_resident_bytes, wasi, device, allow_software):
+    from wasmgpu.instances import Instances
+
+    count = check_int("count", count, 0, _U32)
+    memory_pages = check_int("memory_pages", memory_pages, 0, 65535, allow_none=True)
+    table_elements = check_int("table_elements", table_elements, 0, _U32, allow_none=True)
+    stack_size = check_int("stack_size", stack_size, 2, 2**28)
+    call_depth = check_int("call_depth", call_depth, 1, _U32)
+    fuel = check_int("fuel", fuel, 0, _U64, allow_none=True)
+    quantum = check_int("quantum", quantum, 1, _U32)
+    batch_size = check_int("batch_size", batch_size, 1, _U32, allow_none=True)
+    max_resident_bytes = check_int("max_resident_bytes", max_resident_bytes, 0, _U64, allow_none=True)
+    budget = _U64 if max_resident_bytes is None else max_resident_bytes
+    _check_wasi(module, wasi)
+    device = resolve_device(device, allow_software)
+    arguments = (module._native, count, memory_pages, table_elements, stack_size, call_depth, fuel, quantum,
+                 batch_size, budget)
+    try:
+        if device == "cpu":
+            native = _native.spawn_cpu(*arguments)
+        else:
+            native = _native.spawn_vulkan(*arguments, device["index"])
+    except InstantiationTrapped as trapped:
+        reason = str(trapped)
+        raise Trap(f"instantiation trapped: {reason}", {i: reason for i in range(count)}, [None] * count) from None
+    if device == "cpu":
+        return Instances(module, native, count, "cpu", _cpu_adapter_info(), fuel, quantum)
+    return Instances(module, native, count, device["name"], _vulkan_adapter_info(device), fuel, quantum)
+
+
+__all__ = ["spawn", "resolve_device", "check_int"]
