@@ -11,9 +11,10 @@ from wasmgpu.errors import (GPUUnavailableError, InvalidModule, LinkError, Malfo
                             WasmGPUError)
 from wasmgpu.instances import CallStats, Instances, Reference
 from wasmgpu.module import Export, Import, Module
+from wasmgpu.wasi import Wasi
 
 __version__: str = _native.__version__
 
-__all__ = ["__version__", "Module", "Export", "Import", "Instances", "CallStats", "Reference", "WasmGPUError",
+__all__ = ["__version__", "Module", "Wasi", "Export", "Import", "Instances", "CallStats", "Reference", "WasmGPUError",
            "ValidationError", "MalformedModule", "InvalidModule", "ModuleError", "UnsupportedFeatureError",
            "UnsupportedFeature", "ResourceLimitError", "GPUUnavailableError", "LinkError", "Trap"]

@@ -106,6 +106,9 @@ TRAP_REASONS = {
     9: "indirect call type mismatch",
     10: "call stack exhausted",
     11: "fuel exhausted",
+    12: "device loop limit reached",
+    13: "WASI proc_exit",
+    14: "WASI proc_raise",
 }
 
 

@@ -93,7 +93,7 @@ class Instances:
     """Independent instances of one module. Use as a context manager (or call ``close()``)."""
 
     def __init__(self, module, native, count: int, device: str, adapter_info: Dict[str, Any],
-                 fuel: Optional[int], quantum: int) -> None:
+                 fuel: Optional[int], quantum: int, wasi=None) -> None:
         self._module = module
         self._native = native
         self._count = count
@@ -110,7 +110,8 @@ class Instances:
         self.fuel = fuel          # the default budget of a call (None: unlimited)
         self.quantum = quantum    # instructions per instance per dispatch
         self.last_call: Optional[CallStats] = None
-        # WASI state (filled by the WASI step): per-instance proc_exit codes and captured streams.
+        self.wasi = wasi          # the wasmgpu.Wasi the instances were built from (None: no WASI)
+        # proc_exit's code per instance after it exited (None while it has not).
         self.exit_codes: List[Optional[int]] = [None] * count
 
     # -- lifetime -------------------------------------------------------------------------
@@ -154,27 +155,42 @@ class Instances:
     def device(self) -> str:
         return self._device
 
-    # -- WASI streams and files (the WASI step fills them) ----------------------------------
+    # -- WASI streams and files ----------------------------------------------------------------
     @property
     def stdout(self) -> List[bytes]:
-        """Captured standard output, one bytes object per instance."""
-        self._live()
-        return [b""] * self._count
+        """Captured standard output, one bytes object per instance (empty without WASI)."""
+        native = self._live()
+        return [native.wasi_stream(i, 1) for i in range(self._count)]
 
     @property
     def stderr(self) -> List[bytes]:
-        """Captured standard error, one bytes object per instance."""
-        self._live()
-        return [b""] * self._count
+        """Captured standard error, one bytes object per instance (empty without WASI)."""
+        native = self._live()
+        return [native.wasi_stream(i, 2) for i in range(self._count)]
 
     def read_file(self, path: str, *, instance: int = 0) -> bytes:
-        """A regular file's stored bytes in instance ``instance``'s file system."""
+        """A regular file's stored bytes in instance ``instance``'s file system (the stored
+        path: symlinks are not followed). ``FileNotFoundError`` when there is none,
+        ``IsADirectoryError`` for a directory."""
         if not isinstance(path, str):
             raise TypeError(f"path: expected a string, got {type(path).__name__}")
         instance = _check_index("instance", instance, self._count)
-        self._live()
-        raise FileNotFoundError(f"path: {path!r}: instance {instance} has no file system (the module does not use "
-                                "WASI)")
+        native = self._live()
+        if self.wasi is None:
+            raise FileNotFoundError(f"path: {path!r}: instance {instance} has no file system (no WASI)")
+        from wasmgpu.module import _resolve_path
+
+        status, data = native.wasi_read_file(instance, _resolve_path(path, "path"))
+        if status == "directory":
+            raise IsADirectoryError(f"path: {path!r} is a directory in instance {instance}")
+        if status != "found":
+            raise FileNotFoundError(f"path: {path!r}: no such regular file in instance {instance}")
+        return data
+
+    def files(self, *, instance: int = 0) -> Dict[str, bytes]:
+        """Every regular file of instance ``instance``'s file system, {path: bytes} (ours)."""
+        instance = _check_index("instance", instance, self._count)
+        return dict(self._live().wasi_files(instance))
 
     # -- calls ----------------------------------------------------------------------------
     def _function(self, name) -> _Function:
@@ -222,6 +238,8 @@ class Instances:
         t = time.perf_counter()
         outcome = native.outcome(len(function.results))
         stats.instructions = stats.interpreted_instructions = outcome.executed
+        if self.wasi is not None:
+            self.exit_codes = outcome.exit_codes()
         stats.readback_seconds = time.perf_counter() - t
         return outcome
 
@@ -315,6 +333,7 @@ class Instances:
         from wasmgpu.errors import InstantiationTrapped
 
         native = self._live()
+        self.exit_codes = [None] * self._count
         try:
             native.reset()
         except InstantiationTrapped as trapped:

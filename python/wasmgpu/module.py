@@ -69,27 +69,53 @@ def _check_execution(execution) -> str:
     return execution
 
 
-def _check_files(files) -> dict:
+def _resolve_path(path: str, name: str) -> str:
+    """A relative path with "." and ".." resolved and repeated "/" folded; it may not leave the
+    root and must be at most 255 UTF-8 bytes after resolution."""
+    if "\0" in path:
+        raise ValueError(f"{name}: path {path!r} contains a NUL character")
+    if not path or path.startswith("/"):
+        raise ValueError(f"{name}: path {path!r} must be a non-empty relative path")
+    parts = []
+    for part in path.split("/"):
+        if part in ("", "."):
+            continue
+        if part == "..":
+            if not parts:
+                raise ValueError(f"{name}: path {path!r} leaves the root directory")
+            parts.pop()
+            continue
+        parts.append(part)
+    if not parts:
+        raise ValueError(f"{name}: path {path!r} names the root directory, not a file")
+    resolved = "/".join(parts)
+    if len(resolved.encode("utf-8")) > MAX_PATH_BYTES:
+        raise ValueError(f"{name}: path {resolved[:40]!r}... is longer than {MAX_PATH_BYTES} UTF-8 bytes")
+    return resolved
+
+
+def _check_files(files, name: str = "files") -> dict:
     if files is None:
         return {}
     if not isinstance(files, Mapping):
-        raise TypeError(f"files: expected a mapping of path to bytes, got {type(files).__name__}")
+        raise TypeError(f"{name}: expected a mapping of path to bytes, got {type(files).__name__}")
     checked = {}
     for path, content in files.items():
         if not isinstance(path, str):
-            raise TypeError(f"files: paths must be strings, got {type(path).__name__}")
-        if not path or path.startswith("/"):
-            raise ValueError(f"files: path {path!r} must be a non-empty relative path")
-        parts = path.split("/")
-        if any(part in ("", ".", "..") for part in parts):
-            raise ValueError(f"files: path {path!r} must not contain empty, '.' or '..' components")
-        if "\0" in path:
-            raise ValueError(f"files: path {path!r} contains a NUL character")
-        if len(path.encode("utf-8")) > MAX_PATH_BYTES:
-            raise ValueError(f"files: path {path[:40]!r}... is longer than {MAX_PATH_BYTES} UTF-8 bytes")
+            raise TypeError(f"{name}: paths must be strings, got {type(path).__name__}")
+        resolved = _resolve_path(path, name)
         if not isinstance(content, (bytes, bytearray, memoryview)):
-            raise TypeError(f"files: the content of {path!r} must be bytes, got {type(content).__name__}")
-        checked[path] = bytes(content)
+            raise TypeError(f"{name}: the content of {path!r} must be bytes, got {type(content).__name__}")
+        if resolved in checked:
+            raise ValueError(f"{name}: {path!r} names the same file as another entry ({resolved!r})")
+        checked[resolved] = bytes(content)
+    # A path cannot be both a file and a directory of another file.
+    for resolved in checked:
+        parent = resolved.rsplit("/", 1)[0] if "/" in resolved else ""
+        while parent:
+            if parent in checked:
+                raise ValueError(f"{name}: {parent!r} is a file and also a directory of {resolved!r}")
+            parent = parent.rsplit("/", 1)[0] if "/" in parent else ""
     return checked
 
 

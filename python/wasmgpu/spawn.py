@@ -18,7 +18,8 @@ The controls and their defaults are the original wasmgpu package's:
   holds a ``ResourceLimitError``).
 - ``max_resident_bytes``: the whole allocation, configuration buffers included (None is
   unlimited, ours); exceeding it raises ``ResourceLimitError`` before anything is allocated.
-- ``wasi``: a ``wasmgpu.Wasi`` configuration (WASI lands in a later step).
+- ``wasi``: a ``wasmgpu.Wasi`` configuration; a module that imports WASI and gets none runs
+  with ``Wasi()``.
 
 Ours: ``device`` (None or "gpu": the best hardware Vulkan GPU; "cpu": the interpreter on a
 thread pool; or a Vulkan device's name) and ``allow_software`` (lavapipe and other software
@@ -32,7 +33,7 @@ import platform
 from typing import Any, Dict, Optional
 
 from wasmgpu import _native
-from wasmgpu.errors import GPUUnavailableError, InstantiationTrapped, Trap, UnsupportedFeatureError
+from wasmgpu.errors import GPUUnavailableError, InstantiationTrapped, Trap
 
 WASI_MODULE = "wasi_snapshot_preview1"
 _U32 = 2**32 - 1
@@ -93,12 +94,16 @@ def resolve_device(device, allow_software):
     return usable[0]
 
 
-def _check_wasi(module, wasi) -> None:
-    imports_wasi = any(entry.module == WASI_MODULE for entry in module.imports)
-    if wasi is not None or imports_wasi:
-        what = "wasi=" if wasi is not None else f"the module imports {WASI_MODULE}"
-        raise UnsupportedFeatureError(f"{what}: WASI runs on the device in a later step of this project",
-                                      feature="WASI")
+def _check_wasi(module, wasi):
+    """The WASI configuration to build every instance's environment from (None: no WASI). A
+    module that imports WASI and gets no ``wasi=`` runs with ``Wasi()``."""
+    from wasmgpu.wasi import Wasi
+
+    if wasi is not None and not isinstance(wasi, Wasi):
+        raise TypeError(f"wasi: expected a wasmgpu.Wasi or None, got {type(wasi).__name__}")
+    if wasi is None and any(entry.module == WASI_MODULE for entry in module.imports):
+        wasi = Wasi()
+    return wasi
 
 
 def spawn(module, count, *, memory_pages, table_elements, stack_size, call_depth, fuel, quantum, batch_size,
@@ -115,21 +120,23 @@ def spawn(module, count, *, memory_pages, table_elements, stack_size, call_depth
     batch_size = check_int("batch_size", batch_size, 1, _U32, allow_none=True)
     max_resident_bytes = check_int("max_resident_bytes", max_resident_bytes, 0, _U64, allow_none=True)
     budget = _U64 if max_resident_bytes is None else max_resident_bytes
-    _check_wasi(module, wasi)
+    wasi = _check_wasi(module, wasi)
+    files = wasi.merged_files(module.files) if wasi is not None else {}
     device = resolve_device(device, allow_software)
-    arguments = (module._native, count, memory_pages, table_elements, stack_size, call_depth, fuel, quantum,
-                 batch_size, budget)
+    options = {"memory_pages": memory_pages, "table_elements": table_elements, "stack_size": stack_size,
+               "call_depth": call_depth, "fuel": fuel, "quantum": quantum, "batch_size": batch_size,
+               "max_resident_bytes": budget}
     try:
         if device == "cpu":
-            native = _native.spawn_cpu(*arguments)
+            native = _native.spawn_cpu(module._native, count, options, wasi, files)
         else:
-            native = _native.spawn_vulkan(*arguments, device["index"])
+            native = _native.spawn_vulkan(module._native, count, options, wasi, files, device["index"])
     except InstantiationTrapped as trapped:
         reason = str(trapped)
         raise Trap(f"instantiation trapped: {reason}", {i: reason for i in range(count)}, [None] * count) from None
     if device == "cpu":
-        return Instances(module, native, count, "cpu", _cpu_adapter_info(), fuel, quantum)
-    return Instances(module, native, count, device["name"], _vulkan_adapter_info(device), fuel, quantum)
+        return Instances(module, native, count, "cpu", _cpu_adapter_info(), fuel, quantum, wasi)
+    return Instances(module, native, count, device["name"], _vulkan_adapter_info(device), fuel, quantum, wasi)
 
 
 __all__ = ["spawn", "resolve_device", "check_int"]

@@ -6,6 +6,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/unique_ptr.h>
 
+#include <array>
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -19,6 +20,9 @@
 #include "wasm/host_modules.hpp"
 #include "wasm/instance_set.hpp"
 #include "wasm/vulkan_instances.hpp"
+#include "wasm/wasi_config.hpp"
+#include "wasm/wasi_inspect.hpp"
+#include "wasm/wasi_listing.hpp"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -29,49 +33,100 @@ namespace {
 struct SpawnArguments {
   wasm::ReserveOptions reserve;
   wasm::SpawnLimits limits;
+  std::vector<std::uint32_t> wasi_region;  // empty without WASI
 };
 
-SpawnArguments spawn_arguments(std::optional<std::uint32_t> memory_pages, std::optional<std::uint32_t> table_elements,
-                               std::uint32_t stack_size, std::uint32_t call_depth, std::optional<std::uint64_t> fuel,
-                               std::uint32_t quantum, std::optional<std::uint32_t> batch_size,
-                               std::uint64_t max_resident_bytes) {
+std::string bytes_of(nb::handle object) {
+  const auto data = nb::cast<nb::bytes>(object);
+  return {data.c_str(), data.size()};
+}
+
+// The checked wasmgpu.Wasi of the Python layer (wasi.py) with the files to embed (the module's
+// merged with its own), as the initial WASI region; None: no WASI.
+std::vector<std::uint32_t> wasi_region(nb::handle wasi, nb::handle files) {
+  if (wasi.is_none()) return {};
+  wasm::WasiConfig config;
+  for (nb::handle arg : wasi.attr("args")) config.args.push_back(bytes_of(arg));
+  for (nb::handle entry : wasi.attr("env")) config.env.push_back(bytes_of(entry[0]) + "=" + bytes_of(entry[1]));
+  config.stdin_bytes = bytes_of(wasi.attr("stdin"));
+  for (auto [path, content] : nb::cast<nb::dict>(files)) {
+    config.files.emplace_back(nb::cast<std::string>(path), bytes_of(content));
+  }
+  config.storage_size = nb::cast<std::uint32_t>(wasi.attr("storage_size"));
+  config.max_files = nb::cast<std::uint32_t>(wasi.attr("max_files"));
+  config.max_fds = nb::cast<std::uint32_t>(wasi.attr("max_fds"));
+  const std::string key = bytes_of(wasi.attr("key"));
+  std::array<std::uint8_t, 32> seed{};
+  std::memcpy(seed.data(), key.data(), std::min(key.size(), seed.size()));
+  config.seed = seed;
+  config.clock_epoch_ns = nb::cast<std::uint64_t>(wasi.attr("clock_epoch_ns"));
+  config.clock_resolution_ns = nb::cast<std::uint64_t>(wasi.attr("clock_resolution_ns"));
+  config.preopen_root = !wasi.attr("preopen").is_none();
+  if (config.preopen_root) config.preopen = bytes_of(wasi.attr("preopen"));
+  return wasm::build_wasi_region(config);
+}
+
+// The spawn arguments of the Python layer (spawn.py), already checked there.
+struct SpawnRequest {
+  std::optional<std::uint32_t> memory_pages;
+  std::optional<std::uint32_t> table_elements;
+  std::uint32_t stack_size = 0;
+  std::uint32_t call_depth = 0;
+  std::optional<std::uint64_t> fuel;
+  std::uint32_t quantum = 0;
+  std::optional<std::uint32_t> batch_size;
+  std::uint64_t max_resident_bytes = 0;
+};
+
+SpawnArguments spawn_arguments(const SpawnRequest& request, nb::handle wasi, nb::handle files) {
   SpawnArguments arguments;
-  arguments.reserve.memory_pages = memory_pages;
-  arguments.reserve.table_elements = table_elements;
-  arguments.reserve.stack_slots = stack_size;
-  arguments.reserve.call_depth = call_depth;
-  arguments.limits.start_fuel = fuel;
-  arguments.limits.quantum = quantum;
-  arguments.limits.batch_size = batch_size;
-  arguments.limits.max_resident_bytes = max_resident_bytes;
+  arguments.reserve.memory_pages = request.memory_pages;
+  arguments.reserve.table_elements = request.table_elements;
+  arguments.reserve.stack_slots = request.stack_size;
+  arguments.reserve.call_depth = request.call_depth;
+  arguments.limits.start_fuel = request.fuel;
+  arguments.limits.quantum = request.quantum;
+  arguments.limits.batch_size = request.batch_size;
+  arguments.limits.max_resident_bytes = request.max_resident_bytes;
+  arguments.wasi_region = wasi_region(wasi, files);
   return arguments;
 }
 
-std::unique_ptr<wasm::InstanceSet> spawn_cpu(const NativeModule& module, std::uint32_t count,
-                                             std::optional<std::uint32_t> memory_pages,
-                                             std::optional<std::uint32_t> table_elements, std::uint32_t stack_size,
-                                             std::uint32_t call_depth, std::optional<std::uint64_t> fuel,
-                                             std::uint32_t quantum, std::optional<std::uint32_t> batch_size,
-                                             std::uint64_t max_resident_bytes) {
-  const SpawnArguments arguments = spawn_arguments(memory_pages, table_elements, stack_size, call_depth, fuel, quantum,
-                                                   batch_size, max_resident_bytes);
+SpawnRequest spawn_request(nb::dict options) {
+  SpawnRequest request;
+  const auto optional32 = [&](const char* name) -> std::optional<std::uint32_t> {
+    nb::handle value = options[name];
+    if (value.is_none()) return std::nullopt;
+    return nb::cast<std::uint32_t>(value);
+  };
+  request.memory_pages = optional32("memory_pages");
+  request.table_elements = optional32("table_elements");
+  request.stack_size = nb::cast<std::uint32_t>(options["stack_size"]);
+  request.call_depth = nb::cast<std::uint32_t>(options["call_depth"]);
+  if (!options["fuel"].is_none()) request.fuel = nb::cast<std::uint64_t>(options["fuel"]);
+  request.quantum = nb::cast<std::uint32_t>(options["quantum"]);
+  request.batch_size = optional32("batch_size");
+  request.max_resident_bytes = nb::cast<std::uint64_t>(options["max_resident_bytes"]);
+  return request;
+}
+
+std::unique_ptr<wasm::InstanceSet> spawn_cpu(const NativeModule& module, std::uint32_t count, nb::dict options,
+                                             nb::handle wasi, nb::handle files) {
+  const SpawnArguments arguments = spawn_arguments(spawn_request(options), wasi, files);
   nb::gil_scoped_release release;
-  return std::make_unique<wasm::CpuInstances>(module.module, count, arguments.reserve, arguments.limits);
+  return std::make_unique<wasm::CpuInstances>(module.module, count, arguments.reserve, arguments.limits,
+                                              arguments.wasi_region);
 }
 
 // device_index: a Vulkan device from list_devices() (the Python layer applies the selection policy).
-std::unique_ptr<wasm::InstanceSet> spawn_vulkan(const NativeModule& module, std::uint32_t count,
-                                                std::optional<std::uint32_t> memory_pages,
-                                                std::optional<std::uint32_t> table_elements, std::uint32_t stack_size,
-                                                std::uint32_t call_depth, std::optional<std::uint64_t> fuel,
-                                                std::uint32_t quantum, std::optional<std::uint32_t> batch_size,
-                                                std::uint64_t max_resident_bytes, std::uint32_t device_index) {
-  const SpawnArguments arguments = spawn_arguments(memory_pages, table_elements, stack_size, call_depth, fuel, quantum,
-                                                   batch_size, max_resident_bytes);
+std::unique_ptr<wasm::InstanceSet> spawn_vulkan(const NativeModule& module, std::uint32_t count, nb::dict options,
+                                                nb::handle wasi, nb::handle files, std::uint32_t device_index) {
+  const SpawnArguments arguments = spawn_arguments(spawn_request(options), wasi, files);
   nb::gil_scoped_release release;
   for (const auto& device : runtime::list_devices()) {
     if (device.index == device_index) {
-      return std::make_unique<wasm::VulkanInstances>(module.module, count, arguments.reserve, arguments.limits, device);
+      return std::make_unique<wasm::VulkanInstances>(module.module, count, arguments.reserve, arguments.limits, device,
+                                                     arguments.wasi_region);
     }
   }
   throw std::invalid_argument("device: no Vulkan device has index " + std::to_string(device_index));
@@ -123,6 +178,36 @@ void write_memory(wasm::InstanceSet& self, std::uint32_t instance, std::uint64_t
   self.write_memory(instance, address, std::span<const std::uint8_t>(bytes, data.size()));
 }
 
+// Captured bytes of stdout (1) or stderr (2), stdin (0) as configured; empty without WASI.
+nb::bytes wasi_stream(wasm::InstanceSet& self, std::uint32_t instance, std::uint32_t stream) {
+  const std::vector<std::uint32_t> region = self.wasi_region(instance);
+  if (region.empty()) return nb::bytes("", 0);
+  const std::string data = wasm::wasi_stream_bytes(region, static_cast<wasm::WasiStream>(stream));
+  return nb::bytes(data.data(), data.size());
+}
+
+// (status, bytes): status "found", "not found" or "directory".
+nb::tuple wasi_read_file(wasm::InstanceSet& self, std::uint32_t instance, const std::string& path) {
+  const std::vector<std::uint32_t> region = self.wasi_region(instance);
+  if (region.empty()) return nb::make_tuple("not found", nb::bytes("", 0));
+  const wasm::WasiFile file = wasm::wasi_read_file(region, path);
+  const char* status = file.status == wasm::WasiFileStatus::kFound      ? "found"
+                       : file.status == wasm::WasiFileStatus::kNotFound ? "not found"
+                                                                        : "directory";
+  return nb::make_tuple(status, nb::bytes(file.bytes.data(), file.bytes.size()));
+}
+
+// Every regular file of the instance's file system: {path: bytes}.
+nb::dict wasi_files(wasm::InstanceSet& self, std::uint32_t instance) {
+  nb::dict files;
+  const std::vector<std::uint32_t> region = self.wasi_region(instance);
+  if (region.empty()) return files;
+  for (const auto& [path, bytes] : wasm::wasi_list_files(region)) {
+    files[path.c_str()] = nb::bytes(bytes.data(), bytes.size());
+  }
+  return files;
+}
+
 }  // namespace
 
 void bind_instances(nb::module_& module) {
@@ -158,19 +243,19 @@ void bind_instances(nb::module_& module) {
       .def("global_value", &wasm::InstanceSet::global_value, "instance"_a, "global"_a)
       .def("memory_size", &wasm::InstanceSet::memory_size_bytes, "instance"_a)
       .def("read_memory", &read_memory, "instance"_a, "address"_a, "length"_a)
-      .def("write_memory", &write_memory, "instance"_a, "address"_a, "data"_a);
+      .def("write_memory", &write_memory, "instance"_a, "address"_a, "data"_a)
+      .def("wasi_stream", &wasi_stream, "instance"_a, "stream"_a)
+      .def("wasi_read_file", &wasi_read_file, "instance"_a, "path"_a)
+      .def("wasi_files", &wasi_files, "instance"_a);
 
   nb::class_<PackedArguments>(module, "PackedArguments").def("__len__", [](const PackedArguments& self) {
     return self.slots.size();
   });
   bind_values(module);
-  module.def("spawn_cpu", &spawn_cpu, "module"_a, "count"_a, "memory_pages"_a.none(), "table_elements"_a.none(),
-             "stack_size"_a, "call_depth"_a, "fuel"_a.none(), "quantum"_a, "batch_size"_a.none(),
-             "max_resident_bytes"_a, "Allocates and instantiates `count` instances on the cpu device");
-  module.def("spawn_vulkan", &spawn_vulkan, "module"_a, "count"_a, "memory_pages"_a.none(), "table_elements"_a.none(),
-             "stack_size"_a, "call_depth"_a, "fuel"_a.none(), "quantum"_a, "batch_size"_a.none(),
-             "max_resident_bytes"_a, "device_index"_a,
-             "Allocates and instantiates `count` instances on a Vulkan device");
+  module.def("spawn_cpu", &spawn_cpu, "module"_a, "count"_a, "options"_a, "wasi"_a.none(), "files"_a,
+             "Allocates and instantiates `count` instances on the cpu device (options: spawn.py's checked controls)");
+  module.def("spawn_vulkan", &spawn_vulkan, "module"_a, "count"_a, "options"_a, "wasi"_a.none(), "files"_a,
+             "device_index"_a, "Allocates and instantiates `count` instances on a Vulkan device");
 }
 
 }  // namespace wavestack::bindings

@@ -9,6 +9,7 @@
 #include "bindings/runtime_bindings.hpp"
 #include "bindings/wasmgpu_native_module.hpp"
 #include "wasm/decoder.hpp"
+#include "wasm/device/interpreter_glsl.hpp"
 #include "wasm/errors.hpp"
 #include "wasm/loader.hpp"
 #include "wasm/opcodes.hpp"
@@ -179,6 +180,14 @@ NB_MODULE(_native, module) {
       },
       "data"_a, "Decodes and validates only (no import policy); for differential tests");
   bindings::bind_instances(module);
+  module.def(
+      "shader_source",
+      [](const std::string& which) {
+        if (which == "interpreter") return wasm::device::interpreter_shader_source();
+        if (which == "wasi") return wasm::device::wasi_service_shader_source();
+        throw std::invalid_argument("which: 'interpreter' or 'wasi'");
+      },
+      "which"_a, "The GLSL of the Vulkan device's interpreter or WASI service pipeline (tests, debugging)");
   module.attr("OP_JUMP") = wasm::op::kJump;
   module.attr("OP_JUMP_IF_ZERO") = wasm::op::kJumpIfZero;
   module.attr("OP_BR_TABLE_ENTRY") = wasm::op::kBrTableEntry;

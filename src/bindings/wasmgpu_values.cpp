@@ -488,6 +488,16 @@ void bind_values(nb::module_& module) {
              }
              return trapped;
            })
+      .def("exit_codes",
+           [](const wasm::CallOutcome& self) {
+             // proc_exit's code per instance that exited, None for the others.
+             nb::list codes;
+             for (std::size_t i = 0; i < self.status.size(); ++i) {
+               const bool exited = i < self.exit_state.size() && self.exit_state[i] == 1;
+               codes.append(exited ? nb::object(nb::int_(self.exit_code[i])) : nb::none());
+             }
+             return codes;
+           })
       .def("results_list", &results_as_list, "kinds"_a)
       .def("results_numpy", &results_as_numpy, "kinds"_a)
       .def(

@@ -11,6 +11,8 @@
 #include "wasm/cpu_interpreter.hpp"
 #include "wasm/device/interpreter_layout.hpp"
 #include "wasm/host_modules.hpp"
+#include "wasm/wasi_config.hpp"
+#include "wasm/wasi_inspect.hpp"
 
 namespace wavestack::wasm {
 
@@ -60,9 +62,9 @@ std::uint64_t CpuInstances::estimate_bytes(const InstanceImage& image, std::uint
 }
 
 CpuInstances::CpuInstances(const Module& module, std::uint32_t count, const ReserveOptions& options,
-                           const SpawnLimits& limits)
+                           const SpawnLimits& limits, std::span<const std::uint32_t> wasi_region)
     : count_(count),
-      image_(build_instance_image(module, link_imports(module), options)),
+      image_(build_instance_image(module, link_imports(module), options, wasi_region)),
       start_(module.start),
       limits_(limits) {
   for (std::size_t f = 0; f < module.function_types.size(); ++f) {
@@ -102,6 +104,7 @@ void CpuInstances::instantiate() {
       if (used > image_.memory.size()) std::memset(m + image_.memory.size(), 0, (used - image_.memory.size()) * 4);
     }
     std::memcpy(state(i), image_.state.data(), image_.state.size() * 4);
+    if (image_.wasi_words != 0) set_wasi_instance(std::span(state(i) + image_.wasi_offset, image_.wasi_words), i);
     if (m != nullptr && !image_.memory.empty()) std::memcpy(m, image_.memory.data(), image_.memory.size() * 4);
   });
   instantiated_ = true;
@@ -145,6 +148,7 @@ StepProgress CpuInstances::step(std::uint32_t quantum) {
       const std::uint32_t i = first + k;
       running[i] =
           cpu_run({image_.program.data(), state(i), memory(i)}, quantum, budget) == dev::STATUS_RUNNING ? 1 : 0;
+      // (a pending WASI call is serviced inside cpu_run, so STATUS_WASI never outlasts it)
     });
   }
   StepProgress progress;
@@ -162,9 +166,16 @@ CallOutcome CpuInstances::outcome(std::uint32_t result_count) {
   result.trap.resize(count_);
   result.trap_index.resize(count_);
   result.results.resize(std::size_t{count_} * result_count);
+  result.exit_state.resize(count_);
+  result.exit_code.resize(count_);
   const std::uint32_t stack = image_.program[dev::H_STACK];
   for (std::uint32_t i = 0; i < count_; ++i) {
     const std::uint32_t* s = state_.data() + std::size_t{i} * image_.state_words;
+    if (image_.wasi_words != 0) {
+      const WasiExit exit = wasi_exit_status(std::span(s + image_.wasi_offset, image_.wasi_words));
+      result.exit_state[i] = static_cast<std::uint32_t>(exit.kind);
+      result.exit_code[i] = exit.value;
+    }
     result.status[i] = s[dev::S_STATUS];
     result.trap[i] = s[dev::S_TRAP];
     result.trap_index[i] = s[dev::S_TRAP_INDEX];
@@ -212,6 +223,16 @@ std::uint64_t CpuInstances::global_value(std::uint32_t instance, std::uint32_t g
   if (global >= global_count_) throw std::out_of_range("global: out of range");
   const std::uint32_t* s = state_.data() + std::size_t{instance} * image_.state_words + image_.globals_offset;
   return std::uint64_t{s[2 * global]} | (std::uint64_t{s[2 * global + 1]} << 32);
+}
+
+}  // namespace wavestack::wasm
+
+namespace wavestack::wasm {
+
+std::vector<std::uint32_t> CpuInstances::wasi_region(std::uint32_t instance) {
+  if (instance >= count_) throw std::out_of_range("instance: out of range");
+  const std::uint32_t* region = state(instance) + image_.wasi_offset;
+  return {region, region + image_.wasi_words};
 }
 
 }  // namespace wavestack::wasm

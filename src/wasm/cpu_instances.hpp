@@ -23,7 +23,8 @@ class CpuInstances final : public InstanceSet {
   // Allocates and instantiates (segments from the template, then the start function).
   // Throws LinkError, std::invalid_argument (reservations), ResourceLimit (before allocating),
   // InstantiationTrap.
-  CpuInstances(const Module& module, std::uint32_t count, const ReserveOptions& options, const SpawnLimits& limits);
+  CpuInstances(const Module& module, std::uint32_t count, const ReserveOptions& options, const SpawnLimits& limits,
+               std::span<const std::uint32_t> wasi_region = {});
 
   // Bytes a spawn of `count` instances of `image` holds: what resident_bytes() will report.
   [[nodiscard]] static std::uint64_t estimate_bytes(const InstanceImage& image, std::uint32_t count);
@@ -41,6 +42,7 @@ class CpuInstances final : public InstanceSet {
   void read_memory(std::uint32_t instance, std::uint64_t address, std::span<std::uint8_t> out) override;
   void write_memory(std::uint32_t instance, std::uint64_t address, std::span<const std::uint8_t> data) override;
   [[nodiscard]] std::uint64_t global_value(std::uint32_t instance, std::uint32_t global) override;
+  [[nodiscard]] std::vector<std::uint32_t> wasi_region(std::uint32_t instance) override;
 
  private:
   void instantiate();

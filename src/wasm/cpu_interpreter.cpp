@@ -30,10 +30,23 @@ void mem_set(uint i, uint v) {
 #pragma GCC diagnostic ignored "-Wunused-function"
 // clang-format off
 #include "wasm/device/interpreter_memory.glsl"
+// clang-format on
+#pragma GCC diagnostic pop
+
+// clang-format off
+#include "wasm/device/wasi_accessors.glsl"
+// clang-format on
+
+#include "wasm/device/wasi_library.hpp"
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-function"
+// clang-format off
 #include "wasm/device/interpreter_tables.glsl"
 #include "wasm/device/interpreter_frames.glsl"
 #include "wasm/device/interpreter_bulk.glsl"
 #include "wasm/device/interpreter.glsl"
+#include "wasm/device/interpreter_wasi.glsl"
 // clang-format on
 #pragma GCC diagnostic pop
 
@@ -49,7 +62,20 @@ void cpu_begin_call(const CpuInstanceView& view, std::uint32_t function) {
 
 std::uint32_t cpu_run(const CpuInstanceView& view, std::uint32_t quantum, std::uint32_t budget) {
   device::current = view;
-  return device::interp_run(quantum, budget);
+  // WASI calls are serviced as they come, within the same quantum (no loop limits here: a
+  // resumable call runs to its end in one service).
+  const auto executed = [&] {
+    return std::uint64_t{view.state[device::S_EXECUTED]} | (std::uint64_t{view.state[device::S_EXECUTED + 1]} << 32);
+  };
+  const std::uint64_t start = executed();
+  std::uint32_t status = device::interp_run(quantum, budget);
+  while (status == device::STATUS_WASI) {
+    status = device::interp_wasi_service(0xFFFFFFFFu, device::interp_wasi_pending_id());
+    const std::uint64_t used = executed() - start;
+    if (status != device::STATUS_RUNNING || used >= quantum) break;
+    status = device::interp_run(quantum - static_cast<std::uint32_t>(used), budget);
+  }
+  return status;
 }
 
 }  // namespace wavestack::wasm

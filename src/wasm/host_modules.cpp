@@ -2,6 +2,8 @@
 
 #include <bit>
 
+#include "wasm/wasi_signatures.hpp"
+
 namespace wavestack::wasm {
 namespace {
 
@@ -56,7 +58,17 @@ bool limits_match(const Limits& provided, const Limits& imported) {
 LinkedImports link_imports(const Module& module) {
   LinkedImports linked;
   for (const Import& import : module.imports) {
+    if (import.module == kWasiModule && import.kind == ExternKind::kFunction) {
+      const WasiSignature* signature = find_wasi_signature(import.name);
+      if (signature == nullptr) unknown(import);
+      const FuncType& type = module.types[import.type_index];
+      const FuncType expected = wasi_func_type(*signature);
+      if (type.params != expected.params || type.results != expected.results) incompatible(import);
+      linked.function_wasi_ids.push_back(signature->id);
+      continue;
+    }
     if (import.module != "spectest") unknown(import);
+    if (import.kind == ExternKind::kFunction) linked.function_wasi_ids.push_back(kNotWasi);
     switch (import.kind) {
       case ExternKind::kFunction: {
         const FuncType& type = module.types[import.type_index];

@@ -88,7 +88,11 @@ std::uint32_t memory_capacity(const Limits& limits, std::optional<std::uint32_t>
 
 }  // namespace
 
-InstanceImage build_instance_image(const Module& module, const LinkedImports& imports, const ReserveOptions& options) {
+InstanceImage build_instance_image(const Module& module, const LinkedImports& imports, const ReserveOptions& options,
+                                   std::span<const std::uint32_t> wasi_region) {
+  if (imports.uses_wasi() && wasi_region.empty()) {
+    throw std::logic_error("build_instance_image: the module imports WASI but no WASI region was given");
+  }
   InstanceImage image;
   auto& program = image.program;
   program.assign(dev::H_WORDS, 0u);
@@ -117,7 +121,9 @@ InstanceImage build_instance_image(const Module& module, const LinkedImports& im
     entry[dev::F_RESULTS] = size32(type.results.size());
     entry[dev::F_TYPE_ID] = module.program.function_type_ids.at(f);
     if (f < module.imported_functions) {
-      entry[dev::F_KIND] = dev::FUNCTION_HOST_NOP;
+      const std::uint32_t wasi_id = imports.function_wasi_ids.at(f);
+      entry[dev::F_KIND] = wasi_id == kNotWasi ? dev::FUNCTION_HOST_NOP : dev::FUNCTION_WASI;
+      entry[dev::F_CODE] = wasi_id == kNotWasi ? 0u : wasi_id;
     } else {
       const FunctionRecord& record = module.program.functions[f - module.imported_functions];
       entry[dev::F_CODE] = record.code_begin;
@@ -191,7 +197,14 @@ InstanceImage build_instance_image(const Module& module, const LinkedImports& im
   program[dev::H_STACK_SLOTS] = options.stack_slots;
   program[dev::H_CALL_DEPTH] = options.call_depth;
   words += 2ull * options.stack_slots;
-  image.state_words = checked_words(words, "stack_size");
+  if (!wasi_region.empty()) {
+    program[dev::H_WASI] = checked_words(words, "stack_size");
+    program[dev::H_WASI_WORDS] = size32(wasi_region.size());
+    image.wasi_offset = program[dev::H_WASI];
+    image.wasi_words = program[dev::H_WASI_WORDS];
+    words += wasi_region.size();
+  }
+  image.state_words = checked_words(words, "wasi (storage_size, max_files, max_fds)");
 
   // Memory.
   std::uint32_t pages = 0;
@@ -214,6 +227,7 @@ InstanceImage build_instance_image(const Module& module, const LinkedImports& im
     state[program[dev::H_GLOBALS] + 2 * g] = static_cast<std::uint32_t>(globals[g]);
     state[program[dev::H_GLOBALS] + 2 * g + 1] = static_cast<std::uint32_t>(globals[g] >> 32);
   }
+  std::copy(wasi_region.begin(), wasi_region.end(), state.begin() + image.wasi_offset);
   for (std::size_t t = 0; t < table_count; ++t) {
     const std::uint32_t base = program[program[dev::H_TABLES] + dev::T_WORDS * static_cast<std::uint32_t>(t)];
     state[base] = tables[t].limits.min;

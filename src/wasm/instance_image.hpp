@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "wasm/host_modules.hpp"
@@ -37,6 +38,8 @@ struct InstanceImage {
   std::uint32_t memory_words = 0;
   std::uint32_t memory_capacity_pages = 0;
   std::uint32_t globals_offset = 0;  // state word of global 0
+  std::uint32_t wasi_offset = 0;     // state word of the WASI region (0: none)
+  std::uint32_t wasi_words = 0;
   // Instantiation trapped while applying an active segment (0: it did not).
   std::uint32_t instantiation_trap = 0;
 };
@@ -44,7 +47,10 @@ struct InstanceImage {
 // Throws std::invalid_argument naming memory_pages / table_elements when a reservation is
 // outside the module's declared limits, ResourceLimit naming stack_size / call_depth when the
 // stack cannot hold one frame of the module's largest function, or a state too large to address.
+// `wasi_region` is the initial WASI region of instance 0 (wasi_config.hpp), placed after the
+// value stack; a module that imports WASI needs one.
 [[nodiscard]] InstanceImage build_instance_image(const Module& module, const LinkedImports& imports,
-                                                 const ReserveOptions& options);
+                                                 const ReserveOptions& options,
+                                                 std::span<const std::uint32_t> wasi_region = {});
 
 }  // namespace wavestack::wasm

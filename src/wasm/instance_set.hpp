@@ -54,6 +54,8 @@ struct CallOutcome {
   std::vector<std::uint32_t> trap;        // per instance trap code
   std::vector<std::uint32_t> trap_index;  // per instance: the element index of an element trap
   std::vector<std::uint64_t> results;     // per instance, result_count slots (valid when returned)
+  std::vector<std::uint32_t> exit_state;  // per instance with WASI: 0 running, 1 exited, 2 signalled
+  std::vector<std::uint32_t> exit_code;   // per instance: proc_exit's code or proc_raise's signal
   std::uint64_t executed = 0;             // records executed by all instances in this call
 };
 
@@ -82,6 +84,8 @@ class InstanceSet {
   virtual void write_memory(std::uint32_t instance, std::uint64_t address, std::span<const std::uint8_t> data) = 0;
   // A global's 64-bit slot (references: the u32 value).
   [[nodiscard]] virtual std::uint64_t global_value(std::uint32_t instance, std::uint32_t global) = 0;
+  // A copy of the instance's WASI region (empty without WASI), for wasi_inspect.hpp.
+  [[nodiscard]] virtual std::vector<std::uint32_t> wasi_region(std::uint32_t instance) = 0;
 
  protected:
   // Runs the start function (if any) on every instance within the spawn's fuel; throws

@@ -5,7 +5,8 @@
 #include "wasm/decoder.hpp"
 #include "wasm/errors.hpp"
 #include "wasm/validator.hpp"
-#include "wasm/wasi_preview1.hpp"
+#include "wasm/wasi_imports.hpp"
+#include "wasm/wasi_signatures.hpp"
 
 namespace wavestack::wasm {
 

@@ -5,11 +5,13 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <set>
 #include <stdexcept>
 #include <string>
 
 #include "wasm/device/interpreter_glsl.hpp"
 #include "wasm/device/interpreter_layout.hpp"
+#include "wasm/device/wasi_layout.hpp"
 #include "wasm/host_modules.hpp"
 
 namespace wavestack::wasm {
@@ -20,8 +22,10 @@ namespace {
 constexpr std::uint32_t kModeInstantiate = 0;
 constexpr std::uint32_t kModeRun = 1;
 constexpr std::uint32_t kWorkgroup = 64;
-constexpr std::uint32_t kOutcomeWords = 6;    // status, trap, trap index, executed (2), pages
-constexpr std::uint32_t kPushBytes = 17 * 4;  // VulkanInstances::Push, checked below
+// status, trap, trap index, executed (2), pages, WASI exit state and code, pending WASI function
+constexpr std::uint32_t kOutcomeWords = 9;
+constexpr std::uint32_t kPushBytes = 19 * 4;  // VulkanInstances::Push, checked below
+constexpr std::uint32_t kNoWord = 0xFFFFFFFFu;
 // Per dispatch and invocation: template words copied, interpreter records and loop work.
 // With the interpreter's fixed cost per record (its switches count as loops on lavapipe,
 // about 25 iterations) this stays well below lavapipe's 65535 loop iterations.
@@ -34,6 +38,8 @@ struct VulkanDevice {
   std::mutex mutex;  // one command at a time per context
   runtime::ComputeContext context;
   runtime::ComputePipeline pipeline;
+  // The WASI service, one pipeline per WASI function id, built when a call first needs it.
+  std::map<std::uint32_t, runtime::ComputePipeline> wasi_pipelines;
   double build_seconds = 0.0;
   explicit VulkanDevice(const runtime::DeviceInfo& info) : context(info) {}
 };
@@ -57,6 +63,8 @@ struct VulkanInstances::Push {
   std::uint32_t range_begin = 0;
   std::uint32_t range_end = 0;
   std::uint32_t template_memory_words = 0;
+  std::uint32_t instance_base = 0;       // the group's first instance (WASI nonces)
+  std::uint32_t wasi_instance_word = 0;  // state word of the WASI instance index, or kNoWord
 };
 static_assert(sizeof(VulkanInstances::Push) == kPushBytes, "the shader's push constant block");
 
@@ -66,6 +74,14 @@ namespace {
 // same for every module, and creating the pipeline (a large shader) is the slow part.
 // Kept for the life of the process (never destroyed: no teardown order to get wrong at exit),
 // so spawns after the first on a device skip creating the pipeline.
+runtime::PipelineSpec pipeline_spec() {
+  runtime::PipelineSpec spec;
+  spec.buffer_count = 5;
+  spec.push_constant_bytes = kPushBytes;
+  spec.shader.target = runtime::VulkanTarget::Vulkan1_1;  // needs neither shaderInt64 nor shaderFloat64
+  return spec;
+}
+
 std::shared_ptr<VulkanDevice> shared_device(const runtime::DeviceInfo& info, bool& created) {
   static std::mutex registry_mutex;
   static auto* registry = new std::map<std::uint32_t, std::shared_ptr<VulkanDevice>>();
@@ -76,11 +92,7 @@ std::shared_ptr<VulkanDevice> shared_device(const runtime::DeviceInfo& info, boo
   }
   auto device = std::make_shared<VulkanDevice>(info);
   const auto begin = std::chrono::steady_clock::now();
-  runtime::PipelineSpec spec;
-  spec.buffer_count = 5;
-  spec.push_constant_bytes = kPushBytes;
-  spec.shader.target = runtime::VulkanTarget::Vulkan1_1;  // needs neither shaderInt64 nor shaderFloat64
-  device->pipeline = device->context.create_pipeline(dev::interpreter_shader_source(), spec);
+  device->pipeline = device->context.create_pipeline(dev::interpreter_shader_source(), pipeline_spec());
   device->build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
   (*registry)[info.index] = device;
   created = true;
@@ -94,9 +106,10 @@ std::span<const std::byte> bytes_of(const auto& values) {
 }  // namespace
 
 VulkanInstances::VulkanInstances(const Module& module, std::uint32_t count, const ReserveOptions& options,
-                                 const SpawnLimits& limits, const runtime::DeviceInfo& device)
+                                 const SpawnLimits& limits, const runtime::DeviceInfo& device,
+                                 std::span<const std::uint32_t> wasi_region)
     : count_(count),
-      image_(build_instance_image(module, link_imports(module), options)),
+      image_(build_instance_image(module, link_imports(module), options, wasi_region)),
       start_(module.start),
       limits_(limits) {
   std::uint32_t arity = 1;
@@ -184,10 +197,40 @@ VulkanInstances::~VulkanInstances() {
   template_ = {};
 }
 
-void VulkanInstances::dispatch(Group& group, const Push& push) {
+void VulkanInstances::dispatch(Group& group, const Push& push, std::optional<std::uint32_t> wasi_id) {
   runtime::DeviceBuffer* buffers[] = {&program_, &group.state, &group.memory, &template_, &group.io};
-  device_->context.dispatch(device_->pipeline, buffers, std::as_bytes(std::span(&push, 1)),
+  const runtime::ComputePipeline& pipeline = wasi_id ? wasi_pipeline(*wasi_id) : device_->pipeline;
+  device_->context.dispatch(pipeline, buffers, std::as_bytes(std::span(&push, 1)),
                             {(group.count + kWorkgroup - 1) / kWorkgroup, 1, 1});
+}
+
+// The service pipeline of WASI function `id` (the device mutex is held).
+const runtime::ComputePipeline& VulkanInstances::wasi_pipeline(std::uint32_t id) {
+  auto found = device_->wasi_pipelines.find(id);
+  if (found != device_->wasi_pipelines.end()) return found->second;
+  const auto begin = std::chrono::steady_clock::now();
+  runtime::PipelineSpec spec = pipeline_spec();
+  spec.specialization = {{0, id}};
+  auto& pipeline = device_->wasi_pipelines[id];
+  pipeline = device_->context.create_pipeline(dev::wasi_service_shader_source(), spec);
+  pipeline_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+  return pipeline;
+}
+
+// Downloads the group's io words and counts what they say: instances still running (a
+// pending WASI call included) and records executed.
+void VulkanInstances::read_outcome(Group& group) {
+  group.outcome.resize(std::size_t{group.count} * io_stride_);
+  device_->context.download(group.io, std::as_writable_bytes(std::span(group.outcome)));
+  group.running = 0;
+  group.wasi_pending.clear();
+  group.executed = 0;
+  for (std::uint32_t i = 0; i < group.count; ++i) {
+    const std::uint32_t* w = group.outcome.data() + std::size_t{i} * io_stride_;
+    if (w[0] == dev::STATUS_RUNNING || w[0] == dev::STATUS_WASI) ++group.running;
+    if (w[0] == dev::STATUS_WASI) group.wasi_pending.insert(w[8]);
+    group.executed += std::uint64_t{w[3]} | (std::uint64_t{w[4]} << 32);
+  }
 }
 
 void VulkanInstances::instantiate(bool clear_memory) {
@@ -208,6 +251,8 @@ void VulkanInstances::instantiate(bool clear_memory) {
         push.range_begin = begin;
         push.range_end = std::min(total, begin + kInstantiateWords);
         push.template_memory_words = memory_words;
+        push.instance_base = group.first;
+        push.wasi_instance_word = image_.wasi_words != 0 ? image_.wasi_offset + dev::WASI_H_INSTANCE : kNoWord;
         dispatch(group, push);
       }
     }
@@ -275,14 +320,11 @@ StepProgress VulkanInstances::step(std::uint32_t quantum) {
     push.fuel_lo = static_cast<std::uint32_t>(fuel_.value_or(0));
     push.fuel_hi = static_cast<std::uint32_t>(fuel_.value_or(0) >> 32);
     dispatch(group, push);
-    group.outcome.resize(std::size_t{group.count} * io_stride_);
-    device_->context.download(group.io, std::as_writable_bytes(std::span(group.outcome)));
-    group.running = 0;
-    group.executed = 0;
-    for (std::uint32_t i = 0; i < group.count; ++i) {
-      const std::uint32_t* w = group.outcome.data() + std::size_t{i} * io_stride_;
-      if (w[0] == dev::STATUS_RUNNING) ++group.running;
-      group.executed += std::uint64_t{w[3]} | (std::uint64_t{w[4]} << 32);
+    read_outcome(group);
+    if (!group.wasi_pending.empty()) {  // the WASI service makes the calls the interpreter stopped at
+      const std::set<std::uint32_t> pending = group.wasi_pending;
+      for (const std::uint32_t id : pending) dispatch(group, push, id);
+      read_outcome(group);
     }
     progress.running += group.running;
     progress.executed += group.executed;
@@ -297,6 +339,8 @@ CallOutcome VulkanInstances::outcome(std::uint32_t /*result_count: fixed by begi
   result.trap.resize(count_);
   result.trap_index.resize(count_);
   result.results.resize(std::size_t{count_} * result_count_);
+  result.exit_state.resize(count_);
+  result.exit_code.resize(count_);
   std::lock_guard lock(device_->mutex);
   for (const Group& group : groups_) {
     for (std::uint32_t i = 0; i < group.count; ++i) {
@@ -306,6 +350,8 @@ CallOutcome VulkanInstances::outcome(std::uint32_t /*result_count: fixed by begi
       result.trap[at] = w[1];
       result.trap_index[at] = w[2];
       result.executed += std::uint64_t{w[3]} | (std::uint64_t{w[4]} << 32);
+      result.exit_state[at] = w[6];
+      result.exit_code[at] = w[7];
       if (w[0] != dev::STATUS_RETURNED) continue;
       for (std::uint32_t k = 0; k < result_count_; ++k) {
         result.results[std::size_t{at} * result_count_ + k] =
@@ -368,6 +414,21 @@ std::uint64_t VulkanInstances::global_value(std::uint32_t instance, std::uint32_
   device_->context.download(group.state, std::as_writable_bytes(std::span(words)),
                             4ull * (std::size_t{local} * image_.state_words + image_.globals_offset + 2 * global));
   return std::uint64_t{words[0]} | (std::uint64_t{words[1]} << 32);
+}
+
+}  // namespace wavestack::wasm
+
+namespace wavestack::wasm {
+
+std::vector<std::uint32_t> VulkanInstances::wasi_region(std::uint32_t instance) {
+  std::uint32_t local = 0;
+  Group& group = group_of(instance, local);
+  std::vector<std::uint32_t> region(image_.wasi_words);
+  if (region.empty()) return region;
+  std::lock_guard lock(device_->mutex);
+  device_->context.download(group.state, std::as_writable_bytes(std::span(region)),
+                            4ull * (std::size_t{local} * image_.state_words + image_.wasi_offset));
+  return region;
 }
 
 }  // namespace wavestack::wasm

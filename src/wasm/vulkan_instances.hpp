@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <set>
 #include <span>
 #include <vector>
 
@@ -29,7 +30,7 @@ class VulkanInstances final : public InstanceSet {
   // max_resident_bytes when the spawn cannot fit the device or its budget (checked before
   // anything is allocated), std::invalid_argument (reservations), LinkError, InstantiationTrap.
   VulkanInstances(const Module& module, std::uint32_t count, const ReserveOptions& options, const SpawnLimits& limits,
-                  const runtime::DeviceInfo& device);
+                  const runtime::DeviceInfo& device, std::span<const std::uint32_t> wasi_region = {});
   ~VulkanInstances() override;
 
   struct Push;  // the shader's push constants (vulkan_instances.cpp)
@@ -45,6 +46,7 @@ class VulkanInstances final : public InstanceSet {
   void read_memory(std::uint32_t instance, std::uint64_t address, std::span<std::uint8_t> out) override;
   void write_memory(std::uint32_t instance, std::uint64_t address, std::span<const std::uint8_t> data) override;
   [[nodiscard]] std::uint64_t global_value(std::uint32_t instance, std::uint32_t global) override;
+  [[nodiscard]] std::vector<std::uint32_t> wasi_region(std::uint32_t instance) override;
 
   // Seconds the interpreter pipeline took to build (0 when this process already had it),
   // and whether its SPIR-V came from the disk cache.
@@ -56,14 +58,17 @@ class VulkanInstances final : public InstanceSet {
     std::uint32_t first = 0;
     std::uint32_t count = 0;
     std::uint32_t running = 0;
-    std::uint64_t executed = 0;  // records its instances executed in this call so far
+    std::uint64_t executed = 0;            // records its instances executed in this call so far
+    std::set<std::uint32_t> wasi_pending;  // WASI functions whose calls wait for the service
     runtime::DeviceBuffer state;
     runtime::DeviceBuffer memory;
     runtime::DeviceBuffer io;
     std::vector<std::uint32_t> outcome;  // the io words of the last dispatch
   };
   void instantiate(bool clear_memory);
-  void dispatch(Group& group, const Push& push);
+  void dispatch(Group& group, const Push& push, std::optional<std::uint32_t> wasi_id = std::nullopt);
+  const runtime::ComputePipeline& wasi_pipeline(std::uint32_t id);
+  void read_outcome(Group& group);
   Group& group_of(std::uint32_t instance, std::uint32_t& local);
   void check_range(std::uint32_t instance, std::uint64_t address, std::uint64_t length);
 

@@ -224,7 +224,7 @@ def test_spawn_checks_its_arguments_before_allocating(module):
         ({"n": 1, "memory_pages": -1}, ValueError, "memory_pages"),
         ({"n": 1, "stack_size": 1}, ValueError, "stack_size"),
         ({"n": 1, "device": "tpu"}, wasmgpu.GPUUnavailableError, "device: 'tpu' matches no Vulkan device"),
-        ({"n": 1, "device": "cpu", "wasi": object()}, wasmgpu.UnsupportedFeatureError, "WASI runs on the device"),
+        ({"n": 1, "device": "cpu", "wasi": object()}, TypeError, "wasi: expected a wasmgpu.Wasi"),
         ({"n": 2**31, "device": "cpu", "memory_pages": 4, "max_resident_bytes": None}, wasmgpu.ResourceLimitError,
          "more than the cpu device's memory"),
     ]:
@@ -289,13 +289,16 @@ def test_host_imports_link_by_name_and_type(target):
             wasmgpu.Module(b.build(), host_modules=["spectest"]).spawn(1, **target)
 
 
-def test_wasi_imports_load_but_spawn_says_later(target):
+def test_wasi_imports_spawn_with_a_default_environment(target):
     b = ModuleBuilder()
     b.import_function("wasi_snapshot_preview1", "proc_exit", [I32], [])
-    b.function([], [], b"", export="_start")
-    module = wasmgpu.Module(b.build())
-    with pytest.raises(wasmgpu.UnsupportedFeatureError, match="WASI runs on the device in a later step"):
-        module.spawn(1, **target)
+    b.function([], [], i32_const(4) + b"\x10\x00", export="_start")
+    with wasmgpu.Module(b.build()).spawn(2, **target) as instances:
+        assert isinstance(instances.wasi, wasmgpu.Wasi)  # Wasi() when none is given
+        with pytest.raises(wasmgpu.Trap) as raised:
+            instances.call("_start")
+        assert raised.value.traps == {0: "WASI proc_exit", 1: "WASI proc_exit"}
+        assert instances.exit_codes == [4, 4]
 
 
 def test_last_call_reports_phases_and_counters(module, target):
@@ -318,8 +321,8 @@ def test_100003_instances_on_the_cpu_device():
                b"\xad\x7c" + GLOBAL_SET(total) + GLOBAL_GET(total), export="step")
     n = 100_003
     with wasmgpu.Module(b.build()).spawn(n, device="cpu", stack_size=16) as instances:
-        # 17 control words, one global (2 words) and 16 stack slots (32 words): 204 bytes per instance.
-        assert 204 * n <= instances.resident_bytes < 204 * n + 4096
+        # 24 control words, one global (2 words) and 16 stack slots (32 words): 232 bytes per instance.
+        assert 232 * n <= instances.resident_bytes < 232 * n + 4096
         results = instances.call("step", list(range(n)))
         assert results == [(3 * i, i) for i in range(n)]
         results = instances.call("step", list(range(n)))

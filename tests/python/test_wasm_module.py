@@ -94,10 +94,14 @@ def test_arguments_are_checked_before_the_binary_is_decoded():
     ({"": b"x"}, ValueError),
     ({"/abs": b"x"}, ValueError),
     ({"a/../../b": b"x"}, ValueError),
-    ({"a//b": b"x"}, ValueError),
     ({"x" * 256: b"x"}, ValueError),
+    ({".": b"x"}, ValueError),
+    ({"a": b"x", "a/b": b"y"}, ValueError),  # a file cannot also be a directory
+    ({"a/b": b"x", "./a//b": b"y"}, ValueError),  # the same file twice
+    ({"a\0b": b"x"}, ValueError),
 ])
 def test_bad_files_are_named(files, error):
+    """Paths are relative, '/'-separated, at most 255 UTF-8 bytes after resolution."""
     with pytest.raises(error, match="files"):
         wasmgpu.Module(ADD, files=files)
 
@@ -312,3 +316,8 @@ def test_lowered_br_table_has_one_entry_per_label():
     entries = code[2:5]
     assert all(entry[0] == _native.OP_BR_TABLE_ENTRY for entry in entries)
     assert [entry[1] for entry in entries] == [begin + 5, begin + 5, begin + 5]
+
+
+def test_file_paths_are_resolved():
+    module = wasmgpu.Module(ADD, files={"./data//in.txt": b"1", "out/../b.txt": bytearray(b"2"), "x" * 255: b""})
+    assert module.files == {"data/in.txt": b"1", "b.txt": b"2", "x" * 255: b""}

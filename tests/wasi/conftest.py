@@ -30,7 +30,10 @@ def pytest_report_header(config):
     from importlib.metadata import version
 
     node = oracles.node_executable()
-    return [f"WASI oracles: wasmtime {version('wasmtime')} (PyPI), node:wasi from {node or 'no node found'}"]
+    return [f"WASI oracles: wasmtime {version('wasmtime')} (PyPI), node:wasi from {node or 'no node found'}",
+            "WASI on wasmgpu: every fixture, the wasi-testsuite, graphviz.wasm and the semantics tests run on the "
+            "cpu device and on the selected Vulkan device, except the malloc_growth and float_printf fixtures "
+            "(cpu only: 409 M and 17 M instructions) and 100,003 printing instances (cpu; 10,000 on Vulkan)"]
 
 
 @pytest.fixture(scope="session")

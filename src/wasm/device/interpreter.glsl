@@ -235,6 +235,9 @@ uint interp_run(uint quantum, uint budget) {
   uvec2 count = u64_add(uvec2(st_get(S_EXECUTED), st_get(S_EXECUTED + 1u)), uvec2(records, 0u));
   st_set(S_EXECUTED, count.x);
   st_set(S_EXECUTED + 1u, count.y);
+  uvec2 ticks = u64_add(uvec2(st_get(S_TICKS), st_get(S_TICKS + 1u)), uvec2(records, 0u));
+  st_set(S_TICKS, ticks.x);
+  st_set(S_TICKS + 1u, ticks.y);
   st_set(S_FUEL, fuel.x);
   st_set(S_FUEL + 1u, fuel.y);
   st_set(S_PC, r.pc);

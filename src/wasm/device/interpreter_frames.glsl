@@ -68,6 +68,14 @@ void interp_call(INOUT(InterpRegs) r, uint f, uint ret_pc) {
     }
     return;
   }
+  if (function_word(f, F_KIND) == FUNCTION_WASI) {  // the WASI service makes the call
+    st_set(S_WASI_FUNC, f);
+    st_set(S_WASI_RET, ret_pc);
+    st_set(S_WASI_PROGRESS, 0u);
+    r.status = STATUS_WASI;
+    r.cont = 0u;
+    return;
+  }
   uint locals = function_word(f, F_LOCALS);
   uint fp = r.sp - params;
   uint header = fp + params + locals;

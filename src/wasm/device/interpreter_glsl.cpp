@@ -1,6 +1,8 @@
 #include "wasm/device/interpreter_glsl.hpp"
 
+#include <initializer_list>
 #include <string_view>
+#include <utility>
 
 #include "wasm/device/glsl/interpreter_bulk_glsl.hpp"
 #include "wasm/device/glsl/interpreter_frames_glsl.hpp"
@@ -10,21 +12,46 @@
 #include "wasm/device/glsl/interpreter_tables_glsl.hpp"
 #include "wasm/device/glsl/interpreter_vulkan_bindings_glsl.hpp"
 #include "wasm/device/glsl/interpreter_vulkan_main_glsl.hpp"
+#include "wasm/device/glsl/interpreter_vulkan_outcome_glsl.hpp"
+#include "wasm/device/glsl/interpreter_wasi_glsl.hpp"
+#include "wasm/device/glsl/wasi_accessors_glsl.hpp"
+#include "wasm/device/glsl/wasi_layout_glsl.hpp"
+#include "wasm/device/glsl/wasi_vulkan_main_glsl.hpp"
 #include "wasm/device/numerics_glsl.hpp"
+#include "wasm/device/wasi_glsl.hpp"
 
 namespace wavestack::wasm::device {
 
-std::string interpreter_shader_source() {
-  std::string source = "#version 450\n";
-  source += numerics_glsl();
-  // The bindings declare the accessors the device code calls; main() comes last.
-  for (const std::string_view part :
-       {glsl::interpreter_layout, glsl::interpreter_vulkan_bindings, glsl::interpreter_memory, glsl::interpreter_tables,
-        glsl::interpreter_frames, glsl::interpreter_bulk, glsl::interpreter, glsl::interpreter_vulkan_main}) {
+namespace {
+
+std::string concatenate(std::string source, std::initializer_list<std::string_view> parts) {
+  for (const std::string_view part : parts) {
     source += part;
     source += '\n';
   }
   return source;
+}
+
+}  // namespace
+
+std::string interpreter_shader_source() {
+  // The bindings declare the accessors the device code calls; main() comes last. Of WASI the
+  // interpreter needs only the region's layout (the exit words of the outcome).
+  return concatenate(
+      "#version 450\n" + numerics_glsl(),
+      {glsl::interpreter_layout, glsl::wasi_layout, glsl::interpreter_vulkan_bindings, glsl::wasi_accessors,
+       glsl::interpreter_memory, glsl::interpreter_tables, glsl::interpreter_frames, glsl::interpreter_bulk,
+       glsl::interpreter, glsl::interpreter_vulkan_outcome, glsl::interpreter_vulkan_main});
+}
+
+std::string wasi_service_shader_source() {
+  // The same bindings and layout, the WASI library instead of the interpreter loop.
+  std::string source = concatenate(
+      "#version 450\n" + numerics_glsl(),
+      {glsl::interpreter_layout, glsl::interpreter_vulkan_bindings, glsl::wasi_accessors, glsl::interpreter_memory});
+  source += wasi_glsl();
+  return concatenate(std::move(source), {glsl::interpreter_tables, glsl::interpreter_frames, glsl::interpreter_wasi,
+                                         glsl::interpreter_vulkan_outcome, glsl::wasi_vulkan_main});
 }
 
 }  // namespace wavestack::wasm::device

@@ -24,7 +24,9 @@ const uint H_STACK_SLOTS = 12u;  // value stack capacity in 64-bit slots
 const uint H_MEMORY_LIMIT = 13u; // pages memory.grow may reach: min(reserved capacity, declared max)
 const uint H_ENTRY_PC = 14u;     // the ENTRY record the host's calls start at (after all code)
 const uint H_CALL_DEPTH = 15u;   // frames a call may nest (spawn's call_depth); one more traps
-const uint H_WORDS = 16u;
+const uint H_WASI = 16u;         // state offset of the WASI region (wasi_layout.glsl); 0: no WASI
+const uint H_WASI_WORDS = 17u;   // words of the WASI region
+const uint H_WORDS = 20u;
 
 // Function table entry.
 const uint F_CODE = 0u;       // first record
@@ -37,6 +39,7 @@ const uint F_KIND = 6u;
 const uint F_WORDS = 8u;
 const uint FUNCTION_DEFINED = 0u;
 const uint FUNCTION_HOST_NOP = 1u;  // a host import without results (spectest's print_*): pops its arguments
+const uint FUNCTION_WASI = 2u;      // a wasi_snapshot_preview1 import; F_CODE holds its WASI function id
 
 // Table descriptor.
 const uint T_STATE = 0u;  // state offset of [size, entry 0, entry 1, ...]
@@ -65,7 +68,12 @@ const uint S_CONT = 13u;
 const uint S_CONT_FUNC = 14u;
 const uint S_CONT_DONE = 15u;
 const uint S_DEPTH = 16u;        // frames of the current call (the host's entry call is frame 1)
-const uint S_CONTROL_WORDS = 17u;
+const uint S_TICKS = 17u;        // u64 (2 words): instructions executed since instantiation (the WASI clock)
+const uint S_CLOCK_SKIP = 19u;   // u64 (2 words): nanoseconds poll_oneoff moved the WASI clock ahead
+const uint S_WASI_FUNC = 21u;    // STATUS_WASI: the WASI import called
+const uint S_WASI_RET = 22u;     // STATUS_WASI: where the call returns to (RETURN_TO_HOST for the host)
+const uint S_WASI_PROGRESS = 23u;  // STATUS_WASI: the progress word of a resumable call
+const uint S_CONTROL_WORDS = 24u;
 
 // S_STATUS values.
 const uint STATUS_IDLE = 0u;
@@ -73,6 +81,7 @@ const uint STATUS_RUNNING = 1u;  // inside a call; the next dispatch resumes at 
 const uint STATUS_RETURNED = 2u; // results in slots 0 .. result count
 const uint STATUS_TRAPPED = 3u;  // S_TRAP says why
 const uint STATUS_FUEL_EXHAUSTED = 4u;
+const uint STATUS_WASI = 5u;     // a WASI call waits for the WASI service (interpreter_wasi.glsl)
 
 // Trap codes beyond the numerics' (traps.glsl: 1 divide by zero, 2 overflow, 3 invalid conversion).
 const uint WASM_TRAP_UNREACHABLE = 4u;
@@ -86,6 +95,8 @@ const uint WASM_TRAP_FUEL_EXHAUSTED = 11u;
 // The device ended the interpreter loop by itself (lavapipe stops every loop of an invocation
 // after 65535 iterations in all); never expected, reported instead of continuing wrongly.
 const uint WASM_TRAP_DEVICE_LOOP_LIMIT = 12u;
+const uint WASM_TRAP_WASI_EXIT = 13u;   // proc_exit ended the instance's call
+const uint WASM_TRAP_WASI_RAISE = 14u;  // proc_raise terminated the instance
 
 // Internal record appended after all code: calls the function in S_CONT_FUNC for the host.
 const uint OP_ENTRY = 0x203u;

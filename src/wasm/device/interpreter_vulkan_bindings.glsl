@@ -27,6 +27,8 @@ layout(push_constant) uniform Push {
   uint range_begin;
   uint range_end;
   uint template_memory_words;
+  uint instance_base;       // the group's first instance (the WASI region's instance index)
+  uint wasi_instance_word;  // state word of that index, 0xFFFFFFFF without WASI
 } pc;
 
 const uint MODE_INSTANTIATE = 0u;  // copy template words [range_begin, range_end): memory, then state

@@ -15,6 +15,8 @@ void main() {
     for (uint w = pc.range_begin; w < pc.range_end; w++) {
       if (w < m) {
         mem_set(w, template_words[pc.state_stride + w]);
+      } else if (w - m == pc.wasi_instance_word) {
+        st_set(w - m, pc.instance_base + instance);  // the ChaCha20 nonce of this instance
       } else {
         st_set(w - m, template_words[w - m]);
       }
@@ -28,18 +30,5 @@ void main() {
     st_set(S_FUEL + 1u, pc.fuel_hi);
     interp_begin_call(pc.function);
   }
-  uint status = interp_run(pc.quantum, pc.budget);
-  io_words[io] = status;
-  io_words[io + 1u] = st_get(S_TRAP);
-  io_words[io + 2u] = st_get(S_TRAP_INDEX);
-  io_words[io + 3u] = st_get(S_EXECUTED);
-  io_words[io + 4u] = st_get(S_EXECUTED + 1u);
-  io_words[io + 5u] = st_get(S_PAGES);
-  if (status == STATUS_RETURNED) {
-    for (uint k = 0u; k < pc.results; k++) {
-      uvec2 v = slot_get(k);
-      io_words[io + 6u + 2u * k] = v.x;
-      io_words[io + 7u + 2u * k] = v.y;
-    }
-  }
+  write_outcome(io, interp_run(pc.quantum, pc.budget));
 }

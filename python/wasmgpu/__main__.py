@@ -1,0 +1,7 @@
+"""``python -m wasmgpu``: see wasmgpu.cli."""
+
+import sys
+
+from wasmgpu.cli import main
+
+sys.exit(main())

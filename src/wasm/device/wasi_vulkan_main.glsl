@@ -1,0 +1,15 @@
+// The entry point of a WASI service pipeline (interpreter_wasi.glsl): one pipeline per WASI
+// function, its id the specialization constant below, so the driver compiles one entry point
+// of the library per pipeline. One invocation per instance: an instance whose interpreter
+// stopped at a call of this function (STATUS_WASI) gets the call made with a bounded budget;
+// every other one is left as it is, io words included.
+layout(constant_id = 0) const uint WASI_SERVICE_ID = 0u;
+
+void main() {
+  uint instance = gl_GlobalInvocationID.x;
+  if (instance >= pc.count) return;
+  state_base = instance * pc.state_stride;
+  memory_base = instance * pc.memory_stride;
+  if (st_get(S_STATUS) != STATUS_WASI || interp_wasi_pending_id() != WASI_SERVICE_ID) return;
+  write_outcome(instance * pc.io_stride, interp_wasi_service(pc.budget, WASI_SERVICE_ID));
+}

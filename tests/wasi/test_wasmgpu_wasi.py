@@ -1,0 +1,162 @@
+"""wasmgpu's WASI against the oracles: the C fixture programs, the wasi-testsuite and
+graphviz.wasm, on the cpu device and on the selected Vulkan device (lavapipe in CI).
+
+Every fixture runs under wasmgpu and under the wasmtime package with the same arguments,
+environment, stdin and embedded files; stdout, stderr, exit code and the files left behind must
+be identical (the clocks_random fixture, the one that reads clocks and randomness, is compared
+by its properties and by the exact values the virtual clock and ChaCha20 define).
+"""
+
+from __future__ import annotations
+
+import struct
+
+import pytest
+
+import graphviz_reference
+import oracles
+import testsuite
+import wasmgpu
+import wasmgpu_engine
+
+# The fixtures' runs: (fixture, args, env, stdin, files). Deterministic programs only.
+RUNS = [
+    ("stdio", ["stdio"], {}, b"hello\nworld\n", {}),
+    ("stdio", ["stdio"], {}, bytes(range(256)) * 40, {}),
+    ("args_env", ["prog", "one", "two words", "", "ünïcödé ✓"], {"A": "1", "WITH_EQUALS": "a=b=c"}, b"", {}),
+    ("malloc_growth", ["malloc_growth"], {}, b"", {}),
+    ("file_workout", ["file_workout"], {}, b"", {}),
+    ("float_printf", ["float_printf"], {}, b"", {}),
+    ("exit_code", ["exit_code", "0"], {}, b"", {}),
+    ("exit_code", ["exit_code", "7"], {}, b"", {}),
+    ("exit_code", ["exit_code", "125"], {}, b"", {}),
+    ("embedded_input", ["embedded_input", "data/input.txt", "result.txt"], {}, b"",
+     {"data/input.txt": b"1.25\n2.5\n-3.75\n1e3\n"}),
+]
+# Run on the cpu device only: lavapipe interprets about 10^5 instructions a second, and these
+# execute 409 M (malloc_growth) and 17 M (float_printf). Every other run goes on both devices.
+CPU_ONLY = {"malloc_growth", "float_printf"}
+DEVICE_RUNS = [(device, run) for run in RUNS for device in ("cpu", "gpu")
+               if device == "cpu" or run[0] not in CPU_ONLY]
+
+
+@pytest.fixture(params=["cpu", "gpu"])
+def ours(request):
+    """wasmgpu's engine on the cpu device, or on the selected Vulkan device."""
+    return engine_for(request.param)
+
+
+def _without_directories(files):
+    return {path: content for path, content in files.items() if not path.endswith("/")}
+
+
+def engine_for(device: str):
+    if device == "gpu" and wasmgpu._native.select_device(False) is None:
+        import device_support  # tests/python
+
+        reason = "no usable Vulkan device (software adapters need WAVESTACK_ALLOW_SOFTWARE_GPU=1)"
+        if device_support.gpu_required():
+            pytest.fail(reason)
+        pytest.skip(reason)
+    return wasmgpu_engine.make_engine(device)
+
+
+@pytest.mark.parametrize("device, run", DEVICE_RUNS,
+                         ids=[f"{device}-{run[0]}-{RUNS.index(run)}" for device, run in DEVICE_RUNS])
+def test_fixture_matches_wasmtime(device, fixture, run):
+    ours = engine_for(device)
+    name, args, env, stdin, files = run
+    module = fixture(name)
+    expected = oracles.run_wasmtime(module, args, env, stdin, files)
+    got = ours(module, args, env, stdin, files)
+    assert got.stdout == expected.stdout
+    assert got.stderr == expected.stderr
+    assert got.exit_code == expected.exit_code
+    assert got.files == _without_directories(expected.files)
+
+
+# -- the wasi-testsuite --------------------------------------------------------------------
+
+def test_wasi_testsuite_passes_on_wasmgpu(ours):
+    if not testsuite.testsuite_dir().is_dir():
+        pytest.fail(f"the wasi-testsuite is missing at {testsuite.testsuite_dir()}")
+    outcomes = testsuite.run_suite(ours)
+    failed = {outcome.case.id: "; ".join(outcome.failures) for outcome in outcomes if not outcome.passed}
+    assert len(outcomes) == 26
+    assert failed == {}
+
+
+# -- graphviz.wasm, a real WASI program ---------------------------------------------------------
+
+def _graphviz_demo():
+    import importlib.util
+
+    path = testsuite.REPO / "examples" / "wasmgpu_graphviz.py"
+    spec = importlib.util.spec_from_file_location("wasmgpu_graphviz", path)
+    demo = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(demo)
+    return demo
+
+
+def test_graphviz_renders_a_different_graph_per_instance_identically_to_wasmtime(ours, request):
+    demo = _graphviz_demo()
+    device = request.node.callspec.params["ours"]
+    dots = demo.example_graphs(3)
+    where = {"device": "cpu"} if device == "cpu" else {"allow_software": True}
+    module = demo.graphviz_module()
+    with module.spawn(3, **demo.SPAWN_OPTIONS, **where) as instances:
+        svgs, first = demo.render(instances, dots)
+        assert first.instructions > 1_000_000
+        reference = graphviz_reference.GraphvizReference()
+        try:
+            expected = [reference.render(dot) for dot in dots]
+        finally:
+            reference.close()
+        assert svgs == expected
+        assert len(set(svgs)) == 3 and all(b"<svg" in svg for svg in svgs)
+        if device == "cpu":  # a second render reuses the instances (lavapipe: the first is enough)
+            again, _ = demo.render(instances, list(reversed(dots)))
+            assert again == list(reversed(expected))
+
+
+# -- the command line --------------------------------------------------------------------------------
+
+def _cli(*arguments, stdin=None):
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "wasmgpu", "run", *arguments], capture_output=True, timeout=300,
+                          stdin=stdin)
+
+
+def test_cli_run_behaves_like_wasmtime_run(fixtures_dir, tmp_path):
+    module = fixtures_dir / "exit_code.wasm"
+    for code in ("0", "9"):
+        expected = oracles.run_wasmtime(module.read_bytes(), ["exit_code.wasm", code])
+        got = _cli("--device", "cpu", str(module), code)
+        assert (got.returncode, got.stdout, got.stderr) == (expected.exit_code, expected.stdout, expected.stderr)
+    (tmp_path / "input.txt").write_bytes(b"1.5\n2.5\n")
+    (tmp_path / "stdin.txt").write_bytes(b"from stdin\n")
+    out = tmp_path / "out"
+    # As `wasmtime run`: options, the module, then the program's arguments (options included).
+    got = _cli("--device", "cpu", "--instances", "3", "--file", f"data/input.txt={tmp_path / 'input.txt'}",
+               "--output-dir", str(out), "--env", "MODE=batch", str(fixtures_dir / "embedded_input.wasm"),
+               "data/input.txt", "result.txt")
+    expected = oracles.run_wasmtime((fixtures_dir / "embedded_input.wasm").read_bytes(),
+                                    ["embedded_input.wasm", "data/input.txt", "result.txt"], {"MODE": "batch"}, b"",
+                                    {"data/input.txt": b"1.5\n2.5\n"})
+    assert got.returncode == expected.exit_code and got.stdout == expected.stdout
+    for i in range(3):
+        assert (out / str(i) / "stdout").read_bytes() == expected.stdout
+        assert (out / str(i) / "files" / "result.txt").read_bytes() == expected.files["result.txt"]
+    stdio = _cli("--device", "cpu", "--stdin", str(tmp_path / "stdin.txt"), str(fixtures_dir / "stdio.wasm"))
+    expected = oracles.run_wasmtime((fixtures_dir / "stdio.wasm").read_bytes(), ["stdio.wasm"], {}, b"from stdin\n")
+    assert (stdio.returncode, stdio.stdout, stdio.stderr) == (0, expected.stdout, expected.stderr)
+
+
+def test_cli_info_lists_the_cpu_device():
+    import subprocess
+    import sys
+
+    info = subprocess.run([sys.executable, "-m", "wasmgpu", "info"], capture_output=True, text=True, timeout=120)
+    assert info.returncode == 0 and info.stdout.startswith("cpu: ")

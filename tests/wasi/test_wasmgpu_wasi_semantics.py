@@ -1,0 +1,337 @@
+"""wasmgpu's virtual WASI semantics, one property at a time, on the cpu device and on the
+selected Vulkan device: proc_exit and proc_raise per instance, the virtual clock's exact
+values, ChaCha20 random streams against an independent ChaCha20 written here (RFC 8439),
+capability escapes compared with wasmtime, quotas, reset, and 100,003 printing instances.
+The modules are small WAT programs so that each test names what it checks."""
+
+from __future__ import annotations
+
+import struct
+
+import pytest
+import wasmtime
+
+import oracles
+import wasmgpu
+
+ERRNO_SUCCESS, ERRNO_MFILE, ERRNO_NFILE, ERRNO_NOSPC = 0, 33, 41, 51
+
+
+@pytest.fixture(params=["cpu", "gpu"])
+def where(request):
+    """spawn() keywords of the device under test."""
+    if request.param == "cpu":
+        return {"device": "cpu"}
+    if wasmgpu._native.select_device(False) is None:
+        import device_support
+
+        reason = "no usable Vulkan device (software adapters need WAVESTACK_ALLOW_SOFTWARE_GPU=1)"
+        if device_support.gpu_required():
+            pytest.fail(reason)
+        pytest.skip(reason)
+    return {}
+
+
+def module(body: str) -> wasmgpu.Module:
+    return wasmgpu.Module(wasmtime.wat2wasm(f"(module {body})"))
+
+
+IMPORTS = """
+  (import "wasi_snapshot_preview1" "proc_exit" (func $proc_exit (param i32)))
+  (import "wasi_snapshot_preview1" "proc_raise" (func $proc_raise (param i32) (result i32)))
+  (import "wasi_snapshot_preview1" "clock_time_get" (func $clock_time_get (param i32 i64 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "clock_res_get" (func $clock_res_get (param i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "random_get" (func $random_get (param i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "fd_write" (func $fd_write (param i32 i32 i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "fd_fdstat_get" (func $fd_fdstat_get (param i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "path_open"
+    (func $path_open (param i32 i32 i32 i32 i32 i64 i64 i32 i32) (result i32)))
+  (memory (export "memory") 1)
+"""
+
+
+# -- proc_exit / proc_raise -------------------------------------------------------------------
+
+def test_proc_exit_ends_only_that_instances_call(where):
+    m = module(IMPORTS + """
+      (func (export "run") (param i32) (result i32)
+        (if (local.get 0) (then (call $proc_exit (local.get 0))))
+        (i32.const 42))""")
+    with m.spawn(4, **where) as instances:
+        with pytest.raises(wasmgpu.Trap) as raised:
+            instances.call("run", [0, 3, 0, 255])
+        assert raised.value.traps == {1: "WASI proc_exit", 3: "WASI proc_exit"}
+        assert raised.value.results == [42, None, 42, None]
+        assert instances.exit_codes == [None, 3, None, 255]
+        instances.reset()
+        assert instances.exit_codes == [None] * 4
+        assert instances.call("run", [0] * 4) == [42] * 4
+
+
+def test_proc_raise_terminates_and_signal_zero_does_nothing(where):
+    m = module(IMPORTS + """(func (export "raise") (param i32) (result i32) (call $proc_raise (local.get 0)))""")
+    with m.spawn(3, **where) as instances:
+        with pytest.raises(wasmgpu.Trap) as raised:
+            instances.call("raise", [0, 6, 31])
+        assert raised.value.traps == {1: "WASI proc_raise"}
+        assert raised.value.results[0] == 0 and raised.value.results[2] == 28  # 31 > SIGSYS: INVAL
+
+
+# -- the virtual clock -----------------------------------------------------------------------------
+
+CLOCK = IMPORTS + """
+  (func (export "now") (param i32) (result i64)
+    (drop (call $clock_time_get (local.get 0) (i64.const 0) (i32.const 0)))
+    (i64.load (i32.const 0)))
+  (func (export "res") (param i32) (result i32 i64)
+    (call $clock_res_get (local.get 0) (i32.const 8)) (i64.load (i32.const 8)))
+  (func (export "spin") (param i32)
+    (loop $l (local.set 0 (i32.sub (local.get 0) (i32.const 1))) (br_if $l (local.get 0))))
+"""
+# Instructions `now` executes up to and including its clock_time_get call: 3 constants, the call.
+NOW_INSTRUCTIONS = 4
+
+
+def test_clocks_count_executed_instructions_exactly(where):
+    epoch, resolution = 1_700_000_000_000_000_000, 7
+    wasi = wasmgpu.Wasi(clock_epoch_ns=epoch, clock_resolution_ns=resolution)
+    with module(CLOCK).spawn(2, wasi=wasi, **where) as instances:
+        first = instances.call("now", [0, 1])  # realtime and monotonic read the same counter
+        assert first == [epoch + resolution * NOW_INSTRUCTIONS] * 2
+        instances.call("spin", [1000, 10])
+        second = instances.call("now", [1, 1])
+        # Each instance's clock advanced by its own instructions: instance 0 spun longer.
+        assert second[0] > second[1] > first[1]
+        assert (second[0] - epoch) % resolution == 0 and (second[1] - epoch) % resolution == 0
+        assert instances.call("res", [0, 3]) == [(0, resolution), (0, resolution)]
+        assert instances.call("res", [4, 4])[0][0] == 28  # no such clock: INVAL
+        instances.reset()
+        assert instances.call("now", [0, 0]) == first  # reset restarts the clock
+
+
+def test_clock_advances_one_resolution_per_instruction(where):
+    wasi = wasmgpu.Wasi(clock_epoch_ns=1000, clock_resolution_ns=3)
+    with module(CLOCK).spawn(1, wasi=wasi, **where) as instances:
+        t0 = instances.call("now", [1])[0]
+        call1 = instances.last_call.instructions
+        instances.call("spin", [50])
+        spin = instances.last_call.instructions
+        t1 = instances.call("now", [1])[0]
+        # Between the two reads: the rest of the first `now` (its load and return), the spin
+        # call, and the second `now` up to its clock call.
+        assert t1 - t0 == 3 * ((call1 - NOW_INSTRUCTIONS) + spin + NOW_INSTRUCTIONS)
+
+
+# -- random_get: ChaCha20 ----------------------------------------------------------------------------
+
+def chacha20_block(key: bytes, counter: int, nonce: bytes) -> bytes:
+    """RFC 8439, section 2.3, written here independently of the device code."""
+    def rotl(x, n):
+        return ((x << n) | (x >> (32 - n))) & 0xFFFFFFFF
+
+    def quarter(s, a, b, c, d):
+        s[a] = (s[a] + s[b]) & 0xFFFFFFFF
+        s[d] = rotl(s[d] ^ s[a], 16)
+        s[c] = (s[c] + s[d]) & 0xFFFFFFFF
+        s[b] = rotl(s[b] ^ s[c], 12)
+        s[a] = (s[a] + s[b]) & 0xFFFFFFFF
+        s[d] = rotl(s[d] ^ s[a], 8)
+        s[c] = (s[c] + s[d]) & 0xFFFFFFFF
+        s[b] = rotl(s[b] ^ s[c], 7)
+
+    state = [0x61707865, 0x3320646E, 0x79622D32, 0x6B206574, *struct.unpack("<8I", key), counter,
+             *struct.unpack("<3I", nonce)]
+    working = list(state)
+    for _ in range(10):
+        for a, b, c, d in ((0, 4, 8, 12), (1, 5, 9, 13), (2, 6, 10, 14), (3, 7, 11, 15),
+                           (0, 5, 10, 15), (1, 6, 11, 12), (2, 7, 8, 13), (3, 4, 9, 14)):
+            quarter(working, a, b, c, d)
+    return struct.pack("<16I", *((w + s) & 0xFFFFFFFF for w, s in zip(working, state)))
+
+
+def test_our_chacha20_matches_rfc8439():
+    key = bytes(range(32))
+    block = chacha20_block(key, 1, bytes.fromhex("000000090000004a00000000"))
+    assert block[:16].hex() == "10f1e7e4d13b5915500fdd1fa32071c4"  # RFC 8439, 2.3.2
+
+
+def stream(key: bytes, instance: int, length: int) -> bytes:
+    nonce = struct.pack("<3I", instance, 0, 0)
+    return b"".join(chacha20_block(key, c, nonce) for c in range((length + 63) // 64))[:length]
+
+
+RANDOM = IMPORTS + """(func (export "rand") (param i32 i32) (result i32) (call $random_get (local.get 0) (local.get 1)))"""
+
+
+@pytest.mark.parametrize("seed", [1, 0xDEADBEEF, bytes(range(100, 132))])
+def test_random_streams_are_chacha20_by_instance(where, seed):
+    key = seed if isinstance(seed, bytes) else struct.pack("<I", seed) + bytes(28)
+    wasi = wasmgpu.Wasi(seed=seed)
+    with module(RANDOM).spawn(5, wasi=wasi, **where) as instances:
+        assert instances.call("rand", [(0, 16)] * 5) == [0] * 5
+        assert instances.call("rand", [(16, 100)] * 5) == [0] * 5  # the stream continues
+        for i in range(5):
+            assert instances.read_memory(0, 116, instance=i) == stream(key, i, 116)
+
+
+def test_random_streams_do_not_depend_on_count_or_batching(where):
+    wasi = wasmgpu.Wasi(seed=77)
+    got = []
+    for count, batch in [(7, None), (3, None), (7, 2)]:
+        with module(RANDOM).spawn(count, wasi=wasi, batch_size=batch, **where) as instances:
+            instances.call("rand", [(0, 40)] * count)
+            got.append([instances.read_memory(0, 40, instance=i) for i in range(count)])
+    assert got[0][:3] == got[1] and got[0] == got[2]
+
+
+# -- capabilities: the same answers as wasmtime -----------------------------------------------------
+
+OPEN = IMPORTS + """
+  (func (export "open") (param i32 i32 i32) (result i32)
+    ;; path at 1024 (length from the host), dirflags, oflags; the fd goes to 16. Rights: the
+    ;; directory's inheriting rights, as wasi-libc asks for (fdstat at 32, inheriting at 48).
+    (drop (call $fd_fdstat_get (i32.const 3) (i32.const 32)))
+    (call $path_open (i32.const 3) (local.get 1) (i32.const 1024) (local.get 0) (local.get 2)
+      (i64.load (i32.const 48)) (i64.load (i32.const 48)) (i32.const 0) (i32.const 16)))
+  (func (export "_start"))
+"""
+
+
+def wasmtime_open_errno(path: bytes, dirflags: int, oflags: int, tmp_path) -> int:
+    """path_open's errno under wasmtime with a preopened directory holding data/a.txt."""
+    (tmp_path / "data").mkdir(exist_ok=True)
+    (tmp_path / "data" / "a.txt").write_bytes(b"x")
+    engine = wasmtime.Engine()
+    store = wasmtime.Store(engine)
+    config = wasmtime.WasiConfig()
+    config.preopen_dir(str(tmp_path), ".")
+    store.set_wasi(config)
+    linker = wasmtime.Linker(engine)
+    linker.define_wasi()
+    instance = linker.instantiate(store, wasmtime.Module(engine, wasmtime.wat2wasm(f"(module {OPEN})")))
+    memory = instance.exports(store)["memory"]
+    memory.write(store, path, 1024)
+    return instance.exports(store)["open"](store, len(path), dirflags, oflags)
+
+
+@pytest.mark.parametrize("path, dirflags, oflags", [
+    (b"data/a.txt", 0, 0), (b"../x", 0, 0), (b"data/../../x", 0, 0), (b"/etc/passwd", 0, 0),
+    (b"data", 0, 2), (b"data/a.txt", 0, 2), (b"missing/x", 0, 1), (b"data/new.txt", 0, 1 | 4),
+    (b"data/a.txt", 0, 1 | 4), (b"", 0, 0), (b"data/a.txt/x", 0, 0), (b"a\x00b", 0, 1), (b"data/\xff", 0, 1),
+    (b"data//a.txt", 0, 0), (b"./data/./a.txt", 0, 0), (b"data/a.txt", 0, 8),
+])
+def test_path_open_errnos_match_wasmtime(where, tmp_path, path, dirflags, oflags):
+    expected = wasmtime_open_errno(path, dirflags, oflags, tmp_path)
+    wasi = wasmgpu.Wasi(files={"data/a.txt": b"x"})
+    with module(OPEN).spawn(1, wasi=wasi, **where) as instances:
+        instances.write_memory(1024, path)
+        assert instances.call("open", [(len(path), dirflags, oflags)]) == [expected]
+
+
+# -- quotas ----------------------------------------------------------------------------------------
+
+WRITE = IMPORTS + """
+  (func (export "create") (param i32) (result i32)  ;; opens path 1024 (length given) with O_CREAT
+    (drop (call $fd_fdstat_get (i32.const 3) (i32.const 32)))
+    (call $path_open (i32.const 3) (i32.const 0) (i32.const 1024) (local.get 0) (i32.const 1)
+      (i64.load (i32.const 48)) (i64.load (i32.const 48)) (i32.const 0) (i32.const 16)))
+  (func (export "fd") (result i32) (i32.load (i32.const 16)))
+  (func (export "write") (param i32 i32) (result i32)  ;; writes n bytes of 2048.. to fd
+    (i32.store (i32.const 0) (i32.const 2048)) (i32.store (i32.const 4) (local.get 1))
+    (call $fd_write (local.get 0) (i32.const 0) (i32.const 1) (i32.const 8)))
+"""
+
+
+def test_descriptor_quota_gives_mfile_and_changes_nothing(where):
+    wasi = wasmgpu.Wasi(files={"f": b"abc"}, max_fds=6)
+    with module(WRITE).spawn(1, **where, wasi=wasi) as instances:
+        instances.write_memory(1024, b"f")
+        assert instances.call("create", [1]) == [ERRNO_SUCCESS]  # fd 4
+        assert instances.call("create", [1]) == [ERRNO_SUCCESS]  # fd 5
+        assert instances.call("create", [1]) == [ERRNO_MFILE]
+        assert instances.read_file("f") == b"abc"
+
+
+def test_file_quota_gives_nfile_and_storage_quota_nospc(where):
+    wasi = wasmgpu.Wasi(max_files=6, storage_size=64)
+    with module(WRITE).spawn(1, wasi=wasi, **where) as instances:
+        for name in (b"a", b"b"):
+            instances.write_memory(1024, name)
+            assert instances.call("create", [1]) == [ERRNO_SUCCESS]
+        instances.write_memory(1024, b"c")
+        assert instances.call("create", [1]) == [ERRNO_NFILE]
+        fd = instances.call("fd")[0]
+        instances.write_memory(2048, b"z" * 64)
+        assert instances.call("write", [(fd, 40)]) == [ERRNO_SUCCESS]
+        assert instances.call("write", [(fd, 40)]) == [ERRNO_NOSPC]  # 80 > 64: nothing written
+        assert instances.read_file("b") == b"z" * 40
+        assert instances.files() == {"a": b"", "b": b"z" * 40}
+
+
+# -- reset and stdio -----------------------------------------------------------------------------------
+
+PRINT = IMPORTS + """
+  (data (i32.const 2000) "instance ")
+  ;; run(i): writes "instance <i>\\n" to stdout: the prefix, then the decimal digits built
+  ;; backwards from 1100, in one fd_write of two iovecs.
+  (func (export "run") (param $i i32) (result i32) (local $p i32)
+    (local.set $p (i32.const 1100))
+    (i32.store8 (local.get $p) (i32.const 10))
+    (loop $digit
+      (local.set $p (i32.sub (local.get $p) (i32.const 1)))
+      (i32.store8 (local.get $p) (i32.add (i32.const 48) (i32.rem_u (local.get $i) (i32.const 10))))
+      (local.set $i (i32.div_u (local.get $i) (i32.const 10)))
+      (br_if $digit (local.get $i)))
+    (i32.store (i32.const 0) (i32.const 2000))
+    (i32.store (i32.const 4) (i32.const 9))
+    (i32.store (i32.const 8) (local.get $p))
+    (i32.store (i32.const 12) (i32.sub (i32.const 1101) (local.get $p)))
+    (call $fd_write (i32.const 1) (i32.const 0) (i32.const 2) (i32.const 24)))
+"""
+
+
+def test_reset_clears_streams_files_and_exit_codes(where):
+    wasi = wasmgpu.Wasi(files={"keep.txt": b"original"})
+    with module(PRINT + WRITE.replace(IMPORTS, "")).spawn(2, wasi=wasi, **where) as instances:
+        instances.call("run", [5, 17])
+        assert instances.stdout == [b"instance 5\n", b"instance 17\n"]
+        for i in range(2):
+            instances.write_memory(1024, b"new.txt", instance=i)
+        instances.call("create", [7, 7])
+        assert set(instances.files(instance=1)) == {"keep.txt", "new.txt"}
+        instances.reset()
+        assert instances.stdout == [b"", b""]
+        assert instances.files(instance=1) == {"keep.txt": b"original"}
+        with pytest.raises(FileNotFoundError):
+            instances.read_file("new.txt", instance=1)
+
+
+def _print_many(count: int, **where) -> None:
+    wasi = wasmgpu.Wasi(storage_size=256, max_files=8, max_fds=8)
+    with module(PRINT).spawn(count, wasi=wasi, memory_pages=1, max_resident_bytes=None, **where) as instances:
+        assert instances.call("run", list(range(count))) == [0] * count
+        assert instances.stdout == [f"instance {i}\n".encode() for i in range(count)]
+
+
+def test_100003_instances_print_a_line_each_on_the_cpu_device():
+    _print_many(100_003, device="cpu")
+
+
+def test_10000_instances_print_a_line_each_on_vulkan(where):
+    if where.get("device") == "cpu":
+        _print_many(10_000, device="cpu")  # the same check at the size lavapipe runs
+        return
+    _print_many(10_000, **where)
+
+
+def test_read_file_errors(where):
+    wasi = wasmgpu.Wasi(files={"dir/a.txt": b"A"})
+    with module(IMPORTS).spawn(1, wasi=wasi, **where) as instances:
+        assert instances.read_file("dir/a.txt") == b"A"
+        assert instances.read_file("./dir//a.txt") == b"A"
+        with pytest.raises(IsADirectoryError):
+            instances.read_file("dir")
+        with pytest.raises(FileNotFoundError):
+            instances.read_file("dir/b.txt")
+        with pytest.raises(ValueError, match="leaves the root"):
+            instances.read_file("../x")
