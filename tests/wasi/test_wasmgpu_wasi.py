@@ -73,6 +73,10 @@ def test_fixture_matches_wasmtime(device, fixture, run):
     assert got.stderr == expected.stderr
     assert got.exit_code == expected.exit_code
     assert got.files == _without_directories(expected.files)
+    if device == "cpu" and oracles.node_executable() is not None:  # and Node's node:wasi, where installed
+        on_node = oracles.run_node(module, args, env, stdin, files)
+        assert (got.stdout, got.stderr, got.exit_code) == (on_node.stdout, on_node.stderr, on_node.exit_code)
+        assert got.files == _without_directories(on_node.files)
 
 
 # -- the wasi-testsuite --------------------------------------------------------------------
@@ -160,3 +164,37 @@ def test_cli_info_lists_the_cpu_device():
 
     info = subprocess.run([sys.executable, "-m", "wasmgpu", "info"], capture_output=True, text=True, timeout=120)
     assert info.returncode == 0 and info.stdout.startswith("cpu: ")
+
+
+# -- the seed's WASI example, as written ------------------------------------------------------------
+
+SEED_EXAMPLE = """
+import wasmgpu
+
+module = wasmgpu.Module("worker.wasm", files={"data/input.txt": b"1.25\\n2.5\\n"})
+wasi = wasmgpu.Wasi(
+    args=["worker", "data/input.txt"],
+    env={"MODE": "batch"},
+    stdin=b"input stream\\n",
+    storage_size=256 * 1024,
+    max_files=64,
+    max_fds=64,
+    seed=123,
+)
+with module.spawn(8, wasi=wasi, memory_pages=32, stack_size=4096) as instances:
+    instances.call("process")
+    output_file = instances.read_file("result.txt", instance=0)
+    stdout = instances.stdout  # list of captured bytes, one per instance
+    stderr = instances.stderr
+"""
+
+
+def test_the_seeds_wasi_example_runs_as_written(fixtures_dir, tmp_path, monkeypatch):
+    engine_for("gpu")  # the example uses the default device (lavapipe in CI)
+    (tmp_path / "worker.wasm").write_bytes((fixtures_dir / "worker_reactor.wasm").read_bytes())
+    monkeypatch.chdir(tmp_path)
+    scope = {}
+    exec(compile(SEED_EXAMPLE, "seed-example", "exec"), scope)
+    assert scope["output_file"] == b"count=2 sum_milli=3750\n"
+    assert scope["stdout"] == [b"count=2 sum_milli=3750 mode=batch\n"] * 8
+    assert scope["stderr"] == [b"processed\n"] * 8
