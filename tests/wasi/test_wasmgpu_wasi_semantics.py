@@ -335,3 +335,45 @@ def test_read_file_errors(where):
             instances.read_file("dir/b.txt")
         with pytest.raises(ValueError, match="leaves the root"):
             instances.read_file("../x")
+
+
+POLL = IMPORTS.replace('(memory (export "memory") 1)', "") + """
+  (import "wasi_snapshot_preview1" "poll_oneoff" (func $poll_oneoff (param i32 i32 i32 i32) (result i32)))
+  (memory (export "memory") 1)
+  ;; sleep(ns): one relative clock subscription (monotonic) at 64, its event at 128, nevents at 8;
+  ;; returns (errno, the event's userdata, the event's type, monotonic time after).
+  (func (export "sleep") (param i64) (result i32 i64 i32 i64)
+    (i64.store (i32.const 64) (i64.const 0x1234))   ;; userdata
+    (i32.store8 (i32.const 72) (i32.const 0))       ;; tag: clock
+    (i32.store (i32.const 80) (i32.const 1))        ;; clock id: monotonic
+    (i64.store (i32.const 88) (local.get 0))        ;; timeout
+    (i64.store (i32.const 96) (i64.const 0))        ;; precision
+    (i32.store16 (i32.const 104) (i32.const 0))     ;; flags: relative
+    (call $poll_oneoff (i32.const 64) (i32.const 128) (i32.const 1) (i32.const 8))
+    (i64.load (i32.const 128))
+    (i32.load8_u (i32.const 138))
+    (drop (call $clock_time_get (i32.const 1) (i64.const 0) (i32.const 0)))
+    (i64.load (i32.const 0)))
+  (func (export "now") (result i64)
+    (drop (call $clock_time_get (i32.const 1) (i64.const 0) (i32.const 0))) (i64.load (i32.const 0)))
+  (func (export "bad_write") (param i32) (result i32)  ;; an iovec array at the given address
+    (call $fd_write (i32.const 1) (local.get 0) (i32.const 1) (i32.const 8)))
+"""
+
+
+def test_poll_oneoff_advances_the_virtual_clock_to_the_deadline(where):
+    with module(POLL).spawn(2, **where) as instances:
+        before = instances.call("now")
+        results = instances.call("sleep", [10_000_000, 5])
+        for (errno, userdata, kind, after), start in zip(results, before):
+            assert (errno, userdata, kind) == (0, 0x1234, 0)  # one clock event
+        # The clock jumped to the deadline: at least start + timeout, plus the instructions run.
+        assert results[0][3] >= before[0] + 10_000_000 and results[0][3] < before[0] + 10_000_000 + 200
+        assert results[1][3] < before[1] + 200
+
+
+def test_guest_pointers_out_of_bounds_are_fault(where):
+    with module(POLL).spawn(1, **where) as instances:
+        assert instances.call("bad_write", [65536 - 4]) == [21]  # the iovec runs past the memory
+        assert instances.call("bad_write", [0xFFFFFFF8]) == [21]
+        assert instances.stdout == [b""]
