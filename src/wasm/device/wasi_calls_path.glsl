@@ -31,14 +31,25 @@ uint wasi_new_name_check(WasiLookup r) {
   return r.err;
 }
 
-uint wasi_path_create_directory(uint fd, uint path, uint path_len, uvec2 now, uint budget, INOUT(uint) progress) {
+// The start every call on one path shares: on the first invocation the descriptor, rights and
+// path checks, then `early` (the call's own first check, or SUCCESS), with nothing changed on an
+// error; then the path copied into buffer A, resumable. Returns WASI_ERRNO_SUCCESS once the path
+// is in, else the errno or WASI_AGAIN for the call to return.
+uint wasi_one_path_in(uint fd, uint rights, uint path, uint path_len, uint early, uint budget, INOUT(uint) progress) {
   if (progress == 0u) {
-    uint err = wasi_path_call_check(fd, WASI_RIGHT_PATH_CREATE_DIRECTORY, path, path_len);
+    uint err = wasi_path_call_check(fd, rights, path, path_len);
     if (err != WASI_ERRNO_SUCCESS) return err;
+    if (early != WASI_ERRNO_SUCCESS) return early;
     wasi_cont_reset();
   }
   WasiWork work = wasi_work(budget);
   if (!wasi_paths_in(path, path_len, 0u, WASI_NONE, work)) return wasi_again(progress);
+  return WASI_ERRNO_SUCCESS;
+}
+
+uint wasi_path_create_directory(uint fd, uint path, uint path_len, uvec2 now, uint budget, INOUT(uint) progress) {
+  uint ready = wasi_one_path_in(fd, WASI_RIGHT_PATH_CREATE_DIRECTORY, path, path_len, WASI_ERRNO_SUCCESS, budget, progress);
+  if (ready != WASI_ERRNO_SUCCESS) return ready;
   WasiLookup r = wasi_resolve_arg(0u, path_len, fd, false);
   uint err = wasi_new_name_check(r);
   if (err != WASI_ERRNO_SUCCESS) return err;
@@ -51,14 +62,8 @@ uint wasi_path_create_directory(uint fd, uint path, uint path_len, uvec2 now, ui
 
 uint wasi_path_filestat_get(uint fd, uint flags, uint path, uint path_len, uint buf, uint budget,
                             INOUT(uint) progress) {
-  if (progress == 0u) {
-    uint err = wasi_path_call_check(fd, WASI_RIGHT_PATH_FILESTAT_GET, path, path_len);
-    if (err != WASI_ERRNO_SUCCESS) return err;
-    if (!wasi_range_ok(buf, WASI_FILESTAT_SIZE)) return WASI_ERRNO_FAULT;
-    wasi_cont_reset();
-  }
-  WasiWork work = wasi_work(budget);
-  if (!wasi_paths_in(path, path_len, 0u, WASI_NONE, work)) return wasi_again(progress);
+  uint ready = wasi_one_path_in(fd, WASI_RIGHT_PATH_FILESTAT_GET, path, path_len, wasi_range_ok(buf, WASI_FILESTAT_SIZE) ? WASI_ERRNO_SUCCESS : WASI_ERRNO_FAULT, budget, progress);
+  if (ready != WASI_ERRNO_SUCCESS) return ready;
   WasiLookup r = wasi_resolve_arg(0u, path_len, fd, (flags & WASI_LOOKUP_SYMLINK_FOLLOW) != 0u);
   if (r.err != WASI_ERRNO_SUCCESS) return r.err;
   if (r.node == WASI_NONE) return WASI_ERRNO_NOENT;
@@ -68,13 +73,8 @@ uint wasi_path_filestat_get(uint fd, uint flags, uint path, uint path_len, uint 
 
 uint wasi_path_filestat_set_times(uint fd, uint flags, uint path, uint path_len, uvec2 atim, uvec2 mtim,
                                   uint fst_flags, uvec2 now, uint budget, INOUT(uint) progress) {
-  if (progress == 0u) {
-    uint err = wasi_path_call_check(fd, WASI_RIGHT_PATH_FILESTAT_SET_TIMES, path, path_len);
-    if (err != WASI_ERRNO_SUCCESS) return err;
-    wasi_cont_reset();
-  }
-  WasiWork work = wasi_work(budget);
-  if (!wasi_paths_in(path, path_len, 0u, WASI_NONE, work)) return wasi_again(progress);
+  uint ready = wasi_one_path_in(fd, WASI_RIGHT_PATH_FILESTAT_SET_TIMES, path, path_len, WASI_ERRNO_SUCCESS, budget, progress);
+  if (ready != WASI_ERRNO_SUCCESS) return ready;
   WasiLookup r = wasi_resolve_arg(0u, path_len, fd, (flags & WASI_LOOKUP_SYMLINK_FOLLOW) != 0u);
   if (r.err != WASI_ERRNO_SUCCESS) return r.err;
   if (r.node == WASI_NONE) return WASI_ERRNO_NOENT;
@@ -201,13 +201,8 @@ uint wasi_path_readlink(uint fd, uint path, uint path_len, uint buf, uint buf_le
 }
 
 uint wasi_path_remove_directory(uint fd, uint path, uint path_len, uvec2 now, uint budget, INOUT(uint) progress) {
-  if (progress == 0u) {
-    uint err = wasi_path_call_check(fd, WASI_RIGHT_PATH_REMOVE_DIRECTORY, path, path_len);
-    if (err != WASI_ERRNO_SUCCESS) return err;
-    wasi_cont_reset();
-  }
-  WasiWork work = wasi_work(budget);
-  if (!wasi_paths_in(path, path_len, 0u, WASI_NONE, work)) return wasi_again(progress);
+  uint ready = wasi_one_path_in(fd, WASI_RIGHT_PATH_REMOVE_DIRECTORY, path, path_len, WASI_ERRNO_SUCCESS, budget, progress);
+  if (ready != WASI_ERRNO_SUCCESS) return ready;
   WasiLookup r = wasi_resolve_arg(0u, path_len, fd, false);
   if (r.err != WASI_ERRNO_SUCCESS) return r.err;
   if (r.node == WASI_NONE) return WASI_ERRNO_NOENT;
@@ -292,13 +287,8 @@ uint wasi_path_symlink(uint old_path, uint old_len, uint fd, uint new_path, uint
 }
 
 uint wasi_path_unlink_file(uint fd, uint path, uint path_len, uvec2 now, uint budget, INOUT(uint) progress) {
-  if (progress == 0u) {
-    uint err = wasi_path_call_check(fd, WASI_RIGHT_PATH_UNLINK_FILE, path, path_len);
-    if (err != WASI_ERRNO_SUCCESS) return err;
-    wasi_cont_reset();
-  }
-  WasiWork work = wasi_work(budget);
-  if (!wasi_paths_in(path, path_len, 0u, WASI_NONE, work)) return wasi_again(progress);
+  uint ready = wasi_one_path_in(fd, WASI_RIGHT_PATH_UNLINK_FILE, path, path_len, WASI_ERRNO_SUCCESS, budget, progress);
+  if (ready != WASI_ERRNO_SUCCESS) return ready;
   WasiLookup r = wasi_resolve_arg(0u, path_len, fd, false);
   if (r.err != WASI_ERRNO_SUCCESS) return r.err;
   if (r.node == WASI_NONE) return WASI_ERRNO_NOENT;
