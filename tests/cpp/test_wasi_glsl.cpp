@@ -115,6 +115,22 @@ TEST(WasiGlsl, CompilesAndCallsEveryEntryPoint) {
   }
 }
 
+TEST(WasiGlsl, PathCallsCompileThroughOneCallSite) {
+  // The compact form for a service shader: every path call through one wasi_path_op call.
+  std::string source =
+      "#version 450\n" + wasm::device::numerics_glsl() + kStandaloneAccessors + wasm::device::wasi_glsl();
+  source += R"glsl(
+void main() {
+  uint progress = 0u;
+  uint op = wasi_get(0u) - WASI_PATH_OP_BASE_ID;
+  results[0] = wasi_path_op(op, wasi_get(1u), wasi_get(2u), wasi_get(3u), wasi_get(4u), wasi_get(5u), wasi_get(6u),
+                            wasi_get(7u), wasi_get(8u), wasi_get(9u), wasi_get(10u), uvec2(wasi_get(11u), 0u),
+                            uvec2(wasi_get(12u), 0u), uvec2(push.now_lo, 0u), push.budget, progress) ^ progress;
+}
+)glsl";
+  EXPECT_NO_THROW((void)compile(source));
+}
+
 TEST(WasiGlsl, CompilesInsideTheInterpreterShader) {
   // The integrator's situation: the library after the interpreter's files (which define the
   // guest memory accessors) and a region accessor, before main(). A clash of names fails here.

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <set>
 #include <string>
 #include <tuple>
@@ -155,6 +156,22 @@ TEST(WasiHost, SignatureTable) {
   EXPECT_EQ(type("fd_filestat_set_times").params,
             (std::vector<ValType>{ValType::kI32, ValType::kI64, ValType::kI64, ValType::kI32}));
   EXPECT_EQ(type("sock_recv").params.size(), 6u);
+  // wasi_path_op's operation numbers are the path calls' ids minus WASI_PATH_OP_BASE_ID.
+  const std::array<std::pair<std::string_view, uint>, dev::WASI_PATH_OPS> path_ops = {{
+      {"path_create_directory", dev::WASI_PATH_OP_CREATE_DIRECTORY},
+      {"path_filestat_get", dev::WASI_PATH_OP_FILESTAT_GET},
+      {"path_filestat_set_times", dev::WASI_PATH_OP_FILESTAT_SET_TIMES},
+      {"path_link", dev::WASI_PATH_OP_LINK},
+      {"path_open", dev::WASI_PATH_OP_OPEN},
+      {"path_readlink", dev::WASI_PATH_OP_READLINK},
+      {"path_remove_directory", dev::WASI_PATH_OP_REMOVE_DIRECTORY},
+      {"path_rename", dev::WASI_PATH_OP_RENAME},
+      {"path_symlink", dev::WASI_PATH_OP_SYMLINK},
+      {"path_unlink_file", dev::WASI_PATH_OP_UNLINK_FILE},
+  }};
+  for (const auto& [name, op] : path_ops) {
+    EXPECT_EQ(wasm::find_wasi_signature(name)->id - dev::WASI_PATH_OP_BASE_ID, op) << name;
+  }
   for (const wasm::WasiSignature& s : table) {
     for (ValType t : type(s.name).params) EXPECT_TRUE(t == ValType::kI32 || t == ValType::kI64);
     EXPECT_EQ(s.advances_clock, s.name == "poll_oneoff");

@@ -69,7 +69,7 @@ TEST(WasiStorage, RandomFileOperationsMatchAModel) {
   const std::vector<std::string> names = {"a", "b", "c", "dir_one", "e"};
   for (int step = 0; step < 1500; ++step) {
     g.budget = pick(4) == 0 ? 0xFFFFFFFFu : 1 + pick(200);
-    const std::string name = names[pick(static_cast<uint>(names.size()))];
+    const std::string& name = names[pick(static_cast<uint>(names.size()))];
     const bool exists = model.count(name) != 0;
     const uint op = pick(10);
     SCOPED_TRACE(::testing::Message() << "step " << step << " op " << op << " " << name);
@@ -133,7 +133,7 @@ TEST(WasiStorage, RandomFileOperationsMatchAModel) {
       g.close(g.u32(kOut));
       model[name].clear();
     } else if (op == 9 && exists) {  // rename onto another name (replacing it)
-      const std::string to = names[pick(static_cast<uint>(names.size()))];
+      const std::string& to = names[pick(static_cast<uint>(names.size()))];
       ASSERT_EQ(g.rename(name, to), 0u);
       if (to != name) {
         model[to] = model[name];

@@ -37,7 +37,7 @@ uint wasi_block_alloc() {
   wasi_set(WASI_H_FREE_HEAD, link & WASI_LINK_NEXT_MASK);
   uint level = link >> WASI_LINK_LEVEL_SHIFT;
   uint base = wasi_block_addr(b);
-  for (uint k = 0u; k < WASI_BLOCK_WORDS; k++) {
+  WASI_NO_UNROLL for (uint k = 0u; k < WASI_BLOCK_WORDS; k++) {
     if (level > 0u) {
       uint child = wasi_get(base + k);
       if (child != 0u) wasi_free_push(child, level - 1u);

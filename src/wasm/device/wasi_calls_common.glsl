@@ -30,7 +30,7 @@ uint wasi_cont(uint k) { return wasi_get(WASI_H_CONT + k); }
 void wasi_set_cont(uint k, uint v) { wasi_set(WASI_H_CONT + k, v); }
 
 void wasi_cont_reset() {
-  for (uint k = 0u; k < WASI_CONT_WORDS; k++) wasi_set(WASI_H_CONT + k, 0u);
+  WASI_NO_UNROLL for (uint k = 0u; k < WASI_CONT_WORDS; k++) wasi_set(WASI_H_CONT + k, 0u);
 }
 
 // Ends an invocation that ran out of budget.

@@ -203,7 +203,7 @@ uint wasi_fd_renumber(uint from, uint to) {
   wasi_fd_release(to);
   uint a = wasi_fd_addr(from);
   uint b = wasi_fd_addr(to);
-  for (uint k = 0u; k < WASI_FD_WORDS; k++) {
+  WASI_NO_UNROLL for (uint k = 0u; k < WASI_FD_WORDS; k++) {
     wasi_set(b + k, wasi_get(a + k));
     wasi_set(a + k, 0u);
   }

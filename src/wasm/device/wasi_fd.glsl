@@ -68,7 +68,7 @@ void wasi_fd_install(uint fd, uint inode, uint flags, uint rights, uint inheriti
 void wasi_fd_release(uint fd) {
   uint a = wasi_fd_addr(fd);
   uint inode = wasi_get(a + WASI_F_INODE);
-  for (uint k = 0u; k < WASI_FD_WORDS; k++) wasi_set(a + k, 0u);
+  WASI_NO_UNROLL for (uint k = 0u; k < WASI_FD_WORDS; k++) wasi_set(a + k, 0u);
   wasi_set(a + WASI_F_INODE, WASI_NONE);
   wasi_iset(inode, WASI_I_OPEN, wasi_iget(inode, WASI_I_OPEN) - 1u);
   wasi_inode_release(inode);

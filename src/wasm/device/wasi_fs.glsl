@@ -24,7 +24,7 @@ bool wasi_inode_available() { return wasi_get(WASI_H_INODE_FREE) != WASI_NONE; }
 uint wasi_inode_alloc(uint kind, uvec2 now) {
   uint i = wasi_get(WASI_H_INODE_FREE);
   wasi_set(WASI_H_INODE_FREE, wasi_iget(i, WASI_I_LINK));
-  for (uint f = 0u; f < WASI_I_WORDS; f++) wasi_iset(i, f, 0u);
+  WASI_NO_UNROLL for (uint f = 0u; f < WASI_I_WORDS; f++) wasi_iset(i, f, 0u);
   wasi_iset(i, WASI_I_KIND, kind);
   wasi_iset(i, WASI_I_DENT, WASI_NONE);
   wasi_iset64(i, WASI_I_ATIM, now);
@@ -149,7 +149,7 @@ void wasi_dent_hash_remove(uint d) {
 
 void wasi_dent_set_name(uint d, uint base, uint start, uint len) {
   uint name = wasi_dent_addr(d) + WASI_D_NAME;
-  for (uint w = 0u; w < 64u; w++) wasi_set(name + w, 0u);
+  WASI_NO_UNROLL for (uint w = 0u; w < 64u; w++) wasi_set(name + w, 0u);
   for (uint k = 0u; k < len; k++) wasi_region_set_byte(name, k, wasi_region_byte(base, start + k));
   wasi_dset(d, WASI_D_NAMELEN, len);
 }

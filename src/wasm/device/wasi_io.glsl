@@ -49,7 +49,8 @@ bool wasi_iovecs_read(uint i, uint iovs, uint iovs_len, INOUT(WasiWork) work) {
     }
     uint pos = start + done;
     uint in_block = pos & 63u;
-    uint n = min(min(len - off, wasi_cont(WASI_C_TOTAL) - done), min(WASI_BLOCK_BYTES - in_block, wasi_work_chunk(work)));
+    uint n = min(min(len - off, wasi_cont(WASI_C_TOTAL) - done),
+                 min(WASI_BLOCK_BYTES - in_block, wasi_work_chunk(work)));
     uint base = wasi_block_addr(wasi_content_block(i, pos));
     for (uint k = 0u; k < n; k++) memory_set_byte(buf + off + k, wasi_region_byte(base, in_block + k));
     work.used += n;
@@ -79,7 +80,8 @@ bool wasi_iovecs_write(uint i, uint iovs, uint iovs_len, INOUT(WasiWork) work) {
     }
     uint pos = start + done;
     uint in_block = pos & 63u;
-    uint n = min(min(len - off, wasi_cont(WASI_C_TOTAL) - done), min(WASI_BLOCK_BYTES - in_block, wasi_work_chunk(work)));
+    uint n = min(min(len - off, wasi_cont(WASI_C_TOTAL) - done),
+                 min(WASI_BLOCK_BYTES - in_block, wasi_work_chunk(work)));
     uint base = wasi_block_addr(wasi_content_block(i, pos));
     for (uint k = 0u; k < n; k++) wasi_region_set_byte(base, in_block + k, memory_byte(buf + off + k));
     work.used += n;

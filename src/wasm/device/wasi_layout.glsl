@@ -29,6 +29,19 @@
 //
 // All 64-bit values (times, offsets, rights) are two words, low word first.
 
+// WASI_NO_UNROLL before a loop with a constant trip count: compilers unroll such loops at every
+// inlined call site (GLSL inlines every function), which multiplied the code of a shader
+// calling all entry points and made lavapipe's compile several times slower (a shader of the
+// six transfer calls: 25 s cold, 4 s with the loops kept). In C++ it is nothing.
+#ifndef WASI_NO_UNROLL
+#ifdef __cplusplus
+#define WASI_NO_UNROLL
+#else
+#extension GL_EXT_control_flow_attributes : enable
+#define WASI_NO_UNROLL [[dont_unroll]]
+#endif
+#endif
+
 const uint WASI_MAGIC = 0x31495357u;  // "WSI1", little-endian
 const uint WASI_NONE = 0xFFFFFFFFu;   // no inode / dentry / fd
 
@@ -334,8 +347,11 @@ const uint WASI_SIGNAL_MAX = 30u;  // none = 0 ... sys = 30
 // Sizes of the ABI records in guest memory (bytes).
 const uint WASI_IOVEC_SIZE = 8u;          // buf u32, len u32 (ciovec the same)
 const uint WASI_FDSTAT_SIZE = 24u;        // filetype u8 @0, flags u16 @2, rights u64 @8, inheriting u64 @16
-const uint WASI_FILESTAT_SIZE = 64u;      // dev @0, ino @8, filetype u8 @16, nlink @24, size @32, atim @40, mtim @48, ctim @56
+// filestat: dev @0, ino @8, filetype u8 @16, nlink @24, size @32, atim @40, mtim @48, ctim @56
+const uint WASI_FILESTAT_SIZE = 64u;
 const uint WASI_PRESTAT_SIZE = 8u;        // tag u8 @0 (0 = dir), name_len u32 @4
 const uint WASI_DIRENT_SIZE = 24u;        // d_next u64 @0, d_ino u64 @8, d_namlen u32 @16, d_type u8 @20
-const uint WASI_SUBSCRIPTION_SIZE = 48u;  // userdata @0, tag u8 @8, clock: id u32 @16, timeout u64 @24, precision @32, flags u16 @40; fd u32 @16
+// subscription: userdata @0, tag u8 @8; clock: id u32 @16, timeout u64 @24, precision @32,
+// flags u16 @40; fd_read / fd_write: fd u32 @16
+const uint WASI_SUBSCRIPTION_SIZE = 48u;
 const uint WASI_EVENT_SIZE = 32u;         // userdata @0, error u16 @8, type u8 @10, nbytes u64 @16, flags u16 @24
