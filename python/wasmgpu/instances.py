@@ -14,6 +14,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
+from wasmgpu import _native
 from wasmgpu.errors import Trap, trap_reason
 
 _U64 = (1 << 64) - 1
@@ -36,11 +37,15 @@ class CallStats:
     ``cancel`` callback can read the progress."""
     function: str = ""
     execution: str = "auto"           # the mode the module asked for
-    executed_as: str = "interpreter"  # what ran: "auto" runs the interpreter until compiled mode lands
+    executed_as: str = "interpreter"  # what ran: "compiled" or "interpreter" ("auto" on Vulkan: the interpreter, for now)
     device: str = "cpu"
     preparation_seconds: float = 0.0  # argument checks and conversion
     upload_seconds: float = 0.0       # writing arguments into the instances' stacks, starting the call
-    dispatch_seconds: float = 0.0     # running the interpreter, all dispatches
+    dispatch_seconds: float = 0.0     # running the instances, all dispatches (lazy compilation included)
+    codegen_seconds: float = 0.0      # compiled mode: generating the source of units first reached
+    compile_seconds: float = 0.0      # compiled mode: building their native code (or loading it from the cache)
+    units_compiled: int = 0           # compiled mode: units built or loaded during the call
+    units_from_cache: int = 0         # of those, found in the disk cache
     readback_seconds: float = 0.0     # reading statuses and results
     decoding_seconds: float = 0.0     # turning slots into Python values
     dispatches: int = 0
@@ -52,7 +57,13 @@ class CallStats:
 
     @property
     def execute_seconds(self) -> float:
-        return self.dispatch_seconds
+        """Running instructions: the dispatches without lazy code generation and compilation."""
+        return max(0.0, self.dispatch_seconds - self.codegen_seconds - self.compile_seconds)
+
+    @property
+    def pipelines_compiled(self) -> int:
+        """The original's name for the units whose native code the call built or loaded."""
+        return self.units_compiled
 
     @property
     def total_seconds(self) -> float:
@@ -93,8 +104,9 @@ class Instances:
     """Independent instances of one module. Use as a context manager (or call ``close()``)."""
 
     def __init__(self, module, native, count: int, device: str, adapter_info: Dict[str, Any],
-                 fuel: Optional[int], quantum: int, wasi=None) -> None:
+                 fuel: Optional[int], quantum: int, wasi=None, compiled: bool = False) -> None:
         self._module = module
+        self._compiled = compiled  # whether these instances run compiled mode
         self._native = native
         self._count = count
         self._device = device
@@ -217,6 +229,8 @@ class Instances:
         if cancel is not None and cancel():
             stats.cancelled = True
             raise InterruptedError(f"call {name!r} cancelled before its first dispatch; nothing ran")
+        stats.executed_as = "compiled" if self._compiled else "interpreter"
+        before = _native.compile_counters(self._module._native) if self._compiled else None
         t = time.perf_counter()
         native.begin_call(function.index, packed, fuel)
         stats.upload_seconds = time.perf_counter() - t
@@ -225,7 +239,7 @@ class Instances:
             while True:
                 running, executed = native.step(self.quantum)
                 stats.dispatches += 1
-                stats.instructions = stats.interpreted_instructions = executed
+                self._count_instructions(stats, executed, before)
                 stats.dispatch_seconds = time.perf_counter() - t
                 if running == 0:
                     break
@@ -237,11 +251,25 @@ class Instances:
             stats.dispatch_seconds = time.perf_counter() - t
         t = time.perf_counter()
         outcome = native.outcome(len(function.results))
-        stats.instructions = stats.interpreted_instructions = outcome.executed
+        self._count_instructions(stats, outcome.executed, before)
         if self.wasi is not None:
             self.exit_codes = outcome.exit_codes()
         stats.readback_seconds = time.perf_counter() - t
         return outcome
+
+    def _count_instructions(self, stats: CallStats, executed: int, before) -> None:
+        """Instructions so far, by the mode that ran them, and the compilation work since the
+        call began (compiled mode compiles units lazily, during dispatches)."""
+        stats.instructions = executed
+        if not self._compiled:
+            stats.interpreted_instructions = executed
+            return
+        stats.compiled_instructions = executed
+        now = _native.compile_counters(self._module._native)
+        stats.codegen_seconds = now["codegen_seconds"] - before["codegen_seconds"]
+        stats.compile_seconds = now["compile_seconds"] - before["compile_seconds"]
+        stats.units_compiled = now["units_compiled"] - before["units_compiled"]
+        stats.units_from_cache = now["units_from_cache"] - before["units_from_cache"]
 
     def call(self, name: str, inputs: Optional[Sequence] = None, *, fuel: Optional[int] = None,
              cancel: Optional[Callable[[], bool]] = None, results: str = "list"):

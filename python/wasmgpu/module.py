@@ -60,12 +60,6 @@ def _check_execution(execution) -> str:
         raise TypeError(f"execution: expected a string, got {type(execution).__name__}")
     if execution not in EXECUTION_MODES:
         raise ValueError(f"execution: must be one of {', '.join(map(repr, EXECUTION_MODES))}, got {execution!r}")
-    if execution == "compiled":
-        from wasmgpu.errors import UnsupportedFeatureError
-
-        raise UnsupportedFeatureError(
-            "execution='compiled': compiled mode is not built yet; use execution='interpreter' "
-            "(or 'auto', which uses the interpreter until compiled mode lands)", feature="compiled mode")
     return execution
 
 
@@ -186,9 +180,23 @@ class Module:
                     raise ValueError(f"compile_functions: function index {index} is out of range "
                                      f"(the module has {count} functions)")
         self.compile_functions = compile_functions
+        # Compiled mode partitions every function into units now; each unit's code is
+        # generated and built when a call first reaches it (and cached on disk).
+        if self.execution != "interpreter":
+            _native.compile_module(self._native, self.compile_limit, list(compile_functions or []))
         self.export_list: List[Export] = [Export(name, kind) for name, kind, _ in self._native.exports]
         self.exports: Dict[str, str] = {entry.name: entry.kind for entry in self.export_list}
         self.imports: List[Import] = [Import(*entry) for entry in self._native.imports]
+
+    @property
+    def compiled(self) -> Optional[Dict[str, object]]:
+        """Compiled mode's result (None for execution="interpreter"): ``units``,
+        ``functions`` (every defined function), ``blocks``, ``instructions``,
+        ``jump_table_entries`` and ``complete`` (every function compiled; never False: a
+        function is split across units, never dropped)."""
+        if self.execution == "interpreter":
+            return None
+        return _native.compiled_summary(self._native)
 
     def spawn(self, count: int, *, memory_pages: Optional[int] = None, table_elements: Optional[int] = None,
               stack_size: int = 256, call_depth: int = 64, fuel: Optional[int] = 10_000_000, quantum: int = 4096,

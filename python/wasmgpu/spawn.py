@@ -33,7 +33,7 @@ import platform
 from typing import Any, Dict, Optional
 
 from wasmgpu import _native
-from wasmgpu.errors import GPUUnavailableError, InstantiationTrapped, Trap
+from wasmgpu.errors import GPUUnavailableError, InstantiationTrapped, Trap, UnsupportedFeatureError
 
 WASI_MODULE = "wasi_snapshot_preview1"
 _U32 = 2**32 - 1
@@ -123,7 +123,14 @@ def spawn(module, count, *, memory_pages, table_elements, stack_size, call_depth
     wasi = _check_wasi(module, wasi)
     files = wasi.merged_files(module.files) if wasi is not None else {}
     device = resolve_device(device, allow_software)
-    options = {"memory_pages": memory_pages, "table_elements": table_elements, "stack_size": stack_size,
+    compiled = module.execution != "interpreter"
+    if compiled and device != "cpu" and module.execution == "compiled":
+        raise UnsupportedFeatureError(
+            "execution='compiled' on a Vulkan device is not built yet (the cpu device runs compiled mode); "
+            "use device='cpu' or execution='interpreter'", feature="compiled mode on Vulkan")
+    # "auto" on a Vulkan device still runs the interpreter until compiled mode runs there.
+    compiled = compiled and device == "cpu"
+    options = {"compiled": compiled, "memory_pages": memory_pages, "table_elements": table_elements, "stack_size": stack_size,
                "call_depth": call_depth, "fuel": fuel, "quantum": quantum, "batch_size": batch_size,
                "max_resident_bytes": budget}
     try:
@@ -135,8 +142,9 @@ def spawn(module, count, *, memory_pages, table_elements, stack_size, call_depth
         reason = str(trapped)
         raise Trap(f"instantiation trapped: {reason}", {i: reason for i in range(count)}, [None] * count) from None
     if device == "cpu":
-        return Instances(module, native, count, "cpu", _cpu_adapter_info(), fuel, quantum, wasi)
-    return Instances(module, native, count, device["name"], _vulkan_adapter_info(device), fuel, quantum, wasi)
+        return Instances(module, native, count, "cpu", _cpu_adapter_info(), fuel, quantum, wasi, compiled)
+    return Instances(module, native, count, device["name"], _vulkan_adapter_info(device), fuel, quantum, wasi,
+                     compiled)
 
 
 __all__ = ["spawn", "resolve_device", "check_int"]

@@ -113,9 +113,15 @@ SpawnRequest spawn_request(nb::dict options) {
 std::unique_ptr<wasm::InstanceSet> spawn_cpu(const NativeModule& module, std::uint32_t count, nb::dict options,
                                              nb::handle wasi, nb::handle files) {
   const SpawnArguments arguments = spawn_arguments(spawn_request(options), wasi, files);
+  // options["compiled"]: run compiled mode with the module's units (compile_module made them).
+  std::shared_ptr<wasm::CompiledCode> compiled;
+  if (nb::cast<bool>(options["compiled"])) {
+    if (!module.compiled) throw std::logic_error("spawn: compiled mode requested before compile_module");
+    compiled = module.compiled;
+  }
   nb::gil_scoped_release release;
   return std::make_unique<wasm::CpuInstances>(module.module, count, arguments.reserve, arguments.limits,
-                                              arguments.wasi_region);
+                                              arguments.wasi_region, std::move(compiled));
 }
 
 // device_index: a Vulkan device from list_devices() (the Python layer applies the selection policy).

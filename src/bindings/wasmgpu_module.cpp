@@ -180,6 +180,7 @@ NB_MODULE(_native, module) {
       },
       "data"_a, "Decodes and validates only (no import policy); for differential tests");
   bindings::bind_instances(module);
+  bindings::bind_compiled(module);
   module.def(
       "shader_source",
       [](const std::string& which) {

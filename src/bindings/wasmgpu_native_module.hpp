@@ -3,6 +3,9 @@
 
 #include <nanobind/nanobind.h>
 
+#include <memory>
+
+#include "wasm/compiler/compiled_module.hpp"
 #include "wasm/module.hpp"
 
 namespace wavestack::bindings {
@@ -10,7 +13,12 @@ namespace wavestack::bindings {
 // A loaded (decoded and validated) module, immutable once built.
 struct NativeModule {
   wasm::Module module;
+  // execution="compiled": the units and their code, shared with every spawn (compile_module).
+  std::shared_ptr<wasm::compiler::CompiledModule> compiled;
 };
+
+// Registers compile_module and what it reports (wasmgpu_compiled.cpp).
+void bind_compiled(nanobind::module_& module);
 
 // Registers NativeInstances (wasmgpu_instances.cpp).
 void bind_instances(nanobind::module_& module);

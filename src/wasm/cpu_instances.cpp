@@ -62,9 +62,11 @@ std::uint64_t CpuInstances::estimate_bytes(const InstanceImage& image, std::uint
 }
 
 CpuInstances::CpuInstances(const Module& module, std::uint32_t count, const ReserveOptions& options,
-                           const SpawnLimits& limits, std::span<const std::uint32_t> wasi_region)
+                           const SpawnLimits& limits, std::span<const std::uint32_t> wasi_region,
+                           std::shared_ptr<CompiledCode> compiled)
     : count_(count),
-      image_(build_instance_image(module, link_imports(module), options, wasi_region)),
+      compiled_(std::move(compiled)),
+      image_(build_instance_image(module, link_imports(module), options, wasi_region, compiled_.get())),
       start_(module.start),
       limits_(limits) {
   for (std::size_t f = 0; f < module.function_types.size(); ++f) {
@@ -146,8 +148,7 @@ StepProgress CpuInstances::step(std::uint32_t quantum) {
     const std::uint32_t size = std::min(batch, count_ - first);
     for_each_instance(size, [&](std::uint32_t k) {
       const std::uint32_t i = first + k;
-      running[i] =
-          cpu_run({image_.program.data(), state(i), memory(i)}, quantum, budget) == dev::STATUS_RUNNING ? 1 : 0;
+      running[i] = run_one(i, quantum, budget) == dev::STATUS_RUNNING ? 1 : 0;
       // (a pending WASI call is serviced inside cpu_run, so STATUS_WASI never outlasts it)
     });
   }
@@ -158,6 +159,30 @@ StepProgress CpuInstances::step(std::uint32_t quantum) {
     progress.executed += std::uint64_t{s[dev::S_EXECUTED]} | (std::uint64_t{s[dev::S_EXECUTED + 1]} << 32);
   }
   return progress;
+}
+
+// One quantum of instance i. Compiled mode runs unit after unit while control moves between
+// them (each unit's run stops where a block of another unit is next) and the quantum lasts;
+// a WASI call is made between runs, as the interpreter's cpu_run does.
+std::uint32_t CpuInstances::run_one(std::uint32_t instance, std::uint32_t quantum, std::uint32_t budget) {
+  const CpuInstanceView view{image_.program.data(), state(instance), memory(instance)};
+  if (!compiled_) return cpu_run(view, quantum, budget);
+  const auto executed = [&] {
+    return std::uint64_t{view.state[dev::S_EXECUTED]} | (std::uint64_t{view.state[dev::S_EXECUTED + 1]} << 32);
+  };
+  const std::uint64_t start = executed();
+  std::uint32_t status = view.state[dev::S_STATUS];
+  while (status == dev::STATUS_RUNNING) {
+    const std::uint32_t unit = compiled_->unit_of(view.state[dev::S_PC], view.state[dev::S_CONT_FUNC]);
+    const std::uint64_t used = executed() - start;
+    status = compiled_->cpu_unit(unit)(view.program, view.state, view.memory,
+                                       quantum - static_cast<std::uint32_t>(used), budget);
+    if (status == dev::STATUS_WASI) status = cpu_wasi_service(view);
+    if (status != dev::STATUS_RUNNING || executed() - start >= quantum) break;
+    // Still running in the same unit: the quantum's iterations or the budget ended the run.
+    if (compiled_->unit_of(view.state[dev::S_PC], view.state[dev::S_CONT_FUNC]) == unit) break;
+  }
+  return status;
 }
 
 CallOutcome CpuInstances::outcome(std::uint32_t result_count) {

@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "wasm/compiled_code.hpp"
 #include "wasm/instance_image.hpp"
 #include "wasm/instance_set.hpp"
 #include "wasm/module.hpp"
@@ -23,8 +24,10 @@ class CpuInstances final : public InstanceSet {
   // Allocates and instantiates (segments from the template, then the start function).
   // Throws LinkError, std::invalid_argument (reservations), ResourceLimit (before allocating),
   // InstantiationTrap.
+  // With `compiled`, the instances run compiled mode: each unit's native code (built on first
+  // use), never the interpreter.
   CpuInstances(const Module& module, std::uint32_t count, const ReserveOptions& options, const SpawnLimits& limits,
-               std::span<const std::uint32_t> wasi_region = {});
+               std::span<const std::uint32_t> wasi_region = {}, std::shared_ptr<CompiledCode> compiled = nullptr);
 
   // Bytes a spawn of `count` instances of `image` holds: what resident_bytes() will report.
   [[nodiscard]] static std::uint64_t estimate_bytes(const InstanceImage& image, std::uint32_t count);
@@ -46,6 +49,7 @@ class CpuInstances final : public InstanceSet {
 
  private:
   void instantiate();
+  std::uint32_t run_one(std::uint32_t instance, std::uint32_t quantum, std::uint32_t budget);
   std::uint32_t* state(std::uint32_t i) { return state_.data() + std::size_t{i} * image_.state_words; }
   std::uint32_t* memory(std::uint32_t i) { return memory_.get() + std::size_t{i} * image_.memory_words; }
   [[nodiscard]] const std::uint32_t* memory(std::uint32_t i) const {
@@ -56,6 +60,7 @@ class CpuInstances final : public InstanceSet {
   };
 
   std::uint32_t count_;
+  std::shared_ptr<CompiledCode> compiled_;
   InstanceImage image_;
   std::optional<std::uint32_t> start_;
   SpawnLimits limits_;

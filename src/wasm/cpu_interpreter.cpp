@@ -29,7 +29,7 @@ void mem_set(uint i, uint v) {
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-function"
 // clang-format off
-#include "wasm/device/interpreter_memory.glsl"
+#include "wasm/device/instance_memory.glsl"
 // clang-format on
 #pragma GCC diagnostic pop
 
@@ -42,9 +42,9 @@ void mem_set(uint i, uint v) {
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-function"
 // clang-format off
-#include "wasm/device/interpreter_tables.glsl"
-#include "wasm/device/interpreter_frames.glsl"
-#include "wasm/device/interpreter_bulk.glsl"
+#include "wasm/device/instance_tables.glsl"
+#include "wasm/device/frames.glsl"
+#include "wasm/device/bulk.glsl"
 #include "wasm/device/interpreter.glsl"
 #include "wasm/device/interpreter_wasi.glsl"
 // clang-format on
@@ -57,7 +57,12 @@ namespace wavestack::wasm {
 
 void cpu_begin_call(const CpuInstanceView& view, std::uint32_t function) {
   device::current = view;
-  device::interp_begin_call(function);
+  device::begin_call(function);
+}
+
+std::uint32_t cpu_wasi_service(const CpuInstanceView& view) {
+  device::current = view;
+  return device::interp_wasi_service(0xFFFFFFFFu, device::interp_wasi_pending_id());
 }
 
 std::uint32_t cpu_run(const CpuInstanceView& view, std::uint32_t quantum, std::uint32_t budget) {
@@ -70,7 +75,7 @@ std::uint32_t cpu_run(const CpuInstanceView& view, std::uint32_t quantum, std::u
   const std::uint64_t start = executed();
   std::uint32_t status = device::interp_run(quantum, budget);
   while (status == device::STATUS_WASI) {
-    status = device::interp_wasi_service(0xFFFFFFFFu, device::interp_wasi_pending_id());
+    status = cpu_wasi_service(view);
     const std::uint64_t used = executed() - start;
     if (status != device::STATUS_RUNNING || used >= quantum) break;
     status = device::interp_run(quantum - static_cast<std::uint32_t>(used), budget);

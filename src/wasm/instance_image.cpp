@@ -44,7 +44,7 @@ std::uint32_t checked_words(std::uint64_t words, const char* what) {
 }
 
 // Slots one frame of the module's largest defined function needs: parameters, locals, the
-// two header slots and its operands (interpreter_frames.glsl, interp_call).
+// two header slots and its operands (frames.glsl, frame_call).
 std::uint64_t largest_frame_slots(const Module& module) {
   std::uint64_t largest = 0;
   for (const FunctionRecord& record : module.program.functions) {
@@ -89,7 +89,7 @@ std::uint32_t memory_capacity(const Limits& limits, std::optional<std::uint32_t>
 }  // namespace
 
 InstanceImage build_instance_image(const Module& module, const LinkedImports& imports, const ReserveOptions& options,
-                                   std::span<const std::uint32_t> wasi_region) {
+                                   std::span<const std::uint32_t> wasi_region, const CompiledCode* compiled) {
   if (imports.uses_wasi() && wasi_region.empty()) {
     throw std::logic_error("build_instance_image: the module imports WASI but no WASI region was given");
   }
@@ -98,17 +98,24 @@ InstanceImage build_instance_image(const Module& module, const LinkedImports& im
   program.assign(dev::H_WORDS, 0u);
   const auto size32 = [](std::size_t n) { return static_cast<std::uint32_t>(n); };
 
-  // Code.
+  // Code: the interpreter's instruction records and its ENTRY record; compiled mode holds
+  // only its jump tables there, and calls start at its ENTRY id (compiled_run.glsl).
   program[dev::H_CODE] = size32(program.size());
-  for (const Instruction& ins : module.program.code) {
-    program.push_back(std::uint32_t{ins.opcode} | (std::uint32_t{ins.flags} << 16));
-    program.push_back(ins.a);
-    program.push_back(ins.b);
-    program.push_back(ins.c);
+  if (compiled != nullptr) {
+    const std::vector<std::uint32_t>& jump_words = compiled->jump_table_words();
+    program.insert(program.end(), jump_words.begin(), jump_words.end());
+    program[dev::H_ENTRY_PC] = compiled->entry_id();
+  } else {
+    for (const Instruction& ins : module.program.code) {
+      program.push_back(std::uint32_t{ins.opcode} | (std::uint32_t{ins.flags} << 16));
+      program.push_back(ins.a);
+      program.push_back(ins.b);
+      program.push_back(ins.c);
+    }
+    // The ENTRY record host calls start at (frames.glsl, begin_call).
+    program[dev::H_ENTRY_PC] = size32(module.program.code.size());
+    program.insert(program.end(), {dev::OP_ENTRY, 0u, 0u, 0u});
   }
-  // The ENTRY record host calls start at (interpreter.glsl, interp_begin_call).
-  program[dev::H_ENTRY_PC] = size32(module.program.code.size());
-  program.insert(program.end(), {dev::OP_ENTRY, 0u, 0u, 0u});
 
   // Function table, imports first.
   const std::size_t function_count = module.function_types.size();
@@ -126,7 +133,9 @@ InstanceImage build_instance_image(const Module& module, const LinkedImports& im
       entry[dev::F_CODE] = wasi_id == kNotWasi ? 0u : wasi_id;
     } else {
       const FunctionRecord& record = module.program.functions[f - module.imported_functions];
-      entry[dev::F_CODE] = record.code_begin;
+      // Compiled mode: the function's entry block instead of its first record.
+      entry[dev::F_CODE] = compiled != nullptr ? compiled->function_entry(static_cast<std::uint32_t>(f) - module.imported_functions)
+                                               : record.code_begin;
       entry[dev::F_LOCALS] = record.local_count;
       entry[dev::F_MAX_STACK] = record.max_stack;
       entry[dev::F_KIND] = dev::FUNCTION_DEFINED;

@@ -11,6 +11,7 @@
 #include <span>
 #include <vector>
 
+#include "wasm/compiled_code.hpp"
 #include "wasm/host_modules.hpp"
 #include "wasm/module.hpp"
 
@@ -48,9 +49,11 @@ struct InstanceImage {
 // outside the module's declared limits, ResourceLimit naming stack_size / call_depth when the
 // stack cannot hold one frame of the module's largest function, or a state too large to address.
 // `wasi_region` is the initial WASI region of instance 0 (wasi_config.hpp), placed after the
-// value stack; a module that imports WASI needs one.
+// value stack; a module that imports WASI needs one. With `compiled`, the image is compiled
+// mode's: jump tables instead of instruction records, block ids instead of pcs.
 [[nodiscard]] InstanceImage build_instance_image(const Module& module, const LinkedImports& imports,
                                                  const ReserveOptions& options,
-                                                 std::span<const std::uint32_t> wasi_region = {});
+                                                 std::span<const std::uint32_t> wasi_region = {},
+                                                 const CompiledCode* compiled = nullptr);
 
 }  // namespace wavestack::wasm

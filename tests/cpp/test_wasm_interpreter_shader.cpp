@@ -40,8 +40,8 @@ TEST(WasmInterpreterShader, CompilesWithoutInt64OrFloat64) {
 TEST(WasmInterpreterShader, ContainsTheSharedDeviceFiles) {
   const std::string source = wasm::device::interpreter_shader_source();
   for (const char* marker :
-       {"uint interp_run(uint quantum, uint budget)", "uvec2 wasm_numeric(", "void interp_table_grow(",
-        "void interp_memory_copy(", "const uint H_STACK_SLOTS", "void main()"}) {
+       {"uint interp_run(uint quantum, uint budget)", "uvec2 wasm_numeric(", "void bulk_table_grow(",
+        "void bulk_memory_copy(", "const uint H_STACK_SLOTS", "void main()"}) {
     EXPECT_NE(source.find(marker), std::string::npos) << marker;
   }
 }

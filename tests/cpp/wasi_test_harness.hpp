@@ -35,7 +35,7 @@ void wasi_set(uint w, uint v) {
   ++wasi_test_buffers.accesses;
   wasi_test_buffers.region->at(w) = v;
 }
-// The byte helpers the integrator takes from interpreter_memory.glsl, defined here over the
+// The byte helpers the integrator takes from instance_memory.glsl, defined here over the
 // test's memory (the library itself never defines them).
 uint memory_size_bytes() {
   return static_cast<uint>(wasi_test_buffers.memory->size() * 4);

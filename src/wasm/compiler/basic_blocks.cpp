@@ -56,6 +56,7 @@ std::vector<bool> find_leaders(const Program& program, Range function, std::uint
       check_target(function, defined_index, pc, record.a);
       mark(record.a);
     }
+    if (is_resumable(record.opcode)) mark(pc);
     if (ends_block(record.opcode)) mark(pc + 1U);
   }
   return leader;

@@ -3,7 +3,8 @@
 // record to its last: control enters only at the first record and leaves only after the
 // last. Calls end a block too, because the continuation after a call is the address the
 // callee's return resumes (compiled code keeps its frames in device memory and returns
-// through the dispatch loop, not through a native call).
+// through the dispatch loop, not through a native call). Calls and chunked bulk records
+// stand alone in their blocks, so that a continuation re-enters exactly that record.
 #pragma once
 
 #include <cstdint>

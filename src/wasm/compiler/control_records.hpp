@@ -19,9 +19,20 @@ inline bool is_call(std::uint16_t opcode) {
   return opcode == op::kCall || opcode == op::kCallIndirect;
 }
 
+// Bulk records that run in budget-sized chunks (device/bulk.glsl).
+inline bool is_bulk(std::uint16_t opcode) {
+  return opcode == op::kMemoryInit || opcode == op::kMemoryCopy || opcode == op::kMemoryFill ||
+         opcode == op::kTableInit || opcode == op::kTableCopy || opcode == op::kTableGrow || opcode == op::kTableFill;
+}
+
+// Records that may run again as a continuation (a call clearing its callee's locals in
+// chunks, a chunked bulk operation). Compiled mode gives each a block of its own, so a
+// continuation re-enters exactly that record.
+inline bool is_resumable(std::uint16_t opcode) { return is_call(opcode) || is_bulk(opcode); }
+
 // Records after which the next record starts a block (br_table's entries come first).
 inline bool ends_block(std::uint16_t opcode) {
-  return has_direct_target(opcode) || is_call(opcode) || opcode == op::kBrTable || opcode == op::kReturn ||
+  return has_direct_target(opcode) || is_resumable(opcode) || opcode == op::kBrTable || opcode == op::kReturn ||
          opcode == op::kUnreachable;
 }
 

@@ -18,31 +18,31 @@
 
 // Executes one record (the pc already points past it). Numeric instructions are handled
 // by the caller.
-void interp_step(INOUT(InterpRegs) r, uvec4 ins, uint op) {
+void interp_step(INOUT(Regs) r, uvec4 ins, uint op) {
   uint t = WASM_TRAP_NONE;
   switch (op) {
-    case 0x00u: interp_trap(r, WASM_TRAP_UNREACHABLE); break;
+    case 0x00u: frame_trap(r, WASM_TRAP_UNREACHABLE); break;
     case 0x01u: break;
     case 0x200u: r.pc = ins.y; break;  // JUMP
     case 0x201u: {                      // JUMP_IF_ZERO (lowered `if`)
       if (pop(r).x == 0u) r.pc = ins.y;
       break;
     }
-    case 0x203u: interp_call(r, r.cont_func, RETURN_TO_HOST); break;  // ENTRY
-    case 0x0Cu: interp_branch(r, ins.y, ins.z, ins.w); break;
+    case 0x203u: frame_call(r, r.cont_func, RETURN_TO_HOST); break;  // ENTRY
+    case 0x0Cu: frame_branch(r, ins.y, ins.z, ins.w); break;
     case 0x0Du: {
-      if (pop(r).x != 0u) interp_branch(r, ins.y, ins.z, ins.w);
+      if (pop(r).x != 0u) frame_branch(r, ins.y, ins.z, ins.w);
       break;
     }
     case 0x0Eu: {
       uint i = min(pop(r).x, ins.y);
       uvec4 entry = fetch(r.pc + i);
-      interp_branch(r, entry.y, entry.z, entry.w);
+      frame_branch(r, entry.y, entry.z, entry.w);
       break;
     }
-    case 0x0Fu: interp_return(r, ins.y); break;
-    case 0x10u: interp_call(r, ins.y, r.pc); break;
-    case 0x11u: interp_call_indirect(r, ins.z, ins.w); break;
+    case 0x0Fu: frame_return(r, ins.y); break;
+    case 0x10u: frame_call(r, ins.y, r.pc); break;
+    case 0x11u: frame_call_indirect(r, ins.z, ins.w); break;
     case 0x1Au: r.sp -= 1u; break;
     case 0x1Bu:
     case 0x1Cu: {
@@ -100,16 +100,16 @@ void interp_step(INOUT(InterpRegs) r, uvec4 ins, uint op) {
       break;
     }
     case 0xD2u: push32(r, ins.y); break;
-    case 0x108u: interp_memory_init(r, ins.y); break;
+    case 0x108u: bulk_memory_init(r, ins.y); break;
     case 0x109u: st_set(prog(H_DROPPED) + ins.y, 1u); break;
-    case 0x10Au: interp_memory_copy(r); break;
-    case 0x10Bu: interp_memory_fill(r); break;
-    case 0x10Cu: interp_table_init(r, ins.z, ins.y); break;  // a = element segment, b = table
+    case 0x10Au: bulk_memory_copy(r); break;
+    case 0x10Bu: bulk_memory_fill(r); break;
+    case 0x10Cu: bulk_table_init(r, ins.z, ins.y); break;  // a = element segment, b = table
     case 0x10Du: st_set(prog(H_DROPPED) + prog(H_DATA_COUNT) + ins.y, 1u); break;
-    case 0x10Eu: interp_table_copy(r, ins.y, ins.z); break;  // a = destination, b = source
-    case 0x10Fu: interp_table_grow(r, ins.y); break;
+    case 0x10Eu: bulk_table_copy(r, ins.y, ins.z); break;  // a = destination, b = source
+    case 0x10Fu: bulk_table_grow(r, ins.y); break;
     case 0x110u: push32(r, table_size(ins.y)); break;
-    case 0x111u: interp_table_fill(r, ins.y); break;
+    case 0x111u: bulk_table_fill(r, ins.y); break;
     default: {
       if (op >= 0x28u && op <= 0x35u) {
         uint n = load_width(op);
@@ -134,7 +134,7 @@ void interp_step(INOUT(InterpRegs) r, uvec4 ins, uint op) {
       break;
     }
   }
-  if (t != WASM_TRAP_NONE) interp_trap(r, t);
+  if (t != WASM_TRAP_NONE) frame_trap(r, t);
 }
 
 // Work a record needs in one piece (copies that are not chunked); the dispatch ends before
@@ -148,42 +148,12 @@ uint record_work(uvec4 ins, uint op, uint pc) {
   return w;
 }
 
-// Starts a call of f: the host has written its arguments to slots 0 .. params. The first
-// record run is the ENTRY record, which makes the call (so clearing locals is chunked too).
-void interp_begin_call(uint f) {
-  st_set(S_EXECUTED, 0u);
-  st_set(S_EXECUTED + 1u, 0u);
-  st_set(S_PC, prog(H_ENTRY_PC));
-  st_set(S_FP, 0u);
-  st_set(S_SP, function_word(f, F_PARAMS));
-  st_set(S_FUNC, f);
-  st_set(S_STATUS, STATUS_RUNNING);
-  st_set(S_TRAP, WASM_TRAP_NONE);
-  st_set(S_CONT, 0u);
-  st_set(S_CONT_FUNC, f);
-  st_set(S_CONT_DONE, 0u);
-  st_set(S_DEPTH, 0u);
-}
-
 // Runs the current call for at most `quantum` records and about `budget` units of loop
 // work; returns the status.
 uint interp_run(uint quantum, uint budget) {
-  InterpRegs r;
-  r.status = st_get(S_STATUS);
+  Regs r = regs_load(budget);
   if (r.status != STATUS_RUNNING) return r.status;
-  r.pc = st_get(S_PC);
-  r.fp = st_get(S_FP);
-  r.sp = st_get(S_SP);
-  r.func = st_get(S_FUNC);
-  r.trap = WASM_TRAP_NONE;
-  r.cont = st_get(S_CONT);
-  r.cont_func = st_get(S_CONT_FUNC);
-  r.cont_done = st_get(S_CONT_DONE);
-  r.depth = st_get(S_DEPTH);
-  r.work = 0u;
-  r.budget = budget;
-  // The frame of the ENTRY record is the host's: no header yet.
-  r.ob = r.pc == prog(H_ENTRY_PC) ? 0u : frame_header_slot(r.func, r.fp) + 2u;
+  r.ob = frame_operand_base(r);
   bool limited = st_get(S_FUEL_LIMITED) != 0u;
   uvec2 fuel = uvec2(st_get(S_FUEL), st_get(S_FUEL + 1u));
   uint records = 0u;     // charged records
@@ -223,7 +193,7 @@ uint interp_run(uint quantum, uint budget) {
       uint t = WASM_TRAP_NONE;
       uvec2 v = wasm_numeric(op, a, b, t);
       if (t != WASM_TRAP_NONE) {
-        interp_trap(r, t);
+        frame_trap(r, t);
       } else {
         push(r, v);
       }
@@ -231,24 +201,7 @@ uint interp_run(uint quantum, uint budget) {
       interp_step(r, ins, op);
     }
   }
-  if (!stopped) interp_trap(r, WASM_TRAP_DEVICE_LOOP_LIMIT);
-  uvec2 count = u64_add(uvec2(st_get(S_EXECUTED), st_get(S_EXECUTED + 1u)), uvec2(records, 0u));
-  st_set(S_EXECUTED, count.x);
-  st_set(S_EXECUTED + 1u, count.y);
-  uvec2 ticks = u64_add(uvec2(st_get(S_TICKS), st_get(S_TICKS + 1u)), uvec2(records, 0u));
-  st_set(S_TICKS, ticks.x);
-  st_set(S_TICKS + 1u, ticks.y);
-  st_set(S_FUEL, fuel.x);
-  st_set(S_FUEL + 1u, fuel.y);
-  st_set(S_PC, r.pc);
-  st_set(S_FP, r.fp);
-  st_set(S_SP, r.sp);
-  st_set(S_FUNC, r.func);
-  st_set(S_STATUS, r.status);
-  st_set(S_TRAP, r.trap);
-  st_set(S_CONT, r.cont);
-  st_set(S_CONT_FUNC, r.cont_func);
-  st_set(S_CONT_DONE, r.cont_done);
-  st_set(S_DEPTH, r.depth);
+  if (!stopped) frame_trap(r, WASM_TRAP_DEVICE_LOOP_LIMIT);
+  regs_store(r, records, fuel);
   return r.status;
 }

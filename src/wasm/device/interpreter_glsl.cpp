@@ -4,12 +4,12 @@
 #include <string_view>
 #include <utility>
 
-#include "wasm/device/glsl/interpreter_bulk_glsl.hpp"
-#include "wasm/device/glsl/interpreter_frames_glsl.hpp"
+#include "wasm/device/glsl/bulk_glsl.hpp"
+#include "wasm/device/glsl/frames_glsl.hpp"
 #include "wasm/device/glsl/interpreter_glsl.hpp"
 #include "wasm/device/glsl/interpreter_layout_glsl.hpp"
-#include "wasm/device/glsl/interpreter_memory_glsl.hpp"
-#include "wasm/device/glsl/interpreter_tables_glsl.hpp"
+#include "wasm/device/glsl/instance_memory_glsl.hpp"
+#include "wasm/device/glsl/instance_tables_glsl.hpp"
 #include "wasm/device/glsl/interpreter_vulkan_bindings_glsl.hpp"
 #include "wasm/device/glsl/interpreter_vulkan_main_glsl.hpp"
 #include "wasm/device/glsl/interpreter_vulkan_outcome_glsl.hpp"
@@ -40,7 +40,7 @@ std::string interpreter_shader_source() {
   return concatenate(
       "#version 450\n" + numerics_glsl(),
       {glsl::interpreter_layout, glsl::wasi_layout, glsl::interpreter_vulkan_bindings, glsl::wasi_accessors,
-       glsl::interpreter_memory, glsl::interpreter_tables, glsl::interpreter_frames, glsl::interpreter_bulk,
+       glsl::instance_memory, glsl::instance_tables, glsl::frames, glsl::bulk,
        glsl::interpreter, glsl::interpreter_vulkan_outcome, glsl::interpreter_vulkan_main});
 }
 
@@ -48,9 +48,9 @@ std::string wasi_service_shader_source() {
   // The same bindings and layout, the WASI library instead of the interpreter loop.
   std::string source = concatenate(
       "#version 450\n" + numerics_glsl(),
-      {glsl::interpreter_layout, glsl::interpreter_vulkan_bindings, glsl::wasi_accessors, glsl::interpreter_memory});
+      {glsl::interpreter_layout, glsl::interpreter_vulkan_bindings, glsl::wasi_accessors, glsl::instance_memory});
   source += wasi_glsl();
-  return concatenate(std::move(source), {glsl::interpreter_tables, glsl::interpreter_frames, glsl::interpreter_wasi,
+  return concatenate(std::move(source), {glsl::instance_tables, glsl::frames, glsl::interpreter_wasi,
                                          glsl::interpreter_vulkan_outcome, glsl::wasi_vulkan_main});
 }
 

@@ -28,7 +28,7 @@ void main() {
     st_set(S_FUEL_LIMITED, pc.fuel_limited);
     st_set(S_FUEL, pc.fuel_lo);
     st_set(S_FUEL + 1u, pc.fuel_hi);
-    interp_begin_call(pc.function);
+    begin_call(pc.function);
   }
   write_outcome(io, interp_run(pc.quantum, pc.budget));
 }

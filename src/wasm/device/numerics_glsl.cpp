@@ -43,6 +43,16 @@ std::string numerics_glsl() {
   return source;
 }
 
+std::string numeric_functions_glsl() {
+  std::string source;
+  for (const auto& [name, text] : kFiles) {
+    if (name == "prelude.glsl" || name == "numeric_dispatch.glsl") continue;
+    source += text;
+    if (!text.empty() && text.back() != '\n') source += '\n';
+  }
+  return source;
+}
+
 std::string numerics_glsl_compact() {
   const std::string full = numerics_glsl();
   std::string compact;

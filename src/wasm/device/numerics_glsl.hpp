@@ -17,6 +17,10 @@ namespace wavestack::wasm::device {
 // comments and no string literals (checked by the tests).
 [[nodiscard]] std::string numerics_glsl_compact();
 
+// The numeric functions alone (traps.glsl .. convert.glsl): no prelude and no opcode
+// dispatcher, for compiled code, which calls each function by name.
+[[nodiscard]] std::string numeric_functions_glsl();
+
 // One embedded file by its name ("f64.glsl"); empty when there is no such file.
 [[nodiscard]] std::string_view numerics_glsl_file(std::string_view name);
 

@@ -10,7 +10,7 @@ namespace wavestack::wasm::device {
 
 // The library, to paste into a shader after numerics_glsl() (it uses u64.glsl) and after the
 // definitions of the accessors it calls: wasi_get / wasi_set (the instance's WASI region) and
-// memory_size_bytes / memory_byte / memory_set_byte (guest memory; interpreter_memory.glsl
+// memory_size_bytes / memory_byte / memory_set_byte (guest memory; instance_memory.glsl
 // defines them).
 [[nodiscard]] std::string wasi_glsl();
 

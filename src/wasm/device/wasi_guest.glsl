@@ -1,7 +1,7 @@
 // Guest linear memory for the WASI library: range checks, loads and stores of ABI fields.
 //
 // Needs the integrator's memory accessors: memory_size_bytes(), memory_byte(addr),
-// memory_set_byte(addr, v) (interpreter_memory.glsl defines them over mem_get/mem_set).
+// memory_set_byte(addr, v) (instance_memory.glsl defines them over mem_get/mem_set).
 // Callers check every range with wasi_range_ok / wasi_array_ok before the first access, so the
 // loads and stores below never see an address outside the memory. Guest pointers need no
 // alignment (wasmtime traps on misaligned ones; here they simply work).

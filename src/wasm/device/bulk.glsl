@@ -3,25 +3,25 @@
 // operands on the stack updated to what is left.
 
 // Finishes a chunked bulk instruction with `operands` operands, or schedules its next chunk.
-void bulk_done(INOUT(InterpRegs) r, uint operands, uint remaining) {
+void bulk_done(INOUT(Regs) r, uint operands, uint remaining) {
   if (remaining == 0u) {
     r.sp -= operands;
     r.cont = 0u;
   } else {
-    interp_continue(r);
+    frame_continue(r);
   }
 }
 
 // memory.fill / memory.copy / memory.init and the table equivalents: operands (dst, src or
 // value, n) stay on the stack while chunks run, updated to what is left. The whole range is
 // checked on the first chunk, so a trapping instruction changes nothing.
-void interp_memory_fill(INOUT(InterpRegs) r) {
+void bulk_memory_fill(INOUT(Regs) r) {
   uint n = peek32(r, 0u);
   uint value = peek32(r, 1u);
   uint dst = peek32(r, 2u);
   if (r.cont == 0u && !range_within(dst, n, memory_size_bytes())) {
     r.sp -= 3u;
-    interp_trap(r, WASM_TRAP_MEMORY_OUT_OF_BOUNDS);
+    frame_trap(r, WASM_TRAP_MEMORY_OUT_OF_BOUNDS);
     return;
   }
   uint chunk = min(n, allowance(r));
@@ -32,14 +32,14 @@ void interp_memory_fill(INOUT(InterpRegs) r) {
   bulk_done(r, 3u, n - chunk);
 }
 
-void interp_memory_copy(INOUT(InterpRegs) r) {
+void bulk_memory_copy(INOUT(Regs) r) {
   uint n = peek32(r, 0u);
   uint src = peek32(r, 1u);
   uint dst = peek32(r, 2u);
   uint size = memory_size_bytes();
   if (r.cont == 0u && (!range_within(dst, n, size) || !range_within(src, n, size))) {
     r.sp -= 3u;
-    interp_trap(r, WASM_TRAP_MEMORY_OUT_OF_BOUNDS);
+    frame_trap(r, WASM_TRAP_MEMORY_OUT_OF_BOUNDS);
     return;
   }
   uint chunk = min(n, allowance(r));
@@ -55,14 +55,14 @@ void interp_memory_copy(INOUT(InterpRegs) r) {
   bulk_done(r, 3u, n - chunk);
 }
 
-void interp_memory_init(INOUT(InterpRegs) r, uint segment) {
+void bulk_memory_init(INOUT(Regs) r, uint segment) {
   uint n = peek32(r, 0u);
   uint src = peek32(r, 1u);
   uint dst = peek32(r, 2u);
   if (r.cont == 0u && (!range_within(src, n, data_segment_length(segment)) ||
                        !range_within(dst, n, memory_size_bytes()))) {
     r.sp -= 3u;
-    interp_trap(r, WASM_TRAP_MEMORY_OUT_OF_BOUNDS);
+    frame_trap(r, WASM_TRAP_MEMORY_OUT_OF_BOUNDS);
     return;
   }
   uint chunk = min(n, allowance(r));
@@ -74,14 +74,14 @@ void interp_memory_init(INOUT(InterpRegs) r, uint segment) {
   bulk_done(r, 3u, n - chunk);
 }
 
-void interp_table_init(INOUT(InterpRegs) r, uint table, uint segment) {
+void bulk_table_init(INOUT(Regs) r, uint table, uint segment) {
   uint n = peek32(r, 0u);
   uint src = peek32(r, 1u);
   uint dst = peek32(r, 2u);
   if (r.cont == 0u && (!range_within(src, n, elem_segment_length(segment)) ||
                        !range_within(dst, n, table_size(table)))) {
     r.sp -= 3u;
-    interp_trap(r, WASM_TRAP_TABLE_OUT_OF_BOUNDS);
+    frame_trap(r, WASM_TRAP_TABLE_OUT_OF_BOUNDS);
     return;
   }
   uint chunk = min(n, allowance(r));
@@ -93,14 +93,14 @@ void interp_table_init(INOUT(InterpRegs) r, uint table, uint segment) {
   bulk_done(r, 3u, n - chunk);
 }
 
-void interp_table_copy(INOUT(InterpRegs) r, uint dst_table, uint src_table) {
+void bulk_table_copy(INOUT(Regs) r, uint dst_table, uint src_table) {
   uint n = peek32(r, 0u);
   uint src = peek32(r, 1u);
   uint dst = peek32(r, 2u);
   if (r.cont == 0u && (!range_within(src, n, table_size(src_table)) ||
                        !range_within(dst, n, table_size(dst_table)))) {
     r.sp -= 3u;
-    interp_trap(r, WASM_TRAP_TABLE_OUT_OF_BOUNDS);
+    frame_trap(r, WASM_TRAP_TABLE_OUT_OF_BOUNDS);
     return;
   }
   uint chunk = min(n, allowance(r));
@@ -116,13 +116,13 @@ void interp_table_copy(INOUT(InterpRegs) r, uint dst_table, uint src_table) {
   bulk_done(r, 3u, n - chunk);
 }
 
-void interp_table_fill(INOUT(InterpRegs) r, uint table) {
+void bulk_table_fill(INOUT(Regs) r, uint table) {
   uint n = peek32(r, 0u);
   uint ref = peek32(r, 1u);
   uint dst = peek32(r, 2u);
   if (r.cont == 0u && !range_within(dst, n, table_size(table))) {
     r.sp -= 3u;
-    interp_trap(r, WASM_TRAP_TABLE_OUT_OF_BOUNDS);
+    frame_trap(r, WASM_TRAP_TABLE_OUT_OF_BOUNDS);
     return;
   }
   uint chunk = min(n, allowance(r));
@@ -135,7 +135,7 @@ void interp_table_fill(INOUT(InterpRegs) r, uint table) {
 
 // table.grow: the first chunk grows the table (or pushes -1); while the new entries are
 // filled, the two operand slots hold (ref, old size) and (filled, n).
-void interp_table_grow(INOUT(InterpRegs) r, uint table) {
+void bulk_table_grow(INOUT(Regs) r, uint table) {
   uvec2 a = slot_get(r.sp - 2u);
   uvec2 b = slot_get(r.sp - 1u);
   uint ref = a.x;
@@ -164,7 +164,7 @@ void interp_table_grow(INOUT(InterpRegs) r, uint table) {
   } else {
     slot_set(r.sp - 2u, uvec2(ref, old));
     slot_set(r.sp - 1u, uvec2(filled, n));
-    interp_continue(r);
+    frame_continue(r);
   }
 }
 

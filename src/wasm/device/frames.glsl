@@ -1,8 +1,9 @@
-// The interpreter's registers and its control transfers: the operand stack, calls (with the
-// callee's locals cleared in chunks), returns, branches and call_indirect's checks. See
-// interpreter.glsl for the frame layout, fuel and the bounds of a dispatch.
+// The registers of a running call and its control transfers, shared by both execution
+// modes (the interpreter and compiled code keep identical frames): the operand stack, calls
+// (with the callee's locals cleared in chunks), returns, branches and call_indirect's checks.
+// See interpreter.glsl for the frame layout, fuel and the bounds of a dispatch.
 
-struct InterpRegs {
+struct Regs {
   uint pc;
   uint fp;
   uint sp;
@@ -18,45 +19,90 @@ struct InterpRegs {
   uint budget;
 };
 
+// The registers of the current call from the state, for a dispatch with `budget` loop work.
+Regs regs_load(uint budget) {
+  Regs r;
+  r.status = st_get(S_STATUS);
+  r.pc = st_get(S_PC);
+  r.fp = st_get(S_FP);
+  r.sp = st_get(S_SP);
+  r.func = st_get(S_FUNC);
+  r.trap = WASM_TRAP_NONE;
+  r.cont = st_get(S_CONT);
+  r.cont_func = st_get(S_CONT_FUNC);
+  r.cont_done = st_get(S_CONT_DONE);
+  r.depth = st_get(S_DEPTH);
+  r.work = 0u;
+  r.budget = budget;
+  r.ob = 0u;  // set by the caller once the function table is reachable (frame_header_slot)
+  return r;
+}
+
+// Writes the registers back, adding the `records` executed to the call's count and the WASI
+// clock, and the fuel left.
+void regs_store(Regs r, uint records, uvec2 fuel) {
+  uvec2 count = u64_add(uvec2(st_get(S_EXECUTED), st_get(S_EXECUTED + 1u)), uvec2(records, 0u));
+  st_set(S_EXECUTED, count.x);
+  st_set(S_EXECUTED + 1u, count.y);
+  uvec2 ticks = u64_add(uvec2(st_get(S_TICKS), st_get(S_TICKS + 1u)), uvec2(records, 0u));
+  st_set(S_TICKS, ticks.x);
+  st_set(S_TICKS + 1u, ticks.y);
+  st_set(S_FUEL, fuel.x);
+  st_set(S_FUEL + 1u, fuel.y);
+  st_set(S_PC, r.pc);
+  st_set(S_FP, r.fp);
+  st_set(S_SP, r.sp);
+  st_set(S_FUNC, r.func);
+  st_set(S_STATUS, r.status);
+  st_set(S_TRAP, r.trap);
+  st_set(S_CONT, r.cont);
+  st_set(S_CONT_FUNC, r.cont_func);
+  st_set(S_CONT_DONE, r.cont_done);
+  st_set(S_DEPTH, r.depth);
+}
+
 uint function_word(uint f, uint field) { return prog(prog(H_FUNCS) + F_WORDS * f + field); }
 
 uint frame_header_slot(uint f, uint fp) { return fp + function_word(f, F_PARAMS) + function_word(f, F_LOCALS); }
 
-void interp_trap(INOUT(InterpRegs) r, uint code) {
+// The operand base of the current frame; the ENTRY record's frame is the host's (no header).
+uint frame_operand_base(Regs r) { return r.pc == prog(H_ENTRY_PC) ? 0u : frame_header_slot(r.func, r.fp) + 2u; }
+
+void frame_trap(INOUT(Regs) r, uint code) {
   r.status = STATUS_TRAPPED;
   r.trap = code;
   r.cont = 0u;
 }
 
 // How much of a chunked operation this record may do now (at least 1, so it progresses).
-uint allowance(InterpRegs r) { return r.work < r.budget ? r.budget - r.work : 1u; }
+uint allowance(Regs r) { return r.work < r.budget ? r.budget - r.work : 1u; }
 
 // Runs the record at pc - 1 again as a continuation.
-void interp_continue(INOUT(InterpRegs) r) {
+void frame_continue(INOUT(Regs) r) {
   r.cont = 1u;
   r.pc -= 1u;
 }
 
-uvec2 pop(INOUT(InterpRegs) r) {
+uvec2 pop(INOUT(Regs) r) {
   r.sp -= 1u;
   return slot_get(r.sp);
 }
 
-void push(INOUT(InterpRegs) r, uvec2 v) {
+void push(INOUT(Regs) r, uvec2 v) {
   slot_set(r.sp, v);
   r.sp += 1u;
 }
 
-void push32(INOUT(InterpRegs) r, uint v) { push(r, uvec2(v, 0u)); }
+void push32(INOUT(Regs) r, uint v) { push(r, uvec2(v, 0u)); }
 
 // The i32 operand k slots below the top (0 = top), without popping.
-uint peek32(InterpRegs r, uint k) { return slot_get(r.sp - 1u - k).x; }
+uint peek32(Regs r, uint k) { return slot_get(r.sp - 1u - k).x; }
 
-void poke32(InterpRegs r, uint k, uint v) { slot_set(r.sp - 1u - k, uvec2(v, 0u)); }
+void poke32(Regs r, uint k, uint v) { slot_set(r.sp - 1u - k, uvec2(v, 0u)); }
 
 // Calls f with its arguments on top of the stack; the callee returns to ret_pc. The callee's
 // locals are cleared in chunks: until they all are, the call record runs again.
-void interp_call(INOUT(InterpRegs) r, uint f, uint ret_pc) {
+void frame_call(INOUT(Regs) r, uint f, uint ret_pc) {
   uint params = function_word(f, F_PARAMS);
   if (function_word(f, F_KIND) == FUNCTION_HOST_NOP) {
     r.sp -= params;
@@ -84,7 +130,7 @@ void interp_call(INOUT(InterpRegs) r, uint f, uint ret_pc) {
   // nested frames than call_depth.
   if (header >= stack_slots || stack_slots - header < 2u + function_word(f, F_MAX_STACK) ||
       r.depth >= prog(H_CALL_DEPTH)) {
-    interp_trap(r, WASM_TRAP_CALL_STACK_EXHAUSTED);
+    frame_trap(r, WASM_TRAP_CALL_STACK_EXHAUSTED);
     return;
   }
   uint done = r.cont != 0u ? r.cont_done : 0u;
@@ -95,7 +141,7 @@ void interp_call(INOUT(InterpRegs) r, uint f, uint ret_pc) {
   if (done < locals) {
     r.cont_func = f;
     r.cont_done = done;
-    interp_continue(r);
+    frame_continue(r);
     return;
   }
   r.cont = 0u;
@@ -109,7 +155,7 @@ void interp_call(INOUT(InterpRegs) r, uint f, uint ret_pc) {
   r.pc = function_word(f, F_CODE);
 }
 
-void interp_return(INOUT(InterpRegs) r, uint count) {
+void frame_return(INOUT(Regs) r, uint count) {
   uint header = frame_header_slot(r.func, r.fp);
   uvec2 link = slot_get(header);
   uvec2 caller = slot_get(header + 1u);
@@ -128,7 +174,7 @@ void interp_return(INOUT(InterpRegs) r, uint count) {
 }
 
 // Keeps the top `arity` values at the label's height, then jumps.
-void interp_branch(INOUT(InterpRegs) r, uint target, uint arity, uint height) {
+void frame_branch(INOUT(Regs) r, uint target, uint arity, uint height) {
   uint to = r.ob + height;
   uint from = r.sp - arity;
   if (from != to) {
@@ -146,26 +192,43 @@ uvec4 fetch(uint pc) {
 
 // call_indirect through `table`, expecting canonical type id `type_id`. A continuation
 // (clearing the callee's locals) has already resolved and popped the index.
-void interp_call_indirect(INOUT(InterpRegs) r, uint table, uint type_id) {
+void frame_call_indirect(INOUT(Regs) r, uint table, uint type_id) {
   if (r.cont != 0u) {
-    interp_call(r, r.cont_func, r.pc);
+    frame_call(r, r.cont_func, r.pc);
     return;
   }
   uint i = pop(r).x;
   st_set(S_TRAP_INDEX, i);  // the spec's message names the index
   if (i >= table_size(table)) {
-    interp_trap(r, WASM_TRAP_UNDEFINED_ELEMENT);
+    frame_trap(r, WASM_TRAP_UNDEFINED_ELEMENT);
     return;
   }
   uint f = table_get_entry(table, i);
   if (f == NULL_REF) {
-    interp_trap(r, WASM_TRAP_UNINITIALIZED_ELEMENT);
+    frame_trap(r, WASM_TRAP_UNINITIALIZED_ELEMENT);
     return;
   }
   if (function_word(f, F_TYPE_ID) != type_id) {
-    interp_trap(r, WASM_TRAP_INDIRECT_CALL_TYPE_MISMATCH);
+    frame_trap(r, WASM_TRAP_INDIRECT_CALL_TYPE_MISMATCH);
     return;
   }
-  interp_call(r, f, r.pc);
+  frame_call(r, f, r.pc);
 }
 
+// Starts a call of f: the host has written its arguments to slots 0 .. params. The first
+// thing either mode runs is the ENTRY record (H_ENTRY_PC), which makes the call (so clearing
+// locals is chunked too).
+void begin_call(uint f) {
+  st_set(S_EXECUTED, 0u);
+  st_set(S_EXECUTED + 1u, 0u);
+  st_set(S_PC, prog(H_ENTRY_PC));
+  st_set(S_FP, 0u);
+  st_set(S_SP, function_word(f, F_PARAMS));
+  st_set(S_FUNC, f);
+  st_set(S_STATUS, STATUS_RUNNING);
+  st_set(S_TRAP, WASM_TRAP_NONE);
+  st_set(S_CONT, 0u);
+  st_set(S_CONT_FUNC, f);
+  st_set(S_CONT_DONE, 0u);
+  st_set(S_DEPTH, 0u);
+}

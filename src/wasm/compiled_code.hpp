@@ -1,0 +1,57 @@
+// What instance sets need of a compiled module (execution="compiled"): the program image's
+// compiled form (jump tables instead of instruction records, block ids instead of pcs) and
+// each unit's native code, produced lazily. src/wasm/compiler implements it (that library
+// depends on this one, so the instance sets see only this interface).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace wavestack::wasm {
+
+// One unit's entry point on the cpu device: compiled_run over one instance's buffers.
+using CpuUnitFunction = std::uint32_t (*)(const std::uint32_t* program, std::uint32_t* state, std::uint32_t* memory,
+                                          std::uint32_t quantum, std::uint32_t budget);
+
+// Work done producing code, cumulative over the module's life (the Python layer reports
+// per-call differences).
+struct CompileCounters {
+  double codegen_seconds = 0.0;  // generating unit sources
+  double compile_seconds = 0.0;  // native compilation (the host compiler, or shader + pipeline)
+  std::uint64_t units_generated = 0;
+  std::uint64_t units_compiled = 0;     // native builds (cache misses included)
+  std::uint64_t units_from_cache = 0;   // of those, loaded from the disk cache
+};
+
+class CompiledCode {
+ public:
+  CompiledCode() = default;
+  CompiledCode(const CompiledCode&) = delete;
+  CompiledCode& operator=(const CompiledCode&) = delete;
+  virtual ~CompiledCode() = default;
+
+  // The program image's code section: jump-table entries, 4 words each
+  // (0, target block id, arity, height).
+  [[nodiscard]] virtual const std::vector<std::uint32_t>& jump_table_words() const = 0;
+  // The block a call of defined function `defined` starts at (the function table's F_CODE).
+  [[nodiscard]] virtual std::uint32_t function_entry(std::uint32_t defined) const = 0;
+  // The id of the host's ENTRY record (H_ENTRY_PC): one past the last block.
+  [[nodiscard]] virtual std::uint32_t entry_id() const = 0;
+  [[nodiscard]] virtual std::uint32_t unit_count() const = 0;
+  // The unit running block `id`; for the ENTRY id, the unit of function `callee`'s entry
+  // (any unit for an imported callee).
+  [[nodiscard]] virtual std::uint32_t unit_of(std::uint32_t id, std::uint32_t callee) const = 0;
+
+  // The unit's native code on the cpu device, built on first use (thread-safe). Throws
+  // std::runtime_error when no C++ compiler is found or the build fails.
+  [[nodiscard]] virtual CpuUnitFunction cpu_unit(std::uint32_t unit) = 0;
+  // The unit's complete Vulkan shader source, generated on first use (thread-safe).
+  [[nodiscard]] virtual std::string shader_source(std::uint32_t unit) = 0;
+  // Vulkan instance sets add their pipeline builds here.
+  virtual void add_compile_seconds(double seconds, bool from_cache) = 0;
+
+  [[nodiscard]] virtual CompileCounters counters() const = 0;
+};
+
+}  // namespace wavestack::wasm

@@ -1,0 +1,464 @@
+#include "wasm/compiler/block_codegen.hpp"
+
+#include <map>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+#include "wasm/compiler/control_records.hpp"
+#include "wasm/compiler/numeric_lowering.hpp"
+#include "wasm/opcodes.hpp"
+
+namespace wavestack::wasm::compiler {
+namespace {
+
+std::string u32(std::uint32_t value) { return std::to_string(value) + "u"; }
+
+std::string literal(std::uint32_t low, std::uint32_t high) { return "uvec2(" + u32(low) + ", " + u32(high) + ")"; }
+
+// r.sp + offset, spelled without signed arithmetic (the subset's slots are uint).
+std::string sp_plus(std::int64_t offset) {
+  if (offset == 0) return "r.sp";
+  if (offset > 0) return "r.sp + " + u32(static_cast<std::uint32_t>(offset));
+  return "r.sp - " + u32(static_cast<std::uint32_t>(-offset));
+}
+
+struct MemoryAccess {
+  std::uint32_t width = 0;
+  const char* extend = nullptr;  // sign extension of the loaded bytes, or nullptr
+};
+
+// Loads 0x28..0x35 in opcode order (device/instance_memory.glsl, load_width/load_extend).
+MemoryAccess load_access(std::uint16_t opcode) {
+  static constexpr MemoryAccess kLoads[] = {
+      {4, nullptr}, {8, nullptr}, {4, nullptr}, {8, nullptr},                   // i32 i64 f32 f64
+      {1, "uvec2(i32_extend8_s($.x), 0u)"},  {1, nullptr},                      // i32.load8_s/u
+      {2, "uvec2(i32_extend16_s($.x), 0u)"}, {2, nullptr},                      // i32.load16_s/u
+      {1, "i64_extend8_s($)"},               {1, nullptr},                      // i64.load8_s/u
+      {2, "i64_extend16_s($)"},              {2, nullptr},                      // i64.load16_s/u
+      {4, "i64_extend32_s($)"},              {4, nullptr},                      // i64.load32_s/u
+  };
+  return kLoads[opcode - op::kFirstLoad];
+}
+
+// Stores 0x36..0x3E: bytes written.
+std::uint32_t store_width(std::uint16_t opcode) {
+  static constexpr std::uint32_t kWidths[] = {4, 8, 4, 8, 1, 2, 1, 2, 4};
+  return kWidths[opcode - op::kFirstStore];
+}
+
+// Writes one block's function. The operand stack is symbolic: each entry is an expression
+// that stays valid until popped (a temporary, a literal or a local's variable, which a write
+// to that local first copies out). Entries below the block's starting height are read from
+// the value stack when first popped; r.sp itself moves only when the block spills.
+class BlockWriter {
+ public:
+  BlockWriter(const Program& program, const CompiledBlock& block, bool prefix)
+      : program_(program), block_(block), prefix_(prefix) {}
+
+  std::string body() {
+    std::uint32_t pc = block_.begin;
+    for (std::uint32_t k = 0; k < block_.instruction_count; ++k) {
+      record_ = k;
+      if (prefix_) emit("if (left == " + u32(k) + ") return compiled_out_of_fuel(r, " + u32(k) + ");");
+      // The prefix never runs its last record: `left` is below the block's count.
+      if (prefix_ && k + 1 == block_.instruction_count) break;
+      const Instruction& ins = program_.code.at(pc);
+      lower(ins, pc);
+      pc += ins.opcode == op::kBrTable ? br_table_entry_count(ins) + 1U : 1U;
+    }
+    if (prefix_) {
+      emit("return compiled_out_of_fuel(r, " + u32(block_.instruction_count - 1U) + ");");
+    } else if (!ended_) {
+      finish_with_pc(block_.successors.at(0));
+    }
+    std::string head;
+    if (uses_trap_) head += "  uint trap = WASM_TRAP_NONE;\n";
+    return head + text_;
+  }
+
+ private:
+  void emit(const std::string& line) { text_ += "  " + line + "\n"; }
+
+  std::string fresh() { return "t" + std::to_string(next_temp_++); }
+
+  std::string push_temp(const std::string& expression) {
+    std::string name = fresh();
+    emit("uvec2 " + name + " = " + expression + ";");
+    stack_.push_back(name);
+    return name;
+  }
+
+  std::string pop() {
+    if (!stack_.empty()) {
+      std::string top = std::move(stack_.back());
+      stack_.pop_back();
+      return top;
+    }
+    ++memory_pops_;
+    std::string name = fresh();
+    emit("uvec2 " + name + " = slot_get(" + sp_plus(-static_cast<std::int64_t>(memory_pops_)) + ");");
+    return name;
+  }
+
+  void discard() {
+    if (!stack_.empty()) {
+      stack_.pop_back();
+    } else {
+      ++memory_pops_;
+    }
+  }
+
+  static std::string local_name(std::uint32_t index) { return "l" + std::to_string(index); }
+
+  std::string local(std::uint32_t index) {
+    if (locals_.find(index) == locals_.end()) {
+      emit("uvec2 " + local_name(index) + " = slot_get(r.fp + " + u32(index) + ");");
+      locals_[index] = false;
+    }
+    return local_name(index);
+  }
+
+  void set_local(std::uint32_t index, const std::string& value) {
+    const std::string name = local_name(index);
+    if (value == name) return;
+    for (std::string& entry : stack_) {  // values read before this write keep the old value
+      if (entry == name) {
+        std::string copy = fresh();
+        emit("uvec2 " + copy + " = " + name + ";");
+        entry = copy;
+      }
+    }
+    if (locals_.find(index) == locals_.end()) {
+      emit("uvec2 " + name + " = " + value + ";");
+    } else {
+      emit(name + " = " + value + ";");
+    }
+    locals_[index] = true;
+  }
+
+  void trap_if(const std::string& condition, const std::string& code) {
+    emit("if (" + condition + ") {");
+    emit("  frame_trap(r, " + code + ");");
+    emit("  return " + u32(record_ + 1U) + ";");
+    emit("}");
+  }
+
+  void spill_locals() {
+    for (const auto& [index, dirty] : locals_) {
+      if (dirty) emit("slot_set(r.fp + " + u32(index) + ", " + local_name(index) + ");");
+    }
+  }
+
+  // Writes the symbolic stack to the value stack and moves r.sp to its top.
+  void spill_stack() {
+    const auto base = -static_cast<std::int64_t>(memory_pops_);
+    for (std::size_t k = 0; k < stack_.size(); ++k) {
+      emit("slot_set(" + sp_plus(base + static_cast<std::int64_t>(k)) + ", " + stack_[k] + ");");
+    }
+    const std::int64_t moved = base + static_cast<std::int64_t>(stack_.size());
+    if (moved != 0) emit("r.sp = " + sp_plus(moved) + ";");
+    stack_.clear();
+    memory_pops_ = 0;
+  }
+
+  void finish_with_pc(std::uint32_t next) {
+    spill_locals();
+    spill_stack();
+    emit("r.pc = " + u32(next) + ";");
+    end_block();
+  }
+
+  void end_block() {
+    emit("return " + u32(block_.instruction_count) + ";");
+    ended_ = true;
+  }
+
+  std::uint32_t next_block() const { return block_.successors.back(); }
+
+  void lower(const Instruction& ins, std::uint32_t pc) {
+    const std::uint16_t opcode = ins.opcode;
+    if (const NumericLowering* numeric = find_numeric_lowering(opcode)) {
+      lower_numeric(*numeric);
+      return;
+    }
+    if (opcode >= op::kFirstLoad && opcode <= op::kLastLoad) {
+      lower_load(ins);
+      return;
+    }
+    if (opcode >= op::kFirstStore && opcode <= op::kLastStore) {
+      lower_store(ins);
+      return;
+    }
+    switch (opcode) {
+      case op::kUnreachable:
+        emit("frame_trap(r, WASM_TRAP_UNREACHABLE);");
+        emit("return " + u32(record_ + 1U) + ";");
+        ended_ = true;
+        return;
+      case op::kNop:
+        return;
+      case op::kJump:
+        finish_with_pc(block_.successors.at(0));
+        return;
+      case op::kJumpIfZero: {
+        const std::string condition = pop();
+        spill_locals();
+        spill_stack();
+        emit("r.pc = " + condition + ".x == 0u ? " + u32(block_.successors.at(0)) + " : " + u32(next_block()) + ";");
+        end_block();
+        return;
+      }
+      case op::kBr:
+        spill_locals();
+        spill_stack();
+        emit("frame_branch(r, " + u32(block_.successors.at(0)) + ", " + u32(ins.b) + ", " + u32(ins.c) + ");");
+        end_block();
+        return;
+      case op::kBrIf: {
+        const std::string condition = pop();
+        spill_locals();
+        spill_stack();
+        emit("if (" + condition + ".x != 0u) {");
+        emit("  frame_branch(r, " + u32(block_.successors.at(0)) + ", " + u32(ins.b) + ", " + u32(ins.c) + ");");
+        emit("} else {");
+        emit("  r.pc = " + u32(next_block()) + ";");
+        emit("}");
+        end_block();
+        return;
+      }
+      case op::kBrTable: {
+        const std::string index = pop();
+        spill_locals();
+        spill_stack();
+        emit("uvec4 entry = compiled_jump_entry(" + u32(block_.table_begin) + " + min(" + index + ".x, " + u32(ins.a) +
+             "));");
+        emit("frame_branch(r, entry.y, entry.z, entry.w);");
+        end_block();
+        return;
+      }
+      case op::kReturn:
+        spill_stack();  // the frame ends: its locals need not be written back
+        emit("frame_return(r, " + u32(ins.a) + ");");
+        end_block();
+        return;
+      case op::kDrop:
+        discard();
+        return;
+      case op::kSelect:
+      case op::kSelectTyped: {
+        const std::string condition = pop();
+        const std::string second = pop();
+        const std::string first = pop();
+        push_temp(condition + ".x != 0u ? " + first + " : " + second);
+        return;
+      }
+      case op::kLocalGet:
+        stack_.push_back(local(ins.a));
+        return;
+      case op::kLocalSet:
+        set_local(ins.a, pop());
+        return;
+      case op::kLocalTee: {
+        const std::string value = pop();
+        set_local(ins.a, value);
+        stack_.push_back(local_name(ins.a));
+        return;
+      }
+      case op::kGlobalGet:
+        push_temp("global_get(" + u32(ins.a) + ")");
+        return;
+      case op::kGlobalSet:
+        emit("global_set(" + u32(ins.a) + ", " + pop() + ");");
+        return;
+      case op::kTableGet: {
+        const std::string index = pop();
+        trap_if(index + ".x >= table_size(" + u32(ins.a) + ")", "WASM_TRAP_TABLE_OUT_OF_BOUNDS");
+        push_temp("uvec2(table_get_entry(" + u32(ins.a) + ", " + index + ".x), 0u)");
+        return;
+      }
+      case op::kTableSet: {
+        const std::string ref = pop();
+        const std::string index = pop();
+        trap_if(index + ".x >= table_size(" + u32(ins.a) + ")", "WASM_TRAP_TABLE_OUT_OF_BOUNDS");
+        emit("table_set_entry(" + u32(ins.a) + ", " + index + ".x, " + ref + ".x);");
+        return;
+      }
+      case op::kMemorySize:
+        push_temp("uvec2(st_get(S_PAGES), 0u)");
+        return;
+      case op::kMemoryGrow:
+        push_temp("uvec2(compiled_memory_grow(" + pop() + ".x), 0u)");
+        return;
+      case op::kI32Const:
+      case op::kF32Const:
+      case op::kRefFunc:
+        stack_.push_back(literal(ins.a, 0));
+        return;
+      case op::kI64Const:
+      case op::kF64Const:
+        stack_.push_back(literal(ins.a, ins.b));
+        return;
+      case op::kRefNull:
+        stack_.push_back("uvec2(NULL_REF, 0u)");
+        return;
+      case op::kRefIsNull:
+        push_temp("uvec2(" + pop() + ".x == NULL_REF ? 1u : 0u, 0u)");
+        return;
+      case op::kDataDrop:
+        emit("st_set(prog(H_DROPPED) + " + u32(ins.a) + ", 1u);");
+        return;
+      case op::kElemDrop:
+        emit("st_set(prog(H_DROPPED) + prog(H_DATA_COUNT) + " + u32(ins.a) + ", 1u);");
+        return;
+      case op::kTableSize:
+        push_temp("uvec2(table_size(" + u32(ins.a) + "), 0u)");
+        return;
+      default:
+        throw std::logic_error("compiler: record " + std::to_string(pc) + " (opcode " + std::to_string(opcode) +
+                               ") cannot be compiled inside a block");
+    }
+  }
+
+  void lower_numeric(const NumericLowering& numeric) {
+    std::string second;
+    if (numeric.arity == 2) second = pop();
+    const std::string first = pop();
+    const std::string value = push_temp(instantiate_numeric(numeric, first, second, "trap"));
+    if (numeric.traps) {
+      uses_trap_ = true;
+      trap_if("trap != WASM_TRAP_NONE", "trap");
+    }
+    (void)value;
+  }
+
+  std::string effective_address(const Instruction& ins, std::uint32_t width) {
+    const std::string address = pop();
+    const std::string ea = "ea" + std::to_string(next_temp_++);
+    emit("uint " + ea + " = 0u;");
+    trap_if("!memory_range_ok(" + address + ".x, " + u32(ins.b) + ", " + u32(width) + ", " + ea + ")",
+            "WASM_TRAP_MEMORY_OUT_OF_BOUNDS");
+    return ea;
+  }
+
+  void lower_load(const Instruction& ins) {
+    const MemoryAccess access = load_access(ins.opcode);
+    const std::string ea = effective_address(ins, access.width);
+    std::string value = "memory_read(" + ea + ", " + u32(access.width) + ")";
+    if (access.extend != nullptr) {
+      std::string extended = access.extend;
+      extended.replace(extended.find('$'), 1, value);
+      value = extended;
+    }
+    push_temp(value);
+  }
+
+  void lower_store(const Instruction& ins) {
+    const std::uint32_t width = store_width(ins.opcode);
+    const std::string value = pop();
+    const std::string ea = effective_address(ins, width);
+    emit("memory_write(" + ea + ", " + u32(width) + ", " + value + ");");
+  }
+
+  const Program& program_;
+  const CompiledBlock& block_;
+  bool prefix_;
+  std::string text_;
+  std::vector<std::string> stack_;
+  std::uint32_t memory_pops_ = 0;
+  std::map<std::uint32_t, bool> locals_;  // loaded locals: dirty flag
+  std::uint32_t next_temp_ = 0;
+  std::uint32_t record_ = 0;  // index of the record being lowered among the executing ones
+  bool uses_trap_ = false;
+  bool ended_ = false;
+};
+
+bool is_resumable_block(const Program& program, const CompiledBlock& block) {
+  return block.instruction_count == 1 && is_resumable(program.code.at(block.begin).opcode);
+}
+
+// A call or bulk record, alone in its block: it may run again as a continuation (charged
+// nothing), with r.pc one past the block so that frame_continue's pc - 1 selects it again.
+std::string resumable_body(const Program& program, const CompiledBlock& block) {
+  const Instruction& ins = program.code.at(block.begin);
+  std::string call;
+  switch (ins.opcode) {
+    case op::kCall:
+      call = "frame_call(r, " + u32(ins.a) + ", " + u32(block.id + 1U) + ");";
+      break;
+    case op::kCallIndirect:
+      call = "frame_call_indirect(r, " + u32(ins.b) + ", " + u32(ins.c) + ");";
+      break;
+    case op::kMemoryInit:
+      call = "bulk_memory_init(r, " + u32(ins.a) + ");";
+      break;
+    case op::kMemoryCopy:
+      call = "bulk_memory_copy(r);";
+      break;
+    case op::kMemoryFill:
+      call = "bulk_memory_fill(r);";
+      break;
+    case op::kTableInit:
+      call = "bulk_table_init(r, " + u32(ins.b) + ", " + u32(ins.a) + ");";
+      break;
+    case op::kTableCopy:
+      call = "bulk_table_copy(r, " + u32(ins.a) + ", " + u32(ins.b) + ");";
+      break;
+    case op::kTableGrow:
+      call = "bulk_table_grow(r, " + u32(ins.a) + ");";
+      break;
+    case op::kTableFill:
+      call = "bulk_table_fill(r, " + u32(ins.a) + ");";
+      break;
+    default:
+      throw std::logic_error("compiler: opcode " + std::to_string(ins.opcode) + " is not resumable");
+  }
+  std::string text;
+  text += "  uint charged = r.cont == 0u ? 1u : 0u;\n";
+  text += "  if (left < charged) return compiled_out_of_fuel(r, 0u);\n";
+  text += "  r.pc = " + u32(block.id + 1U) + ";\n";
+  text += "  " + call + "\n";
+  text += "  return charged;\n";
+  return text;
+}
+
+}  // namespace
+
+std::uint32_t record_work(const Program& program, std::uint32_t pc) {
+  const Instruction& ins = program.code.at(pc);
+  std::uint32_t work = 8;
+  if (ins.opcode == op::kBr || ins.opcode == op::kBrIf) work += ins.b;
+  if (ins.opcode == op::kBrTable) work += program.code.at(pc + 1U).b;
+  if (ins.opcode == op::kReturn) work += ins.a;
+  if (find_numeric_lowering(ins.opcode) != nullptr) work += 64;
+  return 1 + work;
+}
+
+std::string block_function_name(std::uint32_t id) { return "b" + std::to_string(id); }
+
+std::string generate_block(const Program& program, const CompiledBlock& block) {
+  std::uint32_t work = 0;
+  for (std::uint32_t pc = block.begin; pc < block.end;) {
+    const Instruction& ins = program.code.at(pc);
+    work += record_work(program, pc);
+    pc += ins.opcode == op::kBrTable ? br_table_entry_count(ins) + 1U : 1U;
+  }
+  const std::string name = block_function_name(block.id);
+  const std::string signature = "(INOUT(Regs) r, uint left) {\n";
+  const std::string yield = "  if (r.work != 0u && r.work + " + u32(work) + " > r.budget) return COMPILED_YIELD;\n";
+  const std::string charge = "  r.work += " + u32(work) + ";\n";
+  std::string text = "// block " + std::to_string(block.id) + ": function " + std::to_string(block.function) +
+                     ", records " + std::to_string(block.begin) + ".." + std::to_string(block.end) + "\n";
+  if (is_resumable_block(program, block)) {
+    if (block.successors.size() != 1 || block.successors.front() != block.id + 1U) {
+      throw std::logic_error("compiler: the continuation of block " + std::to_string(block.id) + " is not the next id");
+    }
+    return text + "uint " + name + signature + yield + charge + resumable_body(program, block) + "}\n";
+  }
+  text += "uint " + name + "_p" + signature + charge + BlockWriter(program, block, true).body() + "}\n";
+  text += "uint " + name + signature + yield + "  if (left < " + u32(block.instruction_count) + ") return " + name +
+          "_p(r, left);\n" + charge + BlockWriter(program, block, false).body() + "}\n";
+  return text;
+}
+
+}  // namespace wavestack::wasm::compiler

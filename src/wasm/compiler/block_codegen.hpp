@@ -1,0 +1,33 @@
+// Source generation for one basic block of compiled mode, in the device-code subset (the
+// same text compiles as GLSL for Vulkan and as C++ for the cpu device).
+//
+// A block becomes two functions of the registers `r` and the fuel window `left`:
+//   uint b<ID>(INOUT(Regs) r, uint left)    the whole block, when `left` covers it
+//   uint b<ID>_p(INOUT(Regs) r, uint left)  its unrolled prefix: stops before record `left`
+// Both return the records they executed (fuel charged), or COMPILED_YIELD when the block
+// would overrun the dispatch's loop budget (it then ran nothing). Inside a block operands and
+// modified locals are shader variables; at the block's end they are spilled to the value
+// stack and frame slots, so every block boundary holds the interpreter's exact frame layout
+// (calls, returns and branches then use the shared frame code in device/frames.glsl).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "wasm/compiler/compiled_layout.hpp"
+#include "wasm/program.hpp"
+
+namespace wavestack::wasm::compiler {
+
+// Loop-budget units a record may need in one piece; the interpreter's record_work plus one
+// (interpreter.glsl), so both modes bound a dispatch's loops alike.
+[[nodiscard]] std::uint32_t record_work(const Program& program, std::uint32_t pc);
+
+// The two functions of `block`. Throws std::logic_error for a record compiled mode does not
+// know (the validator admits none).
+[[nodiscard]] std::string generate_block(const Program& program, const CompiledBlock& block);
+
+// The name of block `id`'s full function.
+[[nodiscard]] std::string block_function_name(std::uint32_t id);
+
+}  // namespace wavestack::wasm::compiler

@@ -1,0 +1,155 @@
+#include "wasm/compiler/compiled_module.hpp"
+
+#include <chrono>
+#include <stdexcept>
+
+#include "wasm/compiler/block_codegen.hpp"
+#include "wasm/compiler/unit_codegen.hpp"
+#include "wasm/device/compiled_glsl.hpp"
+#include "wasm/opcodes.hpp"
+
+namespace wavestack::wasm::compiler {
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// The real size of a block's generated source, for the unit limits: generated with its pcs
+// standing in for block ids (ids have at most as many digits as pcs).
+SourceEstimate generated_size(const Program& program) {
+  return [&program](const Block& block) {
+    CompiledBlock stand_in;
+    stand_in.id = block.begin;
+    stand_in.begin = block.begin;
+    stand_in.end = block.end;
+    stand_in.instruction_count = block.instruction_count;
+    stand_in.terminator = block.terminator;
+    stand_in.ends_in_call = block.ends_in_call;
+    stand_in.successors = block.successors;
+    if (stand_in.successors.empty() && block.terminator != Terminator::kBrTable &&
+        block.terminator != Terminator::kReturn && block.terminator != Terminator::kUnreachable) {
+      stand_in.successors.push_back(block.end);
+    }
+    stand_in.table_begin = block.table_begin;
+    stand_in.table_size = block.table_size;
+    // Resumable blocks continue at id + 1.
+    if (block.instruction_count == 1 && !stand_in.successors.empty()) stand_in.successors = {stand_in.id + 1U};
+    return generate_block(program, stand_in).size() + 64;  // + its case in the unit's switch
+  };
+}
+
+UnitOptions with_real_sizes(UnitOptions options, const Program& program) {
+  options.max_source_bytes = std::min(options.max_source_bytes, kMaxUnitSourceBytes);
+  if (!options.estimate_source) options.estimate_source = generated_size(program);
+  return options;
+}
+
+}  // namespace
+
+CompiledModule::CompiledModule(const Module& module, const UnitOptions& options)
+    : program_(module.program),
+      imported_functions_(module.imported_functions),
+      layout_(partition_units(module, with_real_sizes(options, module.program))) {
+  if (layout_.units.empty()) layout_.units.emplace_back();  // ENTRY of an imported callee runs somewhere
+  // Jump tables: per br_table entry its target block and the entry record's arity and height.
+  for (const Unit& unit : layout_.units) {
+    for (const CompiledBlock& block : unit.blocks) {
+      if (block.terminator != Terminator::kBrTable) continue;
+      const std::uint32_t first_entry = block.end - block.table_size;
+      for (std::uint32_t i = 0; i < block.table_size; ++i) {
+        const Instruction& entry = program_.code.at(first_entry + i);
+        const std::uint32_t k = block.table_begin + i;
+        if (jump_words_.size() < 4U * (k + 1U)) jump_words_.resize(4U * (k + 1U), 0U);
+        jump_words_[4U * k] = op::kBrTableEntry;
+        jump_words_[4U * k + 1U] = layout_.jump_tables.at(k);
+        jump_words_[4U * k + 2U] = entry.b;
+        jump_words_[4U * k + 3U] = entry.c;
+      }
+    }
+  }
+  texts_.resize(layout_.units.size());
+  cpu_units_.resize(layout_.units.size(), nullptr);
+}
+
+CompiledSummary CompiledModule::summary() const {
+  CompiledSummary summary;
+  summary.units = static_cast<std::uint32_t>(layout_.units.size());
+  summary.functions = static_cast<std::uint32_t>(layout_.function_entries.size());
+  summary.blocks = static_cast<std::uint32_t>(layout_.block_addresses.size());
+  for (const Unit& unit : layout_.units) summary.instructions += unit.instruction_count;
+  summary.jump_table_entries = static_cast<std::uint32_t>(layout_.jump_tables.size());
+  summary.complete = layout_.function_entries.size() == program_.functions.size();
+  return summary;
+}
+
+std::uint32_t CompiledModule::function_entry(std::uint32_t defined) const { return layout_.function_entries.at(defined); }
+
+std::uint32_t CompiledModule::entry_id() const { return static_cast<std::uint32_t>(layout_.block_addresses.size()); }
+
+std::uint32_t CompiledModule::unit_count() const { return static_cast<std::uint32_t>(layout_.units.size()); }
+
+std::uint32_t CompiledModule::unit_of(std::uint32_t id, std::uint32_t callee) const {
+  if (id == entry_id()) {
+    if (callee < imported_functions_) return 0;
+    id = function_entry(callee - imported_functions_);
+  }
+  return layout_.block_addresses.at(id).unit;
+}
+
+const std::string& CompiledModule::unit_text_locked(std::uint32_t unit) {
+  std::optional<std::string>& text = texts_.at(unit);
+  if (!text) {
+    const auto start = std::chrono::steady_clock::now();
+    text = generate_unit(program_, layout_, unit).text;
+    counters_.codegen_seconds += seconds_since(start);
+    ++counters_.units_generated;
+  }
+  return *text;
+}
+
+std::string CompiledModule::unit_text(std::uint32_t unit) {
+  const std::lock_guard lock(mutex_);
+  return unit_text_locked(unit);
+}
+
+CpuUnitFunction CompiledModule::cpu_unit(std::uint32_t unit) {
+  const std::lock_guard lock(mutex_);
+  if (CpuUnitFunction function = cpu_units_.at(unit)) return function;
+  if (!toolchain_searched_) {
+    toolchain_ = find_cpu_toolchain();
+    toolchain_searched_ = true;
+  }
+  if (!toolchain_) {
+    throw std::runtime_error(
+        "compiled mode on the cpu device needs a C++ compiler to build its units, and none was found (tried "
+        "$WAVESTACK_CXX, $CXX, c++, g++ and clang++); install one or use execution=\"interpreter\"");
+  }
+  const std::string source = device::compiled_cpu_source(unit_text_locked(unit));
+  const auto start = std::chrono::steady_clock::now();
+  const LoadedUnit loaded = load_cpu_unit(*toolchain_, source);
+  counters_.compile_seconds += seconds_since(start);
+  ++counters_.units_compiled;
+  if (loaded.from_cache) ++counters_.units_from_cache;
+  cpu_units_[unit] = loaded.function;
+  return loaded.function;
+}
+
+std::string CompiledModule::shader_source(std::uint32_t unit) {
+  const std::lock_guard lock(mutex_);
+  return device::compiled_shader_source(unit_text_locked(unit));
+}
+
+void CompiledModule::add_compile_seconds(double seconds, bool from_cache) {
+  const std::lock_guard lock(mutex_);
+  counters_.compile_seconds += seconds;
+  ++counters_.units_compiled;
+  if (from_cache) ++counters_.units_from_cache;
+}
+
+CompileCounters CompiledModule::counters() const {
+  const std::lock_guard lock(mutex_);
+  return counters_;
+}
+
+}  // namespace wavestack::wasm::compiler

@@ -1,0 +1,67 @@
+// A module compiled for execution="compiled": its units (units.hpp), the program image's
+// compiled form, and each unit's code generated and built lazily, when a call first reaches
+// it, then kept for the module's life (shared by every spawn of the module).
+#pragma once
+
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "wasm/compiled_code.hpp"
+#include "wasm/compiler/compiled_layout.hpp"
+#include "wasm/compiler/cpu_toolchain.hpp"
+#include "wasm/compiler/units.hpp"
+#include "wasm/module.hpp"
+
+namespace wavestack::wasm::compiler {
+
+inline constexpr std::size_t kMaxUnitSourceBytes = 65536;
+
+struct CompiledSummary {
+  std::uint32_t units = 0;
+  std::uint32_t functions = 0;  // defined functions, every one compiled
+  std::uint32_t blocks = 0;
+  std::uint64_t instructions = 0;
+  std::uint32_t jump_table_entries = 0;
+  bool complete = true;  // every defined function has code (never false: nothing is dropped)
+};
+
+class CompiledModule final : public CompiledCode {
+ public:
+  // Partitions `module` (throws as partition_units does). Nothing is generated yet.
+  CompiledModule(const Module& module, const UnitOptions& options);
+
+  [[nodiscard]] const CompiledLayout& layout() const noexcept { return layout_; }
+  [[nodiscard]] CompiledSummary summary() const;
+  // The unit's generated text (device subset), generated on first use.
+  [[nodiscard]] std::string unit_text(std::uint32_t unit);
+
+  [[nodiscard]] const std::vector<std::uint32_t>& jump_table_words() const override { return jump_words_; }
+  [[nodiscard]] std::uint32_t function_entry(std::uint32_t defined) const override;
+  [[nodiscard]] std::uint32_t entry_id() const override;
+  [[nodiscard]] std::uint32_t unit_count() const override;
+  [[nodiscard]] std::uint32_t unit_of(std::uint32_t id, std::uint32_t callee) const override;
+  [[nodiscard]] CpuUnitFunction cpu_unit(std::uint32_t unit) override;
+  [[nodiscard]] std::string shader_source(std::uint32_t unit) override;
+  void add_compile_seconds(double seconds, bool from_cache) override;
+  [[nodiscard]] CompileCounters counters() const override;
+
+ private:
+  const std::string& unit_text_locked(std::uint32_t unit);
+
+  Program program_;
+  std::uint32_t imported_functions_ = 0;
+  CompiledLayout layout_;
+  std::vector<std::uint32_t> jump_words_;
+
+  mutable std::mutex mutex_;
+  std::vector<std::optional<std::string>> texts_;
+  std::vector<CpuUnitFunction> cpu_units_;
+  std::optional<CpuToolchain> toolchain_;
+  bool toolchain_searched_ = false;
+  CompileCounters counters_;
+};
+
+}  // namespace wavestack::wasm::compiler

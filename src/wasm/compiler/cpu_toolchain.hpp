@@ -1,0 +1,34 @@
+// The cpu device's native code path for compiled mode: the host's C++ compiler turns a
+// unit's generated C++ (device/compiled_glsl.hpp) into a shared library, cached on disk under
+// the runtime's cache directory and keyed by the source, the compiler and its flags, then
+// loaded into the process. This makes the cpu device an ahead-of-time compiler whose output
+// is ordinary, debuggable (and sanitizable) C++.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "wasm/compiled_code.hpp"
+
+namespace wavestack::wasm::compiler {
+
+struct CpuToolchain {
+  std::string compiler;  // an executable path
+  std::string version;   // the first line of `compiler --version` (part of the cache key)
+  std::string flags;     // extra flags from WAVESTACK_UNIT_CXXFLAGS (sanitizers, -O0 -g ...)
+};
+
+// $WAVESTACK_CXX, else $CXX, else c++, g++ or clang++ on PATH; nullopt when none runs.
+[[nodiscard]] std::optional<CpuToolchain> find_cpu_toolchain();
+
+struct LoadedUnit {
+  CpuUnitFunction function = nullptr;
+  bool from_cache = false;
+};
+
+// Builds (or finds in the cache) and loads the shared library of `source`. Throws
+// std::runtime_error with the compiler's messages when the build fails. Libraries stay
+// loaded for the life of the process (instances may still run their code).
+[[nodiscard]] LoadedUnit load_cpu_unit(const CpuToolchain& toolchain, const std::string& source);
+
+}  // namespace wavestack::wasm::compiler

@@ -1,0 +1,24 @@
+// Source generation for one compilation unit: its blocks' functions (block_codegen.hpp) and
+// compiled_unit_step, which selects the block at r.pc by its id. The text is in the device
+// subset and has no entry point of its own: the Vulkan shader (compiled_vulkan_main.glsl)
+// and the cpu device's shared library (cpu_unit_library.hpp) wrap the same text.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "wasm/compiler/compiled_layout.hpp"
+#include "wasm/program.hpp"
+
+namespace wavestack::wasm::compiler {
+
+struct UnitSource {
+  std::string text;
+  std::uint32_t first_block = 0;  // the unit's blocks have ids first_block .. + block_count
+  std::uint32_t block_count = 0;
+};
+
+// Throws std::out_of_range for a unit index outside the layout.
+[[nodiscard]] UnitSource generate_unit(const Program& program, const CompiledLayout& layout, std::uint32_t unit);
+
+}  // namespace wavestack::wasm::compiler

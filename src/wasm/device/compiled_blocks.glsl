@@ -1,0 +1,33 @@
+// What compiled blocks call besides the device library and the shared frame code
+// (frames.glsl, bulk.glsl): the results of compiled mode's block functions, its jump-table
+// data and memory.grow. Generated blocks come after this file, the run loop
+// (compiled_run.glsl) after them.
+
+// A block function's result when it ran nothing: its work would overrun the dispatch's loop
+// budget, so the dispatch ends before it (the next dispatch runs it first).
+const uint COMPILED_YIELD = 0xFFFFFFFFu;
+// The unit's step function's result when the next block belongs to another unit.
+const uint COMPILED_LEAVE = 0xFFFFFFFEu;
+
+// Fuel ran out before the block's record `executed`: the call stops there, as the
+// interpreter stops before the record that finds no fuel.
+uint compiled_out_of_fuel(INOUT(Regs) r, uint executed) {
+  r.status = STATUS_FUEL_EXHAUSTED;
+  r.trap = WASM_TRAP_FUEL_EXHAUSTED;
+  return executed;
+}
+
+// Entry k of the jump tables (the program's code section holds only these in compiled mode):
+// (0, target block, arity, height).
+uvec4 compiled_jump_entry(uint k) {
+  uint w = prog(H_CODE) + 4u * k;
+  return uvec4(prog(w), prog(w + 1u), prog(w + 2u), prog(w + 3u));
+}
+
+// memory.grow by n pages: the old size, or 0xFFFFFFFF beyond the reservation or maximum.
+uint compiled_memory_grow(uint n) {
+  uint old = st_get(S_PAGES);
+  if (!range_within(old, n, prog(H_MEMORY_LIMIT))) return 0xFFFFFFFFu;
+  st_set(S_PAGES, old + n);  // pages beyond the size are kept zero, so nothing to clear
+  return old;
+}

@@ -1,0 +1,96 @@
+#include "wasm/device/compiled_glsl.hpp"
+
+#include <initializer_list>
+
+#include "wasm/device/glsl/bulk_glsl.hpp"
+#include "wasm/device/glsl/compiled_blocks_glsl.hpp"
+#include "wasm/device/glsl/compiled_run_glsl.hpp"
+#include "wasm/device/glsl/compiled_vulkan_main_glsl.hpp"
+#include "wasm/device/glsl/frames_glsl.hpp"
+#include "wasm/device/glsl/instance_memory_glsl.hpp"
+#include "wasm/device/glsl/instance_tables_glsl.hpp"
+#include "wasm/device/glsl/interpreter_layout_glsl.hpp"
+#include "wasm/device/glsl/interpreter_vulkan_bindings_glsl.hpp"
+#include "wasm/device/glsl/interpreter_vulkan_outcome_glsl.hpp"
+#include "wasm/device/glsl/prelude_glsl.hpp"
+#include "wasm/device/glsl/prelude_hpp_glsl.hpp"
+#include "wasm/device/glsl/wasi_accessors_glsl.hpp"
+#include "wasm/device/glsl/wasi_layout_glsl.hpp"
+#include "wasm/device/numerics_glsl.hpp"
+
+namespace wavestack::wasm::device {
+namespace {
+
+void append(std::string& source, std::initializer_list<std::string_view> parts) {
+  for (const std::string_view part : parts) {
+    source += part;
+    source += '\n';
+  }
+}
+
+// What both devices compile around the unit: the library after the accessors, up to the
+// compiled-block helpers.
+void append_library(std::string& source) {
+  source += numeric_functions_glsl();
+  append(source, {glsl::instance_memory, glsl::instance_tables, glsl::frames, glsl::bulk, glsl::compiled_blocks});
+}
+
+// The C++ prelude without its include guard (it is the start of a main file here).
+std::string cpp_prelude() {
+  std::string text(glsl::prelude_hpp);
+  const std::string guard = "#pragma once\n";
+  if (const auto at = text.find(guard); at != std::string::npos) text.erase(at, guard.size());
+  return text;
+}
+
+}  // namespace
+
+std::string compiled_shader_source(std::string_view unit_text) {
+  std::string source = "#version 450\n";
+  append(source, {glsl::prelude, glsl::interpreter_layout, glsl::wasi_layout, glsl::interpreter_vulkan_bindings,
+                  glsl::wasi_accessors});
+  append_library(source);
+  append(source, {unit_text, glsl::compiled_run, glsl::interpreter_vulkan_outcome, glsl::compiled_vulkan_main});
+  return source;
+}
+
+std::string compiled_cpu_source(std::string_view unit_text) {
+  std::string source = "// A compiled unit of wasmgpu's cpu device (generated; see src/wasm/compiler).\n";
+  source += cpp_prelude();
+  source += R"(
+namespace wavestack::wasm::device {
+namespace {
+
+// One instance's buffers, set by the exported entry point for the thread running it.
+thread_local const uint* unit_program = nullptr;
+thread_local uint* unit_state = nullptr;
+thread_local uint* unit_memory = nullptr;
+
+uint prog(uint i) { return unit_program[i]; }
+uint st_get(uint i) { return unit_state[i]; }
+void st_set(uint i, uint v) { unit_state[i] = v; }
+uint mem_get(uint i) { return unit_memory[i]; }
+void mem_set(uint i, uint v) { unit_memory[i] = v; }
+
+)";
+  append(source, {glsl::interpreter_layout});
+  append_library(source);
+  append(source, {unit_text, glsl::compiled_run});
+  source += R"(
+}  // namespace
+}  // namespace wavestack::wasm::device
+
+extern "C" __attribute__((visibility("default"))) std::uint32_t wasmgpu_unit_run(
+    const std::uint32_t* program, std::uint32_t* state, std::uint32_t* memory, std::uint32_t quantum,
+    std::uint32_t budget) {
+  namespace device = wavestack::wasm::device;
+  device::unit_program = program;
+  device::unit_state = state;
+  device::unit_memory = memory;
+  return device::compiled_run(quantum, budget);
+}
+)";
+  return source;
+}
+
+}  // namespace wavestack::wasm::device

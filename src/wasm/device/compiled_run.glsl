@@ -1,0 +1,43 @@
+// The dispatch loop of compiled mode: runs the current call through the blocks of one unit
+// (the generated compiled_unit_step before this file selects a block by its id, never an
+// opcode) for at most `quantum` records and about `budget` units of loop work, and stops
+// when the call ends, fuel runs out, or control reaches a block of another unit (the host
+// then runs that unit). Records, fuel, ticks and the registers are kept exactly as the
+// interpreter keeps them (frames.glsl), so either mode can read the other's state.
+
+// The host's call (S_PC at H_ENTRY_PC): a call of S_CONT_FUNC; every unit can make it.
+uint compiled_entry(INOUT(Regs) r) {
+  r.pc = prog(H_ENTRY_PC) + 1u;  // a partial call runs ENTRY again (frame_continue: pc - 1)
+  frame_call(r, r.cont_func, RETURN_TO_HOST);
+  return 0u;
+}
+
+uint compiled_run(uint quantum, uint budget) {
+  Regs r = regs_load(budget);
+  if (r.status != STATUS_RUNNING) return r.status;
+  r.ob = frame_operand_base(r);
+  bool limited = st_get(S_FUEL_LIMITED) != 0u;
+  uvec2 fuel = uvec2(st_get(S_FUEL), st_get(S_FUEL + 1u));
+  uint records = 0u;
+  uint iterations = 0u;
+  bool stopped = false;  // the loop ended for one of its own reasons
+  while (true) {
+    if (r.status != STATUS_RUNNING || iterations >= quantum || r.work >= budget) {
+      stopped = true;
+      break;
+    }
+    // Records the block may run before fuel runs out (all, when unlimited or above 2^32).
+    uint left = limited && fuel.y == 0u ? fuel.x : 0xFFFFFFFFu;
+    uint n = r.pc == prog(H_ENTRY_PC) ? compiled_entry(r) : compiled_unit_step(r, left);
+    if (n == COMPILED_YIELD || n == COMPILED_LEAVE) {
+      stopped = true;
+      break;
+    }
+    records += n;
+    iterations += max(n, 1u);
+    if (limited) fuel = u64_sub(fuel, uvec2(n, 0u));
+  }
+  if (!stopped) frame_trap(r, WASM_TRAP_DEVICE_LOOP_LIMIT);
+  regs_store(r, records, fuel);
+  return r.status;
+}
