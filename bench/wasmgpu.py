@@ -376,7 +376,9 @@ class OursEngine:
     def describe_device(self) -> str:
         if self.device == "cpu":
             return f"cpu device, {self.options.cpu_device_threads} thread(s)"
-        return self.adapter["name"] if self.adapter else "no Vulkan device"
+        if not self.adapter:
+            return "no Vulkan device"
+        return f"{self.adapter['name']} ({self.adapter.get('driver_info', 'driver unknown')})"
 
     def _check_count(self, count: int) -> None:
         if self.adapter_error:
@@ -492,6 +494,15 @@ def format_ratio(value: Optional[float]) -> str:
     if value is None:
         return "-"
     return f"{value:.3g}x"
+
+
+def print_header(report: dict) -> None:
+    machine, versions_used = report["hardware"], report["versions"]
+    print(f"{machine['cpu_model']}, {machine['cores']} cores, load {machine['load_average_at_start'][0]:.1f}; "
+          f"Python {versions_used['python']}, wasmtime {versions_used['wasmtime']}, pywasm3 {versions_used['pywasm3']}, "
+          f"{versions_used['cc']}, {versions_used['clang']}")
+    for engine, device in machine["our_devices"].items():
+        print(f"{engine}: {device}")
 
 
 def print_table(rows: List[dict], built: Dict[str, BuiltWorkload]) -> None:
@@ -693,7 +704,6 @@ def main(argv=None) -> int:
         except ResultMismatch as mismatch:
             print(f"RESULTS DIFFER: {mismatch}", file=sys.stderr)
             return 1
-    print_table(rows, built)
     report = {
         "benchmark": "bench/wasmgpu.py",
         "hardware": hardware(engines),
@@ -706,6 +716,8 @@ def main(argv=None) -> int:
                       for name, b in built.items()},
         "rows": rows,
     }
+    print_header(report)
+    print_table(rows, built)
     write_report(options.output, report)
     if options.plot:
         plot(rows, options.plot)
