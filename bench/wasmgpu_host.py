@@ -21,12 +21,18 @@ from __future__ import annotations
 import argparse
 import platform
 from importlib import metadata
+from pathlib import Path
 import statistics
+import sys
 import time
 
 import numpy as np
 
-import wasmgpu
+# This folder comes first on sys.path when the script runs, and bench/wasmgpu.py (the engines
+# benchmark) would shadow the package.
+if sys.path and Path(sys.path[0] or ".").resolve() == Path(__file__).resolve().parent:
+    del sys.path[0]
+import wasmgpu  # noqa: E402
 
 # process(x): 22 counted instructions, a mix of arithmetic and
 # bit operations as a small worker does; batch(n) applies it to 0..n-1 and stores each result.
