@@ -5,6 +5,7 @@
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/unique_ptr.h>
+#include <nanobind/stl/vector.h>
 
 #include <array>
 #include <cstring>
@@ -252,7 +253,8 @@ void bind_instances(nb::module_& module) {
       .def("write_memory", &write_memory, "instance"_a, "address"_a, "data"_a)
       .def("wasi_stream", &wasi_stream, "instance"_a, "stream"_a)
       .def("wasi_read_file", &wasi_read_file, "instance"_a, "path"_a)
-      .def("wasi_files", &wasi_files, "instance"_a);
+      .def("wasi_files", &wasi_files, "instance"_a)
+      .def("program_image", &wasm::InstanceSet::program_image);
 
   nb::class_<PackedArguments>(module, "PackedArguments").def("__len__", [](const PackedArguments& self) {
     return self.slots.size();

@@ -278,7 +278,12 @@ def test_quantum_bounds_the_instructions_per_dispatch(worker, target):
         instances.call("spin", [1000])  # 6 instructions per iteration, a return
         stats = instances.last_call
         assert stats.instructions == 6 * 1000 + 1
-        assert stats.dispatches == -(-stats.instructions // 100)
+        if stats.executed_as == "interpreter":
+            assert stats.dispatches == -(-stats.instructions // 100)
+        else:
+            # Compiled code yields at block boundaries: whole blocks (at most 6 records in
+            # this loop) while they fit the quantum, so a dispatch runs 95..100 records.
+            assert -(-stats.instructions // 100) <= stats.dispatches <= -(-stats.instructions // 95)
 
 
 def test_batch_size(worker, target):

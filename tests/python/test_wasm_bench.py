@@ -45,11 +45,8 @@ def test_every_workload_runs_on_our_interpreter_and_matches_native_c(tmp_path):
     rows = {(row["workload"], row["instances"], row["engine"]): row for row in report["rows"]}
     for workload in WORKLOADS:
         for count in (1, 7):
-            for engine in ("native", "ours-interpreter-cpu"):
+            for engine in ("native", "ours-interpreter-cpu", "ours-compiled-cpu"):
                 assert rows[workload, count, engine]["status"] == "ok", rows[workload, count, engine]
-            # Compiled mode runs or says why not; either way the row is there.
-            compiled = rows[workload, count, "ours-compiled-cpu"]
-            assert compiled["status"] == "ok" or compiled["message"]
     assert report["cpu_device_threads"] == 1
     assert report["workloads"]["sieve"]["memory_pages"] == 1
     assert report["workloads"]["worker"]["memory_pages"] == 0

@@ -73,8 +73,10 @@ def test_other_arguments_are_checked_before_the_file_is_read(tmp_path):
 def test_execution_modes():
     assert wasmgpu.Module(ADD).execution == "auto"
     assert wasmgpu.Module(ADD, execution="interpreter").execution == "interpreter"
-    with pytest.raises(NotImplementedError, match="compiled mode is not built yet"):
-        wasmgpu.Module(ADD, execution="compiled")
+    compiled = wasmgpu.Module(ADD, execution="compiled")
+    assert compiled.execution == "compiled"
+    assert compiled.compiled["complete"] and compiled.compiled["functions"] == 1
+    assert wasmgpu.Module(ADD, execution="interpreter").compiled is None
     with pytest.raises(ValueError, match="execution"):
         wasmgpu.Module(ADD, execution="jit")
     with pytest.raises(TypeError, match="execution"):

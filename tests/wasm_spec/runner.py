@@ -102,11 +102,11 @@ def suite_names(directory: Path = CORE_DIR) -> List[str]:
     return sorted(path.name for path in directory.iterdir() if (path / f"{path.name}.json").is_file())
 
 
-def load(path: Path):
+def load(path: Path, execution: str = "auto"):
     """Loads a module file with the runner's host modules; returns the module or raises."""
     import wasmgpu
 
-    return wasmgpu.Module(path, host_modules=HOST_MODULES)
+    return wasmgpu.Module(path, host_modules=HOST_MODULES, execution=execution)
 
 
 def growth_reservations(module) -> dict:
@@ -258,17 +258,18 @@ def run_execution(script: Script, result: SuiteResult, command: dict, where: str
     result.record(kind, "passed")
 
 
-def run_suite(name: str, directory: Path = CORE_DIR, device: str = "cpu") -> SuiteResult:
+def run_suite(name: str, directory: Path = CORE_DIR, device: str = "cpu", execution: str = "auto") -> SuiteResult:
     """Runs a suite with spawn's default reservations; failures are checked against a rerun
-    with larger reservations (see "beyond the reservation" above)."""
-    result = run_script(name, directory, device, reserve_growth=False)
+    with larger reservations (see "beyond the reservation" above). ``execution`` is the
+    modules' mode ("auto" is compiled mode on the cpu device)."""
+    result = run_script(name, directory, device, reserve_growth=False, execution=execution)
     if result.failures:
-        rerun = run_script(name, directory, device, reserve_growth=True)
+        rerun = run_script(name, directory, device, reserve_growth=True, execution=execution)
         result.reclassify_as_reservation(set(result.failure_keys) - set(rerun.failure_keys))
     return result
 
 
-def run_script(name: str, directory: Path, device: str, reserve_growth: bool) -> SuiteResult:
+def run_script(name: str, directory: Path, device: str, reserve_growth: bool, execution: str = "auto") -> SuiteResult:
     import wasmgpu
     from wasmgpu.errors import InvalidModule, MalformedModule, ModuleError, UnsupportedFeature
 
@@ -284,7 +285,7 @@ def run_script(name: str, directory: Path, device: str, reserve_growth: bool) ->
                 script.release_current()
                 script.current = None
                 try:
-                    module = load(suite_dir / command["filename"])
+                    module = load(suite_dir / command["filename"], execution)
                     instances = spawn(module, device, reserve_growth)
                 except UnsupportedFeature as error:
                     script.current_outside = error
@@ -317,7 +318,7 @@ def run_script(name: str, directory: Path, device: str, reserve_growth: bool) ->
                 continue
             wanted = {"assert_malformed": MalformedModule, "assert_invalid": InvalidModule}.get(kind)
             try:
-                module = load(suite_dir / filename)
+                module = load(suite_dir / filename, execution)
             except ModuleError as error:
                 if isinstance(error, UnsupportedFeature) and (wanted is None or not isinstance(error, wanted)):
                     result.record_outside(kind, error.feature,

@@ -444,8 +444,11 @@ std::string generate_block(const Program& program, const CompiledBlock& block) {
     pc += ins.opcode == op::kBrTable ? br_table_entry_count(ins) + 1U : 1U;
   }
   const std::string name = block_function_name(block.id);
-  const std::string signature = "(INOUT(Regs) r, uint left) {\n";
-  const std::string yield = "  if (r.work != 0u && r.work + " + u32(work) + " > r.budget) return COMPILED_YIELD;\n";
+  const std::string signature = "(INOUT(Regs) r, uint left, uint room) {\n";
+  // Not the dispatch's first block (r.work != 0) and over its loop budget or its quantum:
+  // the dispatch ends at this block boundary.
+  const std::string yield = "  if (r.work != 0u && (r.work + " + u32(work) + " > r.budget || room < " +
+                            u32(block.instruction_count) + ")) return COMPILED_YIELD;\n";
   const std::string charge = "  r.work += " + u32(work) + ";\n";
   std::string text = "// block " + std::to_string(block.id) + ": function " + std::to_string(block.function) +
                      ", records " + std::to_string(block.begin) + ".." + std::to_string(block.end) + "\n";
@@ -457,7 +460,7 @@ std::string generate_block(const Program& program, const CompiledBlock& block) {
   }
   text += "uint " + name + "_p" + signature + charge + BlockWriter(program, block, true).body() + "}\n";
   text += "uint " + name + signature + yield + "  if (left < " + u32(block.instruction_count) + ") return " + name +
-          "_p(r, left);\n" + charge + BlockWriter(program, block, false).body() + "}\n";
+          "_p(r, left, room);\n" + charge + BlockWriter(program, block, false).body() + "}\n";
   return text;
 }
 

@@ -1,11 +1,13 @@
 // Source generation for one basic block of compiled mode, in the device-code subset (the
 // same text compiles as GLSL for Vulkan and as C++ for the cpu device).
 //
-// A block becomes two functions of the registers `r` and the fuel window `left`:
-//   uint b<ID>(INOUT(Regs) r, uint left)    the whole block, when `left` covers it
-//   uint b<ID>_p(INOUT(Regs) r, uint left)  its unrolled prefix: stops before record `left`
+// A block becomes two functions of the registers `r`, the fuel window `left` and the records
+// `room` left in the dispatch's quantum:
+//   uint b<ID>(INOUT(Regs) r, uint left, uint room)    the whole block, when `left` covers it
+//   uint b<ID>_p(INOUT(Regs) r, uint left, uint room)  its unrolled prefix: stops before record `left`
 // Both return the records they executed (fuel charged), or COMPILED_YIELD when the block
-// would overrun the dispatch's loop budget (it then ran nothing). Inside a block operands and
+// would overrun the dispatch's loop budget or quantum (it then ran nothing; a dispatch's
+// first block always runs, so every dispatch makes progress). Inside a block operands and
 // modified locals are shader variables; at the block's end they are spilled to the value
 // stack and frame slots, so every block boundary holds the interpreter's exact frame layout
 // (calls, returns and branches then use the shared frame code in device/frames.glsl).

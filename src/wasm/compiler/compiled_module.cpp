@@ -70,6 +70,8 @@ CompiledModule::CompiledModule(const Module& module, const UnitOptions& options)
   }
   texts_.resize(layout_.units.size());
   cpu_units_.resize(layout_.units.size(), nullptr);
+  building_.resize(layout_.units.size(), false);
+  ready_units_ = std::vector<std::atomic<CpuUnitFunction>>(layout_.units.size());
 }
 
 CompiledSummary CompiledModule::summary() const {
@@ -114,7 +116,12 @@ std::string CompiledModule::unit_text(std::uint32_t unit) {
 }
 
 CpuUnitFunction CompiledModule::cpu_unit(std::uint32_t unit) {
-  const std::lock_guard lock(mutex_);
+  // Control moves between units often (every call into another unit): once built, a unit is
+  // found without taking the lock.
+  if (CpuUnitFunction ready = ready_units_.at(unit).load(std::memory_order_acquire)) return ready;
+  std::unique_lock lock(mutex_);
+  // Another thread building this unit: wait for it (different units build in parallel).
+  built_.wait(lock, [&] { return !building_.at(unit); });
   if (CpuUnitFunction function = cpu_units_.at(unit)) return function;
   if (!toolchain_searched_) {
     toolchain_ = find_cpu_toolchain();
@@ -126,12 +133,28 @@ CpuUnitFunction CompiledModule::cpu_unit(std::uint32_t unit) {
         "$WAVESTACK_CXX, $CXX, c++, g++ and clang++); install one or use execution=\"interpreter\"");
   }
   const std::string source = device::compiled_cpu_source(unit_text_locked(unit));
+  const CpuToolchain toolchain = *toolchain_;
+  building_[unit] = true;
+  lock.unlock();
   const auto start = std::chrono::steady_clock::now();
-  const LoadedUnit loaded = load_cpu_unit(*toolchain_, source);
-  counters_.compile_seconds += seconds_since(start);
+  LoadedUnit loaded;
+  try {
+    loaded = load_cpu_unit(toolchain, source);
+  } catch (...) {
+    lock.lock();
+    building_[unit] = false;
+    built_.notify_all();
+    throw;
+  }
+  const double seconds = seconds_since(start);
+  lock.lock();
+  building_[unit] = false;
+  counters_.compile_seconds += seconds;
   ++counters_.units_compiled;
   if (loaded.from_cache) ++counters_.units_from_cache;
   cpu_units_[unit] = loaded.function;
+  ready_units_[unit].store(loaded.function, std::memory_order_release);
+  built_.notify_all();
   return loaded.function;
 }
 

@@ -3,6 +3,8 @@
 // it, then kept for the module's life (shared by every spawn of the module).
 #pragma once
 
+#include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <mutex>
 #include <optional>
@@ -59,6 +61,9 @@ class CompiledModule final : public CompiledCode {
   mutable std::mutex mutex_;
   std::vector<std::optional<std::string>> texts_;
   std::vector<CpuUnitFunction> cpu_units_;
+  std::vector<std::atomic<CpuUnitFunction>> ready_units_;  // cpu_units_, readable without the lock
+  std::vector<bool> building_;  // a thread is building the unit's library now
+  std::condition_variable built_;
   std::optional<CpuToolchain> toolchain_;
   bool toolchain_searched_ = false;
   CompileCounters counters_;

@@ -17,12 +17,12 @@ UnitSource generate_unit(const Program& program, const CompiledLayout& layout, s
     if (blocks.blocks[k].id != source.first_block + k) throw std::logic_error("compiler: unit block ids not contiguous");
     source.text += generate_block(program, blocks.blocks[k]);
   }
-  source.text += "uint compiled_unit_step(INOUT(Regs) r, uint left) {\n";
+  source.text += "uint compiled_unit_step(INOUT(Regs) r, uint left, uint room) {\n";
   source.text += "  uint n = COMPILED_LEAVE;\n";
   source.text += "  switch (r.pc - " + std::to_string(source.first_block) + "u) {\n";
   for (std::uint32_t k = 0; k < source.block_count; ++k) {
     source.text += "    case " + std::to_string(k) + "u: n = " + block_function_name(source.first_block + k) +
-                   "(r, left); break;\n";
+                   "(r, left, room); break;\n";
   }
   source.text += "    default: break;\n  }\n  return n;\n}\n";
   return source;

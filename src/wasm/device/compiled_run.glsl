@@ -28,7 +28,7 @@ uint compiled_run(uint quantum, uint budget) {
     }
     // Records the block may run before fuel runs out (all, when unlimited or above 2^32).
     uint left = limited && fuel.y == 0u ? fuel.x : 0xFFFFFFFFu;
-    uint n = r.pc == prog(H_ENTRY_PC) ? compiled_entry(r) : compiled_unit_step(r, left);
+    uint n = r.pc == prog(H_ENTRY_PC) ? compiled_entry(r) : compiled_unit_step(r, left, quantum - iterations);
     if (n == COMPILED_YIELD || n == COMPILED_LEAVE) {
       stopped = true;
       break;

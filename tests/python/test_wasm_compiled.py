@@ -1,0 +1,310 @@
+"""Compiled mode (execution="compiled", the default "auto" on the cpu device) against the
+interpreter and against wasmtime: results, traps and their reasons, the exact record at
+which fuel runs out (every fuel value across block boundaries), memory and globals after
+traps, WASI clocks, cancellation and reset; large functions over several units, recursion
+across units up to the exact call-depth limit, exported imports, a br_table of thousands of
+targets, compile_limit=1; and that no interpreter is involved (the generated sources and the
+program image). The spec suites in compiled mode are in test_wasm_spec.py.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+import wasmtime
+
+import wasmgpu
+from wasmgpu import _native
+
+WORKLOAD = """
+(module
+  (memory (export "memory") 1)
+  (global $g (export "g") (mut i64) (i64.const 7))
+  (table 4 funcref)
+  (elem (i32.const 0) $double $fib)
+  (type $unary (func (param i32) (result i32)))
+  (func $double (param i32) (result i32) (i32.mul (local.get 0) (i32.const 2)))
+  (func $fib (export "fib") (param i32) (result i32)
+    (if (result i32) (i32.lt_u (local.get 0) (i32.const 2)) (then (local.get 0))
+      (else (i32.add (call $fib (i32.sub (local.get 0) (i32.const 1)))
+                     (call $fib (i32.sub (local.get 0) (i32.const 2)))))))
+  (func (export "mix") (param $n i32) (result i32) (local $i i32) (local $acc i32)
+    (local.set $acc (i32.const 17))
+    (block $done (loop $next
+      (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
+      (i32.store8 (local.get $i) (local.get $acc))
+      (local.set $acc (i32.add (i32.xor (local.get $acc) (i32.shl (local.get $acc) (i32.const 5)))
+                               (call_indirect (type $unary) (local.get $i) (i32.and (local.get $i) (i32.const 1)))))
+      (global.set $g (i64.add (global.get $g) (i64.extend_i32_u (local.get $acc))))
+      (br_table $next $next $done (i32.rem_u (local.get $i) (i32.const 3)))
+      ))
+    (local.get $acc))
+  (func (export "f64") (param $x f64) (result f64) (local $k i32)
+    (loop $l
+      (local.set $x (f64.add (f64.sqrt (f64.mul (local.get $x) (local.get $x))) (f64.div (local.get $x) (f64.const 3))))
+      (local.set $k (i32.add (local.get $k) (i32.const 1)))
+      (br_if $l (i32.lt_u (local.get $k) (i32.const 5))))
+    (local.get $x))
+  (func (export "store_then_trap") (param i32) (result i32)
+    (i32.store (i32.const 100) (i32.const 0x01020304))
+    (global.set $g (i64.const 99))
+    (i32.div_u (i32.const 1) (local.get 0)))
+  (func (export "bulk") (param i32) (result i32)
+    (memory.fill (i32.const 200) (i32.const 0xAB) (local.get 0))
+    (memory.copy (i32.const 1000) (i32.const 198) (i32.const 40))
+    (i32.load (i32.const 1002))))
+"""
+
+# (function, arguments) per call of the fuel sweep.
+SWEEP_CALLS = [("fib", [6]), ("mix", [9]), ("f64", [2.5]), ("bulk", [33]), ("store_then_trap", [0])]
+
+
+def wasm(text: str) -> bytes:
+    return wasmtime.wat2wasm(text)
+
+
+def outcome(instances, name: str, args, fuel=None):
+    """(results or trap reason, instructions executed, memory prefix, global g) of one call."""
+    try:
+        value = ("returned", instances.call(name, [args] if len(args) != 1 else [args[0]], fuel=fuel))
+    except wasmgpu.Trap as trap:
+        value = ("trapped", trap.traps[0])
+    memory = instances.read_memory(0, 2048)
+    return value, instances.last_call.instructions, memory, instances._global_raw("g")
+
+
+@pytest.fixture(scope="module")
+def both():
+    """The workload spawned once per mode on the cpu device (one instance)."""
+    binary = wasm(WORKLOAD)
+    pair = {mode: wasmgpu.Module(binary, execution=mode).spawn(1, device="cpu") for mode in ("interpreter", "compiled")}
+    yield pair
+    for instances in pair.values():
+        instances.close()
+
+
+@pytest.mark.parametrize("name, args", SWEEP_CALLS, ids=[call[0] for call in SWEEP_CALLS])
+def test_fuel_runs_out_at_the_same_record_for_every_fuel_value(both, name, args):
+    interpreter, compiled = both["interpreter"], both["compiled"]
+    interpreter.reset()
+    full = outcome(interpreter, name, args)
+    total = full[1]
+    assert total > 10
+    for fuel in range(total + 2):  # every record boundary, blocks' first and last records included
+        interpreter.reset()
+        compiled.reset()
+        expected = outcome(interpreter, name, args, fuel)
+        got = outcome(compiled, name, args, fuel)
+        assert got == expected, f"fuel {fuel}"
+        assert compiled.last_call.executed_as == "compiled" and compiled.last_call.interpreted_instructions == 0
+        exhausted = fuel < total and expected[0] == ("trapped", "fuel exhausted")
+        assert exhausted == (fuel < total)
+        if exhausted:
+            assert got[1] == fuel  # exactly `fuel` records ran, with all their effects
+
+
+def test_results_and_traps_equal_wasmtime():
+    binary = wasm(WORKLOAD)
+    store = wasmtime.Store()
+    reference = wasmtime.Instance(store, wasmtime.Module(store.engine, binary), []).exports(store)
+    with wasmgpu.Module(binary, execution="compiled").spawn(4, device="cpu") as instances:
+        assert instances.call("fib", [0, 1, 10, 20]) == [reference["fib"](store, n) for n in (0, 1, 10, 20)]
+        assert instances.call("mix", [0, 5, 50, 300]) == [reference["mix"](store, n) for n in (0, 5, 50, 300)]
+        assert instances.call("f64", [1.0, -2.0, 1e300, 0.0]) == [reference["f64"](store, x) for x in (1.0, -2.0, 1e300, 0.0)]
+        with pytest.raises(wasmgpu.Trap) as trapped:
+            instances.call("store_then_trap", [0, 1, 0, 2])
+        assert trapped.value.traps == {0: "integer divide by zero", 2: "integer divide by zero"}
+        assert trapped.value.results == [None, 1, None, 0]
+        # The trapping instances' earlier effects stay, as in every engine.
+        assert instances.read_memory(100, 4, instance=0) == bytes([4, 3, 2, 1])
+        assert instances._global_raw("g") == [99] * 4
+
+
+def test_cancellation_and_reset_behave_as_in_the_interpreter(both):
+    for instances in both.values():
+        instances.reset()
+        with pytest.raises(InterruptedError, match="after 1 dispatches"):
+            instances.call("fib", [18], cancel=lambda: True)
+        instances.reset()
+    assert both["compiled"].call("fib", [18]) == both["interpreter"].call("fib", [18]) == [2584]
+
+
+def test_wasi_clocks_read_the_same_in_both_modes():
+    binary = wasm("""
+    (module
+      (import "wasi_snapshot_preview1" "clock_time_get" (func $now (param i32 i64 i32) (result i32)))
+      (memory (export "memory") 1)
+      (func (export "elapsed") (param $n i32) (result i64) (local $t0 i64)
+        (drop (call $now (i32.const 1) (i64.const 1) (i32.const 0)))
+        (local.set $t0 (i64.load (i32.const 0)))
+        (block $d (loop $l (br_if $d (i32.eqz (local.get $n)))
+          (local.set $n (i32.sub (local.get $n) (i32.const 1))) (br $l)))
+        (drop (call $now (i32.const 1) (i64.const 1) (i32.const 0)))
+        (i64.sub (i64.load (i32.const 0)) (local.get $t0))))""")
+    readings = {}
+    for mode in ("interpreter", "compiled"):
+        with wasmgpu.Module(binary, execution=mode).spawn(3, device="cpu") as instances:
+            readings[mode] = [instances.call("elapsed", [0, 10, 1000]), instances.call("elapsed", [5, 5, 5])]
+    assert readings["compiled"] == readings["interpreter"]
+    assert readings["compiled"][0][0] < readings["compiled"][0][1] < readings["compiled"][0][2]
+
+
+def large_function(terms: int) -> str:
+    body = " ".join(f"(local.set 1 (i32.add (i32.mul (local.get 1) (i32.const {k % 7 + 3})) (i32.const {k})))"
+                    for k in range(terms))
+    return f'(module (func (export "big") (param i32) (result i32) (local i32) (local.set 1 (local.get 0)) {body} (local.get 1)))'
+
+
+def test_a_function_larger_than_a_unit_spans_several_units():
+    binary = wasm(large_function(400))  # about 2,400 lowered instructions
+    module = wasmgpu.Module(binary, execution="compiled")
+    assert module.compiled["functions"] == 1 and module.compiled["units"] >= 9 and module.compiled["complete"]
+    store = wasmtime.Store()
+    reference = wasmtime.Instance(store, wasmtime.Module(store.engine, binary), []).exports(store)["big"]
+    with module.spawn(3, device="cpu") as instances:
+        assert instances.call("big", [1, 2, 3]) == [reference(store, k) for k in (1, 2, 3)]
+        assert instances.last_call.units_compiled == module.compiled["units"]
+
+
+def test_compile_limit_1_gives_one_instruction_per_unit():
+    binary = wasm(WORKLOAD)
+    module = wasmgpu.Module(binary, execution="compiled", compile_limit=1)
+    assert module.compiled["units"] == module.compiled["instructions"]
+    with module.spawn(2, device="cpu") as instances:
+        assert instances.call("fib", [10, 15]) == [55, 610]
+        assert instances.call("mix", [0, 40]) == wasmgpu.Module(binary, execution="interpreter").spawn(
+            2, device="cpu").call("mix", [0, 40])
+
+
+def test_compile_functions_groups_first_and_still_compiles_everything():
+    binary = wasm(WORKLOAD)
+    plain = wasmgpu.Module(binary, execution="compiled", compile_limit=8)
+    prioritised = wasmgpu.Module(binary, execution="compiled", compile_limit=8, compile_functions=[4, 1])
+    assert prioritised.compiled["functions"] == plain.compiled["functions"] == 6
+    assert prioritised.compiled["instructions"] == plain.compiled["instructions"]
+    with prioritised.spawn(1, device="cpu") as instances:
+        assert instances.call("fib", [12]) == [144]
+
+
+RECURSE = """
+(module (func $down (export "down") (param i32) (result i32)
+  (if (result i32) (local.get 0)
+    (then (i32.add (i32.const 1) (call $down (i32.sub (local.get 0) (i32.const 1)))))
+    (else (i32.const 0)))))
+"""
+
+
+@pytest.mark.parametrize("compile_limit", [256, 3])
+def test_recursion_across_units_reaches_the_call_depth_limit_exactly(compile_limit):
+    module = wasmgpu.Module(wasm(RECURSE), execution="compiled", compile_limit=compile_limit)
+    if compile_limit == 3:
+        assert module.compiled["units"] > 1
+    with module.spawn(2, device="cpu", call_depth=50, stack_size=4096) as instances:
+        assert instances.call("down", [49, 10]) == [49, 10]  # 50 frames: the limit
+        with pytest.raises(wasmgpu.Trap) as trapped:
+            instances.call("down", [50, 10])
+        assert trapped.value.traps == {0: "call stack exhausted"}
+    with wasmgpu.Module(wasm(RECURSE), execution="interpreter").spawn(1, device="cpu", call_depth=50,
+                                                                      stack_size=4096) as interpreter:
+        with pytest.raises(wasmgpu.Trap):
+            interpreter.call("down", [50])
+        executed = interpreter.last_call.instructions
+    with module.spawn(1, device="cpu", call_depth=50, stack_size=4096) as compiled:
+        with pytest.raises(wasmgpu.Trap):
+            compiled.call("down", [50])
+        assert compiled.last_call.instructions == executed
+
+
+def test_exported_imports_run_in_compiled_mode():
+    binary = wasm("""
+    (module
+      (import "wasi_snapshot_preview1" "sched_yield" (func $yield (result i32)))
+      (import "wasi_snapshot_preview1" "args_sizes_get" (func $sizes (param i32 i32) (result i32)))
+      (memory (export "memory") 1)
+      (export "yield" (func $yield))
+      (export "sizes" (func $sizes)))""")
+    module = wasmgpu.Module(binary, execution="compiled")
+    assert module.compiled["functions"] == 0
+    with module.spawn(2, device="cpu", wasi=wasmgpu.Wasi(args=["prog", "x"])) as instances:
+        assert instances.call("yield") == [0, 0]
+        assert instances.call("sizes", [(0, 4), (8, 12)]) == [0, 0]
+        assert instances.read_memory(0, 4) == (2).to_bytes(4, "little")
+        assert instances.read_memory(12, 4, instance=1) == (7).to_bytes(4, "little")  # "prog\0x\0"
+
+
+def wide_br_table(targets: int) -> str:
+    labels = " ".join(str(k) for k in range(targets))
+    ends = " ".join(f"end i32.const {k} return" for k in range(targets))
+    return (f'(module (func (export "pick") (param i32) (result i32) {"block " * targets}'
+            f'local.get 0 br_table {labels} {targets - 1} {ends} i32.const -1))')
+
+
+def test_a_br_table_with_3000_targets_is_jump_table_data():
+    module = wasmgpu.Module(wasm(wide_br_table(3000)), execution="compiled")
+    assert module.compiled["jump_table_entries"] == 3001
+    with module.spawn(6, device="cpu") as instances:
+        assert instances.call("pick", [0, 1, 1500, 2999, 3000, 2**31]) == [0, 1, 1500, 2999, 2999, 2999]
+        image = instances._native.program_image()
+        code_begin, functions_begin = image[0], image[1]  # H_CODE, H_FUNCS
+        assert functions_begin - code_begin == 4 * 3001
+        assert all(image[code_begin + 4 * k] == _native.OP_BR_TABLE_ENTRY for k in range(3001))
+
+
+def test_no_interpreter_is_involved():
+    binary = wasm(WORKLOAD)
+    module = wasmgpu.Module(binary, execution="compiled")
+    for device in ("cpu", "gpu"):
+        for unit in range(module.compiled["units"]):
+            source = _native.compiled_unit_source(module._native, unit, device)
+            for name in ("interp_run", "interp_step", "wasm_numeric(", "wasm_numeric_arity", "fetch(", "OP_ENTRY"):
+                assert name not in source, (device, name)
+            assert "compiled_run" in source and "compiled_unit_step" in source
+    with module.spawn(1, device="cpu") as instances:
+        image = instances._native.program_image()
+        # The code section holds only the jump table's entries (one br_table of three).
+        code_words = image[1] - image[0]
+        assert code_words == 4 * module.compiled["jump_table_entries"] == 4 * 3
+        instances.call("fib", [12])
+        stats = instances.last_call
+        assert stats.interpreted_instructions == 0 and stats.compiled_instructions == stats.instructions > 0
+    with wasmgpu.Module(binary, execution="interpreter").spawn(1, device="cpu") as interpreter:
+        assert len(interpreter._native.program_image()) > len(image)  # it carries every record
+
+
+def test_second_spawn_compiles_nothing_and_last_call_separates_the_phases(tmp_path, monkeypatch):
+    monkeypatch.setenv("WAVESTACK_CACHE_DIR", str(tmp_path))
+    binary = wasm(large_function(60))
+    module = wasmgpu.Module(binary, execution="compiled")
+    with module.spawn(1, device="cpu") as instances:
+        instances.call("big", [3])
+        first = instances.last_call
+        assert first.units_compiled == module.compiled["units"] and first.units_from_cache == 0
+        assert first.codegen_seconds > 0 and first.compile_seconds > 0
+        assert first.execute_seconds <= first.dispatch_seconds
+        instances.call("big", [4])
+        assert instances.last_call.units_compiled == 0 and instances.last_call.compile_seconds == 0
+    # A new module of the same binary finds its libraries in the disk cache.
+    with wasmgpu.Module(binary, execution="compiled").spawn(1, device="cpu") as again:
+        again.call("big", [3])
+        assert again.last_call.units_from_cache == again.last_call.units_compiled == module.compiled["units"]
+
+
+def test_without_a_compiler_compiled_mode_says_so(tmp_path):
+    script = textwrap.dedent(f"""
+        import wasmgpu
+        module = wasmgpu.Module({wasm(RECURSE)!r}, execution="compiled")
+        instances = module.spawn(1, device="cpu")
+        try:
+            instances.call("down", [3])
+        except RuntimeError as error:
+            print("ERROR:", error)
+    """)
+    env = dict(os.environ, PATH=str(tmp_path), WAVESTACK_CXX=str(tmp_path / "missing-c++"),
+               WAVESTACK_CACHE_DIR=str(tmp_path / "cache"))
+    env.pop("CXX", None)
+    result = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120)
+    assert "ERROR: compiled mode on the cpu device needs a C++ compiler" in result.stdout, result.stderr
