@@ -10,6 +10,7 @@ program image). The spec suites in compiled mode are in test_wasm_spec.py.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -40,6 +41,7 @@ WORKLOAD = """
       (local.set $acc (i32.add (i32.xor (local.get $acc) (i32.shl (local.get $acc) (i32.const 5)))
                                (call_indirect (type $unary) (local.get $i) (i32.and (local.get $i) (i32.const 1)))))
       (global.set $g (i64.add (global.get $g) (i64.extend_i32_u (local.get $acc))))
+      (local.set $i (i32.add (local.get $i) (i32.const 1)))
       (br_table $next $next $done (i32.rem_u (local.get $i) (i32.const 3)))
       ))
     (local.get $acc))
@@ -93,7 +95,7 @@ def test_fuel_runs_out_at_the_same_record_for_every_fuel_value(both, name, args)
     interpreter.reset()
     full = outcome(interpreter, name, args)
     total = full[1]
-    assert total > 10
+    assert total > 5
     for fuel in range(total + 2):  # every record boundary, blocks' first and last records included
         interpreter.reset()
         compiled.reset()
@@ -127,8 +129,9 @@ def test_results_and_traps_equal_wasmtime():
 def test_cancellation_and_reset_behave_as_in_the_interpreter(both):
     for instances in both.values():
         instances.reset()
+        answers = iter([False, True])  # run one dispatch, then cancel
         with pytest.raises(InterruptedError, match="after 1 dispatches"):
-            instances.call("fib", [18], cancel=lambda: True)
+            instances.call("fib", [18], cancel=lambda: next(answers))
         instances.reset()
     assert both["compiled"].call("fib", [18]) == both["interpreter"].call("fib", [18]) == [2584]
 
@@ -260,7 +263,7 @@ def test_no_interpreter_is_involved():
     for device in ("cpu", "gpu"):
         for unit in range(module.compiled["units"]):
             source = _native.compiled_unit_source(module._native, unit, device)
-            for name in ("interp_run", "interp_step", "wasm_numeric(", "wasm_numeric_arity", "fetch(", "OP_ENTRY"):
+            for name in ("interp_run", "interp_step", "wasm_numeric(", "wasm_numeric_arity", "fetch(", "load_extend("):
                 assert name not in source, (device, name)
             assert "compiled_run" in source and "compiled_unit_step" in source
     with module.spawn(1, device="cpu") as instances:
@@ -303,7 +306,14 @@ def test_without_a_compiler_compiled_mode_says_so(tmp_path):
         except RuntimeError as error:
             print("ERROR:", error)
     """)
-    env = dict(os.environ, PATH=str(tmp_path), WAVESTACK_CXX=str(tmp_path / "missing-c++"),
+    # No compiler on PATH; only the build tools an editable install runs on import (an
+    # up-to-date build, which compiles nothing).
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    for tool in ("cmake", "ninja"):
+        if shutil.which(tool):
+            (tools / tool).symlink_to(shutil.which(tool))
+    env = dict(os.environ, PATH=str(tools), WAVESTACK_CXX=str(tmp_path / "missing-c++"),
                WAVESTACK_CACHE_DIR=str(tmp_path / "cache"))
     env.pop("CXX", None)
     result = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120)

@@ -7,6 +7,9 @@
 #include "wasm/device/glsl/compiled_run_glsl.hpp"
 #include "wasm/device/glsl/compiled_vulkan_main_glsl.hpp"
 #include "wasm/device/glsl/frames_glsl.hpp"
+#include "wasm/device/glsl/host_ieee_hpp_glsl.hpp"
+#include "wasm/device/glsl/host_ieee_rename_hpp_glsl.hpp"
+#include "wasm/device/glsl/host_ieee_restore_hpp_glsl.hpp"
 #include "wasm/device/glsl/instance_memory_glsl.hpp"
 #include "wasm/device/glsl/instance_tables_glsl.hpp"
 #include "wasm/device/glsl/interpreter_layout_glsl.hpp"
@@ -28,11 +31,22 @@ void append(std::string& source, std::initializer_list<std::string_view> parts) 
   }
 }
 
-// What both devices compile around the unit: the library after the accessors, up to the
-// compiled-block helpers.
-void append_library(std::string& source) {
-  source += numeric_functions_glsl();
+// What both devices compile around the unit after the numerics: memory, tables, frames, bulk
+// operations and the compiled-block helpers.
+void append_runtime(std::string& source) {
   append(source, {glsl::instance_memory, glsl::instance_tables, glsl::frames, glsl::bulk, glsl::compiled_blocks});
+}
+
+// The numeric functions for the cpu device, with the host IEEE fast path exactly as
+// numerics.hpp builds it for the interpreter (the same selection, renaming and file order).
+void append_cpu_numerics(std::string& source) {
+  source += "#if !defined(WAVESTACK_SOFT_FLOAT) && ((defined(__x86_64__) && defined(__SSE2__)) || defined(__aarch64__))\n"
+            "#define WASM_HOST_IEEE 1\n#endif\n";
+  append(source, {numerics_glsl_file("traps.glsl"), numerics_glsl_file("u64.glsl"), numerics_glsl_file("i32.glsl"),
+                  numerics_glsl_file("i64.glsl")});
+  append(source, {"#if defined(WASM_HOST_IEEE)", glsl::host_ieee_rename_hpp, "#endif"});
+  append(source, {numerics_glsl_file("f32.glsl"), numerics_glsl_file("f64.glsl"), numerics_glsl_file("convert.glsl")});
+  append(source, {"#if defined(WASM_HOST_IEEE)", glsl::host_ieee_restore_hpp, glsl::host_ieee_hpp, "#endif"});
 }
 
 // The C++ prelude without its include guard (it is the start of a main file here).
@@ -49,7 +63,8 @@ std::string compiled_shader_source(std::string_view unit_text) {
   std::string source = "#version 450\n";
   append(source, {glsl::prelude, glsl::interpreter_layout, glsl::wasi_layout, glsl::interpreter_vulkan_bindings,
                   glsl::wasi_accessors});
-  append_library(source);
+  source += numeric_functions_glsl();
+  append_runtime(source);
   append(source, {unit_text, glsl::compiled_run, glsl::interpreter_vulkan_outcome, glsl::compiled_vulkan_main});
   return source;
 }
@@ -74,7 +89,8 @@ void mem_set(uint i, uint v) { unit_memory[i] = v; }
 
 )";
   append(source, {glsl::interpreter_layout});
-  append_library(source);
+  append_cpu_numerics(source);
+  append_runtime(source);
   append(source, {unit_text, glsl::compiled_run});
   source += R"(
 }  // namespace

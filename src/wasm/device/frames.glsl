@@ -185,11 +185,6 @@ void frame_branch(INOUT(Regs) r, uint target, uint arity, uint height) {
   r.pc = target;
 }
 
-uvec4 fetch(uint pc) {
-  uint w = prog(H_CODE) + 4u * pc;
-  return uvec4(prog(w), prog(w + 1u), prog(w + 2u), prog(w + 3u));
-}
-
 // call_indirect through `table`, expecting canonical type id `type_id`. A continuation
 // (clearing the callee's locals) has already resolved and popped the index.
 void frame_call_indirect(INOUT(Regs) r, uint table, uint type_id) {

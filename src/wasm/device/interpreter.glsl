@@ -16,6 +16,42 @@
 // record runs again as a continuation, charged neither fuel nor a count, so fuel and traps
 // are exact whatever the chunking, and every loop of a dispatch stays bounded.
 
+// Loads 0x28..0x35: how many bytes. i32/i64/f32/f64.load are 4, 8, 4, 8; then come pairs
+// (signed, unsigned) of 8-, 16-bit loads into i32, and 8-, 16-, 32-bit loads into i64.
+uint load_width(uint op) {
+  if (op <= 0x2Bu) return (op & 1u) != 0u ? 8u : 4u;
+  uint pair = (op - 0x2Cu) >> 1u;  // 0..4: 8, 16 (i32), 8, 16, 32 (i64)
+  return pair == 4u ? 4u : ((pair & 1u) != 0u ? 2u : 1u);
+}
+
+// The loaded bytes as the instruction's result type.
+uvec2 load_extend(uint op, uvec2 v) {
+  uvec2 r = v;
+  switch (op) {
+    case 0x2Cu: r = uvec2(i32_extend8_s(v.x), 0u); break;
+    case 0x2Eu: r = uvec2(i32_extend16_s(v.x), 0u); break;
+    case 0x30u: r = i64_extend8_s(v); break;
+    case 0x32u: r = i64_extend16_s(v); break;
+    case 0x34u: r = i64_extend32_s(v); break;
+    default: break;
+  }
+  return r;
+}
+
+// Stores 0x36..0x3E: bytes written. i32/i64/f32/f64.store are 4, 8, 4, 8; then i32.store8,
+// i32.store16, i64.store8, i64.store16, i64.store32.
+uint store_width(uint op) {
+  if (op <= 0x39u) return (op & 1u) != 0u ? 8u : 4u;
+  uint k = op - 0x3Au;  // 0..4: 8, 16 (i32), 8, 16, 32 (i64)
+  return k == 4u ? 4u : ((k & 1u) != 0u ? 2u : 1u);
+}
+
+// The instruction record at pc.
+uvec4 fetch(uint pc) {
+  uint w = prog(H_CODE) + 4u * pc;
+  return uvec4(prog(w), prog(w + 1u), prog(w + 2u), prog(w + 3u));
+}
+
 // Executes one record (the pc already points past it). Numeric instructions are handled
 // by the caller.
 void interp_step(INOUT(Regs) r, uvec4 ins, uint op) {

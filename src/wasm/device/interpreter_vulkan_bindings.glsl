@@ -23,7 +23,7 @@ layout(push_constant) uniform Push {
   uint fuel_hi;
   uint fuel_limited;
   uint begin;   // 1: start the call first
-  uint budget;  // loop work per dispatch (see interp_run)
+  uint budget;  // loop work per dispatch (a bound of both execution modes' run loops)
   uint range_begin;
   uint range_end;
   uint template_memory_words;
