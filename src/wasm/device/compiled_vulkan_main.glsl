@@ -1,8 +1,8 @@
-// The Vulkan side of compiled mode: the entry point of every unit's shader, as the
-// interpreter's (interpreter_vulkan_main.glsl) with compiled_run instead of interp_run. One invocation per instance;
-// `pc.mode` selects what a dispatch does. Every loop here is bounded by the host (ranges of
-// at most a few thousand words; the interpreter's quantum and budget): lavapipe ends all
-// loops of an invocation after 65535 iterations in total.
+// The Vulkan side of compiled mode: the entry point of every unit's shader, the same modes
+// as interpreter_vulkan_main.glsl's with compiled_run as the run loop. One invocation per
+// instance; `pc.mode` selects what a dispatch does. Every loop here is bounded by the host
+// (ranges of at most a few thousand words; the quantum and budget): lavapipe ends all loops
+// of an invocation after 65535 iterations in total.
 void main() {
   uint instance = gl_GlobalInvocationID.x;
   if (instance >= pc.count) return;
