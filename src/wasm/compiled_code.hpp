@@ -14,14 +14,18 @@ namespace wavestack::wasm {
 using CpuUnitFunction = std::uint32_t (*)(const std::uint32_t* program, std::uint32_t* state, std::uint32_t* memory,
                                           std::uint32_t quantum, std::uint32_t budget);
 
+// A unit's prefixes on the cpu device (compiled_run_prefix): run when the unit's run loop
+// returned STATUS_COMPILED_PREFIX.
+using CpuPrefixFunction = std::uint32_t (*)(const std::uint32_t* program, std::uint32_t* state, std::uint32_t* memory);
+
 // Work done producing code, cumulative over the module's life (the Python layer reports
 // per-call differences).
 struct CompileCounters {
   double codegen_seconds = 0.0;  // generating unit sources
   double compile_seconds = 0.0;  // native compilation (the host compiler, or shader + pipeline)
   std::uint64_t units_generated = 0;
-  std::uint64_t units_compiled = 0;     // native builds (cache misses included)
-  std::uint64_t units_from_cache = 0;   // of those, loaded from the disk cache
+  std::uint64_t units_compiled = 0;    // native builds (cache misses included)
+  std::uint64_t units_from_cache = 0;  // of those, loaded from the disk cache
 };
 
 class CompiledCode {
@@ -46,6 +50,8 @@ class CompiledCode {
   // The unit's native code on the cpu device, built on first use (thread-safe). Throws
   // std::runtime_error when no C++ compiler is found or the build fails.
   [[nodiscard]] virtual CpuUnitFunction cpu_unit(std::uint32_t unit) = 0;
+  // The unit's prefixes, built on first use (only when fuel runs out inside one of its blocks).
+  [[nodiscard]] virtual CpuPrefixFunction cpu_prefix(std::uint32_t unit) = 0;
   // The unit's complete Vulkan shader source, generated on first use (thread-safe).
   [[nodiscard]] virtual std::string shader_source(std::uint32_t unit) = 0;
   // Vulkan instance sets add their pipeline builds here.

@@ -177,6 +177,9 @@ std::uint32_t CpuInstances::run_one(std::uint32_t instance, std::uint32_t quantu
     const std::uint64_t used = executed() - start;
     status = compiled_->cpu_unit(unit)(view.program, view.state, view.memory,
                                        quantum - static_cast<std::uint32_t>(used), budget);
+    // Fuel runs out inside a block: its prefix, built apart (it runs at most once per call).
+    if (status == dev::STATUS_COMPILED_PREFIX)
+      status = compiled_->cpu_prefix(unit)(view.program, view.state, view.memory);
     if (status == dev::STATUS_WASI) status = cpu_wasi_service(view);
     if (status != dev::STATUS_RUNNING || executed() - start >= quantum) break;
     // Still running in the same unit: the quantum's iterations or the budget ended the run.

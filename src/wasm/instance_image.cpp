@@ -134,8 +134,9 @@ InstanceImage build_instance_image(const Module& module, const LinkedImports& im
     } else {
       const FunctionRecord& record = module.program.functions[f - module.imported_functions];
       // Compiled mode: the function's entry block instead of its first record.
-      entry[dev::F_CODE] = compiled != nullptr ? compiled->function_entry(static_cast<std::uint32_t>(f) - module.imported_functions)
-                                               : record.code_begin;
+      entry[dev::F_CODE] = compiled != nullptr
+                               ? compiled->function_entry(static_cast<std::uint32_t>(f) - module.imported_functions)
+                               : record.code_begin;
       entry[dev::F_LOCALS] = record.local_count;
       entry[dev::F_MAX_STACK] = record.max_stack;
       entry[dev::F_KIND] = dev::FUNCTION_DEFINED;

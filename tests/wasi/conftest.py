@@ -31,9 +31,13 @@ def pytest_report_header(config):
 
     node = oracles.node_executable()
     return [f"WASI oracles: wasmtime {version('wasmtime')} (PyPI), node:wasi from {node or 'no node found'}",
-            "WASI on wasmgpu: every fixture, the wasi-testsuite, graphviz.wasm and the semantics tests run on the "
-            "cpu device and on the selected Vulkan device, except the malloc_growth and float_printf fixtures "
-            "(cpu only: 409 M and 17 M instructions) and 100,003 printing instances (cpu; 10,000 on Vulkan)"]
+            "WASI on wasmgpu: every fixture, the wasi-testsuite and graphviz.wasm run on the cpu device in "
+            "compiled mode and in the interpreter, and on the selected Vulkan device (interpreter), except the "
+            "malloc_growth and float_printf fixtures (cpu only: 409 M and 17 M instructions); the semantics "
+            "tests run in the default mode of each device (cpu: compiled), 100,003 printing instances on cpu "
+            "(10,000 on Vulkan)",
+            "wasmgpu spec suites: all 90 on the cpu device in compiled mode and in the interpreter, and on the "
+            "selected Vulkan device (interpreter); compiled mode is not built for Vulkan yet"]
 
 
 @pytest.fixture(scope="session")

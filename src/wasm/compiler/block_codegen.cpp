@@ -12,9 +12,20 @@
 namespace wavestack::wasm::compiler {
 namespace {
 
-std::string u32(std::uint32_t value) { return std::to_string(value) + "u"; }
+std::string u32(std::uint32_t value) {
+  return std::to_string(value) + "u";
+}
 
-std::string literal(std::uint32_t low, std::uint32_t high) { return "uvec2(" + u32(low) + ", " + u32(high) + ")"; }
+// prefix followed by n (appended: GCC 12 reports a false -Wrestrict for "x" + std::to_string(n)).
+std::string numbered(const char* prefix, std::uint32_t n) {
+  std::string name(prefix);
+  name += std::to_string(n);
+  return name;
+}
+
+std::string literal(std::uint32_t low, std::uint32_t high) {
+  return "uvec2(" + u32(low) + ", " + u32(high) + ")";
+}
 
 // r.sp + offset, spelled without signed arithmetic (the subset's slots are uint).
 std::string sp_plus(std::int64_t offset) {
@@ -31,12 +42,20 @@ struct MemoryAccess {
 // Loads 0x28..0x35 in opcode order (device/instance_memory.glsl, load_width/load_extend).
 MemoryAccess load_access(std::uint16_t opcode) {
   static constexpr MemoryAccess kLoads[] = {
-      {4, nullptr}, {8, nullptr}, {4, nullptr}, {8, nullptr},                   // i32 i64 f32 f64
-      {1, "uvec2(i32_extend8_s($.x), 0u)"},  {1, nullptr},                      // i32.load8_s/u
-      {2, "uvec2(i32_extend16_s($.x), 0u)"}, {2, nullptr},                      // i32.load16_s/u
-      {1, "i64_extend8_s($)"},               {1, nullptr},                      // i64.load8_s/u
-      {2, "i64_extend16_s($)"},              {2, nullptr},                      // i64.load16_s/u
-      {4, "i64_extend32_s($)"},              {4, nullptr},                      // i64.load32_s/u
+      {4, nullptr},
+      {8, nullptr},
+      {4, nullptr},
+      {8, nullptr},  // i32 i64 f32 f64
+      {1, "uvec2(i32_extend8_s($.x), 0u)"},
+      {1, nullptr},  // i32.load8_s/u
+      {2, "uvec2(i32_extend16_s($.x), 0u)"},
+      {2, nullptr},  // i32.load16_s/u
+      {1, "i64_extend8_s($)"},
+      {1, nullptr},  // i64.load8_s/u
+      {2, "i64_extend16_s($)"},
+      {2, nullptr},  // i64.load16_s/u
+      {4, "i64_extend32_s($)"},
+      {4, nullptr},  // i64.load32_s/u
   };
   return kLoads[opcode - op::kFirstLoad];
 }
@@ -80,7 +99,7 @@ class BlockWriter {
  private:
   void emit(const std::string& line) { text_ += "  " + line + "\n"; }
 
-  std::string fresh() { return "t" + std::to_string(next_temp_++); }
+  std::string fresh() { return numbered("t", next_temp_++); }
 
   std::string push_temp(const std::string& expression) {
     std::string name = fresh();
@@ -109,7 +128,7 @@ class BlockWriter {
     }
   }
 
-  static std::string local_name(std::uint32_t index) { return "l" + std::to_string(index); }
+  static std::string local_name(std::uint32_t index) { return numbered("l", index); }
 
   std::string local(std::uint32_t index) {
     if (locals_.find(index) == locals_.end()) {
@@ -300,7 +319,7 @@ class BlockWriter {
         stack_.push_back(literal(ins.a, ins.b));
         return;
       case op::kRefNull:
-        stack_.push_back("uvec2(NULL_REF, 0u)");
+        stack_.emplace_back("uvec2(NULL_REF, 0u)");
         return;
       case op::kRefIsNull:
         push_temp("uvec2(" + pop() + ".x == NULL_REF ? 1u : 0u, 0u)");
@@ -324,17 +343,16 @@ class BlockWriter {
     std::string second;
     if (numeric.arity == 2) second = pop();
     const std::string first = pop();
-    const std::string value = push_temp(instantiate_numeric(numeric, first, second, "trap"));
+    push_temp(instantiate_numeric(numeric, first, second, "trap"));
     if (numeric.traps) {
       uses_trap_ = true;
       trap_if("trap != WASM_TRAP_NONE", "trap");
     }
-    (void)value;
   }
 
   std::string effective_address(const Instruction& ins, std::uint32_t width) {
     const std::string address = pop();
-    const std::string ea = "ea" + std::to_string(next_temp_++);
+    std::string ea = numbered("ea", next_temp_++);
     emit("uint " + ea + " = 0u;");
     trap_if("!memory_range_ok(" + address + ".x, " + u32(ins.b) + ", " + u32(width) + ", " + ea + ")",
             "WASM_TRAP_MEMORY_OUT_OF_BOUNDS");
@@ -434,9 +452,11 @@ std::uint32_t record_work(const Program& program, std::uint32_t pc) {
   return 1 + work;
 }
 
-std::string block_function_name(std::uint32_t id) { return "b" + std::to_string(id); }
+std::string block_function_name(std::uint32_t id) {
+  return numbered("b", id);
+}
 
-std::string generate_block(const Program& program, const CompiledBlock& block) {
+BlockSource generate_block(const Program& program, const CompiledBlock& block) {
   std::uint32_t work = 0;
   for (std::uint32_t pc = block.begin; pc < block.end;) {
     const Instruction& ins = program.code.at(pc);
@@ -450,18 +470,24 @@ std::string generate_block(const Program& program, const CompiledBlock& block) {
   const std::string yield = "  if (r.work != 0u && (r.work + " + u32(work) + " > r.budget || room < " +
                             u32(block.instruction_count) + ")) return COMPILED_YIELD;\n";
   const std::string charge = "  r.work += " + u32(work) + ";\n";
-  std::string text = "// block " + std::to_string(block.id) + ": function " + std::to_string(block.function) +
-                     ", records " + std::to_string(block.begin) + ".." + std::to_string(block.end) + "\n";
+  const std::string comment = "// block " + std::to_string(block.id) + ": function " + std::to_string(block.function) +
+                              ", records " + std::to_string(block.begin) + ".." + std::to_string(block.end) + "\n";
+  BlockSource source;
   if (is_resumable_block(program, block)) {
     if (block.successors.size() != 1 || block.successors.front() != block.id + 1U) {
       throw std::logic_error("compiler: the continuation of block " + std::to_string(block.id) + " is not the next id");
     }
-    return text + "uint " + name + signature + yield + charge + resumable_body(program, block) + "}\n";
+    source.body = comment + "uint " + name + signature + yield + charge + resumable_body(program, block) + "}\n";
+    return source;
   }
-  text += "uint " + name + "_p" + signature + charge + BlockWriter(program, block, true).body() + "}\n";
-  text += "uint " + name + signature + yield + "  if (left < " + u32(block.instruction_count) + ") return " + name +
-          "_p(r, left, room);\n" + charge + BlockWriter(program, block, false).body() + "}\n";
-  return text;
+  source.prefix =
+      comment + "uint " + name + "_p" + signature + charge + BlockWriter(program, block, true).body() + "}\n";
+  // COMPILED_PREFIX runs the prefix (a shader holds both) or hands it to the host (the cpu
+  // device builds prefixes separately: they run at most once per call).
+  source.body = comment + "uint " + name + signature + yield + "  if (left < " + u32(block.instruction_count) +
+                ") return COMPILED_PREFIX(" + name + "_p, r, left, room);\n" + charge +
+                BlockWriter(program, block, false).body() + "}\n";
+  return source;
 }
 
 }  // namespace wavestack::wasm::compiler

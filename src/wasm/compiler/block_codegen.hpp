@@ -5,6 +5,7 @@
 // `room` left in the dispatch's quantum:
 //   uint b<ID>(INOUT(Regs) r, uint left, uint room)    the whole block, when `left` covers it
 //   uint b<ID>_p(INOUT(Regs) r, uint left, uint room)  its unrolled prefix: stops before record `left`
+// (the prefix is a separate text: the cpu device builds it only when fuel runs out mid-block)
 // Both return the records they executed (fuel charged), or COMPILED_YIELD when the block
 // would overrun the dispatch's loop budget or quantum (it then ran nothing; a dispatch's
 // first block always runs, so every dispatch makes progress). Inside a block operands and
@@ -25,9 +26,14 @@ namespace wavestack::wasm::compiler {
 // (interpreter.glsl), so both modes bound a dispatch's loops alike.
 [[nodiscard]] std::uint32_t record_work(const Program& program, std::uint32_t pc);
 
+struct BlockSource {
+  std::string prefix;  // b<ID>_p (empty for a call or bulk block, which checks fuel itself)
+  std::string body;    // b<ID>; calls the prefix through COMPILED_PREFIX (compiled_glsl.cpp)
+};
+
 // The two functions of `block`. Throws std::logic_error for a record compiled mode does not
 // know (the validator admits none).
-[[nodiscard]] std::string generate_block(const Program& program, const CompiledBlock& block);
+[[nodiscard]] BlockSource generate_block(const Program& program, const CompiledBlock& block);
 
 // The name of block `id`'s full function.
 [[nodiscard]] std::string block_function_name(std::uint32_t id);

@@ -35,7 +35,8 @@ SourceEstimate generated_size(const Program& program) {
     stand_in.table_size = block.table_size;
     // Resumable blocks continue at id + 1.
     if (block.instruction_count == 1 && !stand_in.successors.empty()) stand_in.successors = {stand_in.id + 1U};
-    return generate_block(program, stand_in).size() + 64;  // + its case in the unit's switch
+    const BlockSource source = generate_block(program, stand_in);
+    return source.body.size() + source.prefix.size() + 128;  // + its cases in the units' switches
   };
 }
 
@@ -68,10 +69,11 @@ CompiledModule::CompiledModule(const Module& module, const UnitOptions& options)
       }
     }
   }
-  texts_.resize(layout_.units.size());
-  cpu_units_.resize(layout_.units.size(), nullptr);
-  building_.resize(layout_.units.size(), false);
-  ready_units_ = std::vector<std::atomic<CpuUnitFunction>>(layout_.units.size());
+  sources_.resize(layout_.units.size());
+  for (int kind = 0; kind < 2; ++kind) {
+    ready_.at(kind) = std::vector<std::atomic<void*>>(layout_.units.size());
+    building_.at(kind).assign(layout_.units.size(), false);
+  }
 }
 
 CompiledSummary CompiledModule::summary() const {
@@ -85,11 +87,17 @@ CompiledSummary CompiledModule::summary() const {
   return summary;
 }
 
-std::uint32_t CompiledModule::function_entry(std::uint32_t defined) const { return layout_.function_entries.at(defined); }
+std::uint32_t CompiledModule::function_entry(std::uint32_t defined) const {
+  return layout_.function_entries.at(defined);
+}
 
-std::uint32_t CompiledModule::entry_id() const { return static_cast<std::uint32_t>(layout_.block_addresses.size()); }
+std::uint32_t CompiledModule::entry_id() const {
+  return static_cast<std::uint32_t>(layout_.block_addresses.size());
+}
 
-std::uint32_t CompiledModule::unit_count() const { return static_cast<std::uint32_t>(layout_.units.size()); }
+std::uint32_t CompiledModule::unit_count() const {
+  return static_cast<std::uint32_t>(layout_.units.size());
+}
 
 std::uint32_t CompiledModule::unit_of(std::uint32_t id, std::uint32_t callee) const {
   if (id == entry_id()) {
@@ -99,30 +107,28 @@ std::uint32_t CompiledModule::unit_of(std::uint32_t id, std::uint32_t callee) co
   return layout_.block_addresses.at(id).unit;
 }
 
-const std::string& CompiledModule::unit_text_locked(std::uint32_t unit) {
-  std::optional<std::string>& text = texts_.at(unit);
-  if (!text) {
+const UnitSource& CompiledModule::unit_source_locked(std::uint32_t unit) {
+  std::optional<UnitSource>& source = sources_.at(unit);
+  if (!source) {
     const auto start = std::chrono::steady_clock::now();
-    text = generate_unit(program_, layout_, unit).text;
+    source = generate_unit(program_, layout_, unit);
     counters_.codegen_seconds += seconds_since(start);
     ++counters_.units_generated;
   }
-  return *text;
+  return *source;
 }
 
-std::string CompiledModule::unit_text(std::uint32_t unit) {
+UnitSource CompiledModule::unit_source(std::uint32_t unit) {
   const std::lock_guard lock(mutex_);
-  return unit_text_locked(unit);
+  return unit_source_locked(unit);
 }
 
-CpuUnitFunction CompiledModule::cpu_unit(std::uint32_t unit) {
-  // Control moves between units often (every call into another unit): once built, a unit is
-  // found without taking the lock.
-  if (CpuUnitFunction ready = ready_units_.at(unit).load(std::memory_order_acquire)) return ready;
+void* CompiledModule::cpu_library(std::uint32_t unit, int kind) {
+  if (void* ready = ready_.at(kind).at(unit).load(std::memory_order_acquire)) return ready;
   std::unique_lock lock(mutex_);
-  // Another thread building this unit: wait for it (different units build in parallel).
-  built_.wait(lock, [&] { return !building_.at(unit); });
-  if (CpuUnitFunction function = cpu_units_.at(unit)) return function;
+  // Another thread building this library: wait for it (different ones build in parallel).
+  built_.wait(lock, [&] { return !building_[kind][unit]; });
+  if (void* ready = ready_[kind][unit].load(std::memory_order_acquire)) return ready;
   if (!toolchain_searched_) {
     toolchain_ = find_cpu_toolchain();
     toolchain_searched_ = true;
@@ -132,35 +138,45 @@ CpuUnitFunction CompiledModule::cpu_unit(std::uint32_t unit) {
         "compiled mode on the cpu device needs a C++ compiler to build its units, and none was found (tried "
         "$WAVESTACK_CXX, $CXX, c++, g++ and clang++); install one or use execution=\"interpreter\"");
   }
-  const std::string source = device::compiled_cpu_source(unit_text_locked(unit));
+  const UnitSource& texts = unit_source_locked(unit);
+  const std::string source =
+      kind == 0 ? device::compiled_cpu_source(texts.text) : device::compiled_cpu_prefix_source(texts.prefix_text);
   const CpuToolchain toolchain = *toolchain_;
-  building_[unit] = true;
+  building_[kind][unit] = true;
   lock.unlock();
   const auto start = std::chrono::steady_clock::now();
   LoadedUnit loaded;
   try {
-    loaded = load_cpu_unit(toolchain, source);
+    loaded = load_cpu_unit(toolchain, source, kind == 0 ? device::kCompiledUnitSymbol : device::kCompiledPrefixSymbol);
   } catch (...) {
     lock.lock();
-    building_[unit] = false;
+    building_[kind][unit] = false;
     built_.notify_all();
     throw;
   }
   const double seconds = seconds_since(start);
   lock.lock();
-  building_[unit] = false;
+  building_[kind][unit] = false;
   counters_.compile_seconds += seconds;
   ++counters_.units_compiled;
   if (loaded.from_cache) ++counters_.units_from_cache;
-  cpu_units_[unit] = loaded.function;
-  ready_units_[unit].store(loaded.function, std::memory_order_release);
+  ready_[kind][unit].store(loaded.entry, std::memory_order_release);
   built_.notify_all();
-  return loaded.function;
+  return loaded.entry;
+}
+
+CpuUnitFunction CompiledModule::cpu_unit(std::uint32_t unit) {
+  return reinterpret_cast<CpuUnitFunction>(cpu_library(unit, 0));
+}
+
+CpuPrefixFunction CompiledModule::cpu_prefix(std::uint32_t unit) {
+  return reinterpret_cast<CpuPrefixFunction>(cpu_library(unit, 1));
 }
 
 std::string CompiledModule::shader_source(std::uint32_t unit) {
   const std::lock_guard lock(mutex_);
-  return device::compiled_shader_source(unit_text_locked(unit));
+  const UnitSource& source = unit_source_locked(unit);
+  return device::compiled_shader_source(source.text, source.prefix_text);
 }
 
 void CompiledModule::add_compile_seconds(double seconds, bool from_cache) {

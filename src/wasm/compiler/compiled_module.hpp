@@ -3,6 +3,7 @@
 // it, then kept for the module's life (shared by every spawn of the module).
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -14,6 +15,7 @@
 #include "wasm/compiled_code.hpp"
 #include "wasm/compiler/compiled_layout.hpp"
 #include "wasm/compiler/cpu_toolchain.hpp"
+#include "wasm/compiler/unit_codegen.hpp"
 #include "wasm/compiler/units.hpp"
 #include "wasm/module.hpp"
 
@@ -37,8 +39,8 @@ class CompiledModule final : public CompiledCode {
 
   [[nodiscard]] const CompiledLayout& layout() const noexcept { return layout_; }
   [[nodiscard]] CompiledSummary summary() const;
-  // The unit's generated text (device subset), generated on first use.
-  [[nodiscard]] std::string unit_text(std::uint32_t unit);
+  // The unit's generated texts (device subset), generated on first use.
+  [[nodiscard]] UnitSource unit_source(std::uint32_t unit);
 
   [[nodiscard]] const std::vector<std::uint32_t>& jump_table_words() const override { return jump_words_; }
   [[nodiscard]] std::uint32_t function_entry(std::uint32_t defined) const override;
@@ -46,12 +48,15 @@ class CompiledModule final : public CompiledCode {
   [[nodiscard]] std::uint32_t unit_count() const override;
   [[nodiscard]] std::uint32_t unit_of(std::uint32_t id, std::uint32_t callee) const override;
   [[nodiscard]] CpuUnitFunction cpu_unit(std::uint32_t unit) override;
+  [[nodiscard]] CpuPrefixFunction cpu_prefix(std::uint32_t unit) override;
   [[nodiscard]] std::string shader_source(std::uint32_t unit) override;
   void add_compile_seconds(double seconds, bool from_cache) override;
   [[nodiscard]] CompileCounters counters() const override;
 
  private:
-  const std::string& unit_text_locked(std::uint32_t unit);
+  // The built library `kind` (0: the unit, 1: its prefixes) of `unit`: its entry point.
+  void* cpu_library(std::uint32_t unit, int kind);
+  const UnitSource& unit_source_locked(std::uint32_t unit);
 
   Program program_;
   std::uint32_t imported_functions_ = 0;
@@ -59,10 +64,11 @@ class CompiledModule final : public CompiledCode {
   std::vector<std::uint32_t> jump_words_;
 
   mutable std::mutex mutex_;
-  std::vector<std::optional<std::string>> texts_;
-  std::vector<CpuUnitFunction> cpu_units_;
-  std::vector<std::atomic<CpuUnitFunction>> ready_units_;  // cpu_units_, readable without the lock
-  std::vector<bool> building_;  // a thread is building the unit's library now
+  std::vector<std::optional<UnitSource>> sources_;
+  // Per kind (unit, prefixes) and unit: the entry point once built, readable without the lock
+  // (control moves between units often), and whether a thread is building it now.
+  std::array<std::vector<std::atomic<void*>>, 2> ready_;
+  std::array<std::vector<bool>, 2> building_;
   std::condition_variable built_;
   std::optional<CpuToolchain> toolchain_;
   bool toolchain_searched_ = false;

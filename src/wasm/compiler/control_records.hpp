@@ -28,7 +28,9 @@ inline bool is_bulk(std::uint16_t opcode) {
 // Records that may run again as a continuation (a call clearing its callee's locals in
 // chunks, a chunked bulk operation). Compiled mode gives each a block of its own, so a
 // continuation re-enters exactly that record.
-inline bool is_resumable(std::uint16_t opcode) { return is_call(opcode) || is_bulk(opcode); }
+inline bool is_resumable(std::uint16_t opcode) {
+  return is_call(opcode) || is_bulk(opcode);
+}
 
 // Records after which the next record starts a block (br_table's entries come first).
 inline bool ends_block(std::uint16_t opcode) {

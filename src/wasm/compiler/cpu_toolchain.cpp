@@ -17,7 +17,6 @@
 #include <vector>
 
 #include "runtime/disk_cache.hpp"
-#include "wasm/device/compiled_glsl.hpp"
 
 extern char** environ;
 
@@ -114,7 +113,7 @@ std::optional<CpuToolchain> find_cpu_toolchain() {
   return std::nullopt;
 }
 
-LoadedUnit load_cpu_unit(const CpuToolchain& toolchain, const std::string& source) {
+LoadedUnit load_cpu_unit(const CpuToolchain& toolchain, const std::string& source, const char* symbol) {
   const std::string key =
       runtime::make_cache_key({"cpu-unit", toolchain.compiler, toolchain.version, kBaseFlags, toolchain.flags, source});
   const fs::path dir = library_dir();
@@ -149,9 +148,8 @@ LoadedUnit load_cpu_unit(const CpuToolchain& toolchain, const std::string& sourc
   }
   void* handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) throw std::runtime_error("compiled mode: cannot load " + library.string() + ": " + dlerror());
-  void* symbol = dlsym(handle, device::kCompiledUnitSymbol);
-  if (symbol == nullptr) throw std::runtime_error("compiled mode: " + library.string() + " lacks its entry point");
-  loaded.function = reinterpret_cast<CpuUnitFunction>(symbol);
+  loaded.entry = dlsym(handle, symbol);
+  if (loaded.entry == nullptr) throw std::runtime_error("compiled mode: " + library.string() + " lacks " + symbol);
   return loaded;
 }
 

@@ -22,13 +22,13 @@ struct CpuToolchain {
 [[nodiscard]] std::optional<CpuToolchain> find_cpu_toolchain();
 
 struct LoadedUnit {
-  CpuUnitFunction function = nullptr;
+  void* entry = nullptr;  // the library's `symbol`
   bool from_cache = false;
 };
 
-// Builds (or finds in the cache) and loads the shared library of `source`. Throws
+// Builds (or finds in the cache) and loads the shared library of `source`, and finds `symbol`. Throws
 // std::runtime_error with the compiler's messages when the build fails. Libraries stay
 // loaded for the life of the process (instances may still run their code).
-[[nodiscard]] LoadedUnit load_cpu_unit(const CpuToolchain& toolchain, const std::string& source);
+[[nodiscard]] LoadedUnit load_cpu_unit(const CpuToolchain& toolchain, const std::string& source, const char* symbol);
 
 }  // namespace wavestack::wasm::compiler

@@ -13,7 +13,8 @@
 namespace wavestack::wasm::compiler {
 
 struct UnitSource {
-  std::string text;
+  std::string text;               // the blocks and compiled_unit_step
+  std::string prefix_text;        // the blocks' prefixes and compiled_prefix_step (exact fuel)
   std::uint32_t first_block = 0;  // the unit's blocks have ids first_block .. + block_count
   std::uint32_t block_count = 0;
 };

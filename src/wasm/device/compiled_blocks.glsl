@@ -8,6 +8,9 @@
 const uint COMPILED_YIELD = 0xFFFFFFFFu;
 // The unit's step function's result when the next block belongs to another unit.
 const uint COMPILED_LEAVE = 0xFFFFFFFEu;
+// A block's result when its prefix must run and lives elsewhere (the cpu device builds a
+// unit's prefixes as a library of their own, compiled_prefix_run.glsl): nothing ran.
+const uint COMPILED_NEEDS_PREFIX = 0xFFFFFFFDu;
 
 // Fuel ran out before the block's record `executed`: the call stops there, as the
 // interpreter stops before the record that finds no fuel.

@@ -4,6 +4,7 @@
 
 #include "wasm/device/glsl/bulk_glsl.hpp"
 #include "wasm/device/glsl/compiled_blocks_glsl.hpp"
+#include "wasm/device/glsl/compiled_prefix_run_glsl.hpp"
 #include "wasm/device/glsl/compiled_run_glsl.hpp"
 #include "wasm/device/glsl/compiled_vulkan_main_glsl.hpp"
 #include "wasm/device/glsl/frames_glsl.hpp"
@@ -40,8 +41,9 @@ void append_runtime(std::string& source) {
 // The numeric functions for the cpu device, with the host IEEE fast path exactly as
 // numerics.hpp builds it for the interpreter (the same selection, renaming and file order).
 void append_cpu_numerics(std::string& source) {
-  source += "#if !defined(WAVESTACK_SOFT_FLOAT) && ((defined(__x86_64__) && defined(__SSE2__)) || defined(__aarch64__))\n"
-            "#define WASM_HOST_IEEE 1\n#endif\n";
+  source +=
+      "#if !defined(WAVESTACK_SOFT_FLOAT) && ((defined(__x86_64__) && defined(__SSE2__)) || defined(__aarch64__))\n"
+      "#define WASM_HOST_IEEE 1\n#endif\n";
   append(source, {numerics_glsl_file("traps.glsl"), numerics_glsl_file("u64.glsl"), numerics_glsl_file("i32.glsl"),
                   numerics_glsl_file("i64.glsl")});
   append(source, {"#if defined(WASM_HOST_IEEE)", glsl::host_ieee_rename_hpp, "#endif"});
@@ -59,17 +61,22 @@ std::string cpp_prelude() {
 
 }  // namespace
 
-std::string compiled_shader_source(std::string_view unit_text) {
+std::string compiled_shader_source(std::string_view unit_text, std::string_view prefix_text) {
   std::string source = "#version 450\n";
   append(source, {glsl::prelude, glsl::interpreter_layout, glsl::wasi_layout, glsl::interpreter_vulkan_bindings,
                   glsl::wasi_accessors});
   source += numeric_functions_glsl();
   append_runtime(source);
-  append(source, {unit_text, glsl::compiled_run, glsl::interpreter_vulkan_outcome, glsl::compiled_vulkan_main});
+  append(source, {"#define COMPILED_PREFIX(f, r, left, room) f(r, left, room)", prefix_text, unit_text,
+                  glsl::compiled_run, glsl::interpreter_vulkan_outcome, glsl::compiled_vulkan_main});
   return source;
 }
 
-std::string compiled_cpu_source(std::string_view unit_text) {
+namespace {
+
+// The C++ translation unit around `body`: prelude, the per-thread buffers and their
+// accessors, the library; `entry` (extern "C") follows the namespace.
+std::string cpu_translation_unit(std::string_view body, std::string_view entry) {
   std::string source = "// A compiled unit of wasmgpu's cpu device (generated; see src/wasm/compiler).\n";
   source += cpp_prelude();
   source += R"(
@@ -91,11 +98,18 @@ void mem_set(uint i, uint v) { unit_memory[i] = v; }
   append(source, {glsl::interpreter_layout});
   append_cpu_numerics(source);
   append_runtime(source);
-  append(source, {unit_text, glsl::compiled_run});
-  source += R"(
-}  // namespace
-}  // namespace wavestack::wasm::device
+  source += body;
+  source += "\n}  // namespace\n}  // namespace wavestack::wasm::device\n";
+  source += entry;
+  return source;
+}
 
+}  // namespace
+
+std::string compiled_cpu_source(std::string_view unit_text) {
+  std::string body = "#define COMPILED_PREFIX(f, r, left, room) COMPILED_NEEDS_PREFIX\n";
+  append(body, {unit_text, glsl::compiled_run});
+  return cpu_translation_unit(body, R"(
 extern "C" __attribute__((visibility("default"))) std::uint32_t wasmgpu_unit_run(
     const std::uint32_t* program, std::uint32_t* state, std::uint32_t* memory, std::uint32_t quantum,
     std::uint32_t budget) {
@@ -105,8 +119,22 @@ extern "C" __attribute__((visibility("default"))) std::uint32_t wasmgpu_unit_run
   device::unit_memory = memory;
   return device::compiled_run(quantum, budget);
 }
-)";
-  return source;
+)");
+}
+
+std::string compiled_cpu_prefix_source(std::string_view prefix_text) {
+  std::string body;
+  append(body, {prefix_text, glsl::compiled_prefix_run});
+  return cpu_translation_unit(body, R"(
+extern "C" __attribute__((visibility("default"))) std::uint32_t wasmgpu_unit_prefix(
+    const std::uint32_t* program, std::uint32_t* state, std::uint32_t* memory) {
+  namespace device = wavestack::wasm::device;
+  device::unit_program = program;
+  device::unit_state = state;
+  device::unit_memory = memory;
+  return device::compiled_run_prefix();
+}
+)");
 }
 
 }  // namespace wavestack::wasm::device

@@ -9,16 +9,24 @@
 
 namespace wavestack::wasm::device {
 
-// A Vulkan compute shader running `unit_text` (compiled_vulkan_main.glsl is its entry point).
-[[nodiscard]] std::string compiled_shader_source(std::string_view unit_text);
+// A Vulkan compute shader running a unit (compiled_vulkan_main.glsl is its entry point): its
+// blocks call their prefixes directly.
+[[nodiscard]] std::string compiled_shader_source(std::string_view unit_text, std::string_view prefix_text);
 
 // A C++ translation unit for the cpu device's shared library, exporting
 //   extern "C" uint32_t wasmgpu_unit_run(const uint32_t* program, uint32_t* state,
 //                                        uint32_t* memory, uint32_t quantum, uint32_t budget)
-// (compiled_run on one instance's buffers). It includes only standard headers.
+// (compiled_run on one instance's buffers). A block whose prefix must run makes it return
+// STATUS_COMPILED_PREFIX. It includes only standard headers.
 [[nodiscard]] std::string compiled_cpu_source(std::string_view unit_text);
 
-// The name the cpu source exports.
+// The unit's prefixes for the cpu device, exporting
+//   extern "C" uint32_t wasmgpu_unit_prefix(const uint32_t* program, uint32_t* state, uint32_t* memory)
+// (compiled_run_prefix): built only when fuel first runs out inside one of the unit's blocks.
+[[nodiscard]] std::string compiled_cpu_prefix_source(std::string_view prefix_text);
+
+// The names the cpu sources export.
 inline constexpr const char* kCompiledUnitSymbol = "wasmgpu_unit_run";
+inline constexpr const char* kCompiledPrefixSymbol = "wasmgpu_unit_prefix";
 
 }  // namespace wavestack::wasm::device

@@ -21,6 +21,7 @@ uint compiled_run(uint quantum, uint budget) {
   uint records = 0u;
   uint iterations = 0u;
   bool stopped = false;  // the loop ended for one of its own reasons
+  bool prefix = false;   // a block needs its prefix, which the host runs (cpu device)
   while (true) {
     if (r.status != STATUS_RUNNING || iterations >= quantum || r.work >= budget) {
       stopped = true;
@@ -29,7 +30,8 @@ uint compiled_run(uint quantum, uint budget) {
     // Records the block may run before fuel runs out (all, when unlimited or above 2^32).
     uint left = limited && fuel.y == 0u ? fuel.x : 0xFFFFFFFFu;
     uint n = r.pc == prog(H_ENTRY_PC) ? compiled_entry(r) : compiled_unit_step(r, left, quantum - iterations);
-    if (n == COMPILED_YIELD || n == COMPILED_LEAVE) {
+    if (n == COMPILED_YIELD || n == COMPILED_LEAVE || n == COMPILED_NEEDS_PREFIX) {
+      prefix = n == COMPILED_NEEDS_PREFIX;
       stopped = true;
       break;
     }
@@ -39,5 +41,5 @@ uint compiled_run(uint quantum, uint budget) {
   }
   if (!stopped) frame_trap(r, WASM_TRAP_DEVICE_LOOP_LIMIT);
   regs_store(r, records, fuel);
-  return r.status;
+  return prefix ? STATUS_COMPILED_PREFIX : r.status;
 }
