@@ -318,3 +318,17 @@ def test_without_a_compiler_compiled_mode_says_so(tmp_path):
     env.pop("CXX", None)
     result = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120)
     assert "ERROR: compiled mode on the cpu device needs a C++ compiler" in result.stdout, result.stderr
+
+
+def test_vulkan_devices_run_the_interpreter_until_compiled_mode_is_built_there(target):
+    binary = wasm(RECURSE)
+    if target.get("device") == "cpu":
+        with wasmgpu.Module(binary).spawn(1, **target) as instances:
+            assert instances.call("down", [5]) == [5]
+            assert instances.last_call.executed_as == "compiled"
+        return
+    with pytest.raises(wasmgpu.UnsupportedFeatureError, match="execution='compiled' on a Vulkan device"):
+        wasmgpu.Module(binary, execution="compiled").spawn(1, allow_software=True, **target)
+    with wasmgpu.Module(binary).spawn(1, allow_software=True, **target) as instances:  # "auto"
+        assert instances.call("down", [5]) == [5]
+        assert instances.last_call.executed_as == "interpreter"
