@@ -44,7 +44,8 @@ def main() -> int:
     module = wasmgpu.Module(MODULE)
     gpu = _native.select_device(False)
     if gpu is None:
-        print("No hardware Vulkan GPU found: running on the cpu device (the same interpreter, compiled as C++).")
+        print("No hardware Vulkan GPU found: running on the cpu device (compiled mode: the module's units built "
+              "as C++ by the host compiler on first use).")
         spawn_args = {"device": "cpu"}
     else:
         print(f"Running on {gpu['name']} ({gpu['type']}{', software' if gpu['is_software'] else ''}).")

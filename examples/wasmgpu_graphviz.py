@@ -86,12 +86,16 @@ def main() -> int:
     parser.add_argument("--instances", type=int, default=4)
     parser.add_argument("--device", default=None, help="cpu, or gpu (the default Vulkan device)")
     parser.add_argument("--output-dir", type=Path, default=None, help="write instance i's SVG as graph-i.svg")
+    # The interpreter by default: compiled mode's first render builds the 526 units it reaches
+    # (minutes with a cold cache on a small machine; cached on disk after).
+    parser.add_argument("--execution", default="interpreter", choices=("auto", "compiled", "interpreter"),
+                        help="wasmgpu execution mode (default: interpreter; compiled mode builds units on first use)")
     args = parser.parse_args()
     device = args.device
     if device is None:
         device = "gpu" if wasmgpu._native.select_device(False) is not None else "cpu"
     where = {"device": "cpu"} if device == "cpu" else {}
-    module = graphviz_module()
+    module = graphviz_module(args.execution)
     dots = example_graphs(args.instances)
     start = time.perf_counter()
     with module.spawn(args.instances, **SPAWN_OPTIONS, **where) as instances:
@@ -100,7 +104,8 @@ def main() -> int:
         rendered = time.perf_counter()
         print(f"graphviz.wasm ({module._native.function_count} functions) on {args.instances} instances of "
               f"{instances.device}: spawn {spawned - start:.2f} s, render {rendered - spawned:.2f} s "
-              f"({stats.instructions:,} instructions in the render call)")
+              f"({stats.instructions:,} instructions in the render call, {stats.executed_as}"
+              + (f", {stats.units_compiled} units built or loaded" if stats.executed_as == "compiled" else "") + ")")
     for i, svg in enumerate(svgs):
         if b"<svg" not in svg:
             print(f"instance {i} returned no SVG", file=sys.stderr)
