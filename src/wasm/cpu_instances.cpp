@@ -165,6 +165,13 @@ StepProgress CpuInstances::step(std::uint32_t quantum) {
 // them (each unit's run stops where a block of another unit is next) and the quantum lasts;
 // a WASI call is made between runs, as the interpreter's cpu_run does.
 std::uint32_t CpuInstances::run_one(std::uint32_t instance, std::uint32_t quantum, std::uint32_t budget) {
+  // Both modes compute floats on the host's FPU where that is bit-identical, which holds only
+  // in the default environment; something in the process changing it must not go unnoticed.
+  if (!cpu_float_environment_is_default()) {
+    throw std::runtime_error(
+        "the cpu device needs the default floating-point environment (round to nearest even, no flush-to-zero "
+        "or denormals-are-zero), and this thread's was changed");
+  }
   const CpuInstanceView view{image_.program.data(), state(instance), memory(instance)};
   if (!compiled_) return cpu_run(view, quantum, budget);
   const auto executed = [&] {

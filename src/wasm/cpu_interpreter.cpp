@@ -60,6 +60,14 @@ void cpu_begin_call(const CpuInstanceView& view, std::uint32_t function) {
   device::begin_call(function);
 }
 
+bool cpu_float_environment_is_default() {
+#if defined(WASM_HOST_IEEE)
+  return device::host_ieee_environment_is_default();
+#else
+  return true;
+#endif
+}
+
 std::uint32_t cpu_wasi_service(const CpuInstanceView& view) {
   device::current = view;
   return device::interp_wasi_service(0xFFFFFFFFu, device::interp_wasi_pending_id());

@@ -20,6 +20,10 @@ void cpu_begin_call(const CpuInstanceView& view, std::uint32_t function);
 // returns the instance's status.
 std::uint32_t cpu_run(const CpuInstanceView& view, std::uint32_t quantum, std::uint32_t budget);
 
+// Whether this thread's floating-point environment is the default one the host IEEE fast path
+// needs (round to nearest even, subnormals kept: no FTZ/DAZ). Always true with soft floats.
+[[nodiscard]] bool cpu_float_environment_is_default();
+
 // Makes the instance's pending WASI call (STATUS_WASI) to its end; returns the new status.
 // Compiled mode calls this between its units' runs, as cpu_run does between quanta.
 std::uint32_t cpu_wasi_service(const CpuInstanceView& view);
