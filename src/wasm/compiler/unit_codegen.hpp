@@ -1,6 +1,6 @@
 // Source generation for one compilation unit: its blocks' functions (block_codegen.hpp) and
 // compiled_unit_step, which selects the block at r.pc by its id. The text is in the device
-// subset and has no entry point of its own: the Vulkan shader (compiled_vulkan_main.glsl)
+// subset and has no entry point of its own: the Vulkan shader (interpreter_vulkan_main.glsl, RUN_LOOP compiled_run)
 // and the cpu device's shared library (cpu_unit_library.hpp) wrap the same text.
 #pragma once
 

@@ -6,7 +6,6 @@
 #include "wasm/device/glsl/compiled_blocks_glsl.hpp"
 #include "wasm/device/glsl/compiled_prefix_run_glsl.hpp"
 #include "wasm/device/glsl/compiled_run_glsl.hpp"
-#include "wasm/device/glsl/compiled_vulkan_main_glsl.hpp"
 #include "wasm/device/glsl/frames_glsl.hpp"
 #include "wasm/device/glsl/host_ieee_hpp_glsl.hpp"
 #include "wasm/device/glsl/host_ieee_rename_hpp_glsl.hpp"
@@ -15,6 +14,7 @@
 #include "wasm/device/glsl/instance_tables_glsl.hpp"
 #include "wasm/device/glsl/interpreter_layout_glsl.hpp"
 #include "wasm/device/glsl/interpreter_vulkan_bindings_glsl.hpp"
+#include "wasm/device/glsl/interpreter_vulkan_main_glsl.hpp"
 #include "wasm/device/glsl/interpreter_vulkan_outcome_glsl.hpp"
 #include "wasm/device/glsl/prelude_glsl.hpp"
 #include "wasm/device/glsl/prelude_hpp_glsl.hpp"
@@ -67,8 +67,9 @@ std::string compiled_shader_source(std::string_view unit_text, std::string_view 
                   glsl::wasi_accessors});
   source += numeric_functions_glsl();
   append_runtime(source);
-  append(source, {"#define COMPILED_PREFIX(f, r, left, room) f(r, left, room)", prefix_text, unit_text,
-                  glsl::compiled_run, glsl::interpreter_vulkan_outcome, glsl::compiled_vulkan_main});
+  append(source,
+         {"#define COMPILED_PREFIX(f, r, left, room) f(r, left, room)", prefix_text, unit_text, glsl::compiled_run,
+          glsl::interpreter_vulkan_outcome, "#define RUN_LOOP compiled_run", glsl::interpreter_vulkan_main});
   return source;
 }
 

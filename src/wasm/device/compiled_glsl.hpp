@@ -9,8 +9,8 @@
 
 namespace wavestack::wasm::device {
 
-// A Vulkan compute shader running a unit (compiled_vulkan_main.glsl is its entry point): its
-// blocks call their prefixes directly.
+// A Vulkan compute shader running a unit (interpreter_vulkan_main.glsl with RUN_LOOP compiled_run is its entry point):
+// its blocks call their prefixes directly.
 [[nodiscard]] std::string compiled_shader_source(std::string_view unit_text, std::string_view prefix_text);
 
 // A C++ translation unit for the cpu device's shared library, exporting

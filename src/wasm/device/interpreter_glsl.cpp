@@ -37,10 +37,11 @@ std::string concatenate(std::string source, std::initializer_list<std::string_vi
 std::string interpreter_shader_source() {
   // The bindings declare the accessors the device code calls; main() comes last. Of WASI the
   // interpreter needs only the region's layout (the exit words of the outcome).
-  return concatenate("#version 450\n" + numerics_glsl(),
-                     {glsl::interpreter_layout, glsl::wasi_layout, glsl::interpreter_vulkan_bindings,
-                      glsl::wasi_accessors, glsl::instance_memory, glsl::instance_tables, glsl::frames, glsl::bulk,
-                      glsl::interpreter, glsl::interpreter_vulkan_outcome, glsl::interpreter_vulkan_main});
+  return concatenate(
+      "#version 450\n" + numerics_glsl(),
+      {glsl::interpreter_layout, glsl::wasi_layout, glsl::interpreter_vulkan_bindings, glsl::wasi_accessors,
+       glsl::instance_memory, glsl::instance_tables, glsl::frames, glsl::bulk, glsl::interpreter,
+       glsl::interpreter_vulkan_outcome, "#define RUN_LOOP interp_run", glsl::interpreter_vulkan_main});
 }
 
 std::string wasi_service_shader_source() {

@@ -1,4 +1,5 @@
-// The Vulkan side of the interpreter, part 2: the entry point. One invocation per instance;
+// The Vulkan side of both execution modes, part 2: the entry point. RUN_LOOP, defined by the
+// shader's assembler (interpreter_glsl.cpp, compiled_glsl.cpp), is the mode's run loop. One invocation per instance;
 // `pc.mode` selects what a dispatch does. Every loop here is bounded by the host (ranges of
 // at most a few thousand words; the interpreter's quantum and budget): lavapipe ends all
 // loops of an invocation after 65535 iterations in total.
@@ -30,5 +31,5 @@ void main() {
     st_set(S_FUEL + 1u, pc.fuel_hi);
     begin_call(pc.function);
   }
-  write_outcome(io, interp_run(pc.quantum, pc.budget));
+  write_outcome(io, RUN_LOOP(pc.quantum, pc.budget));
 }
