@@ -37,7 +37,7 @@ class CallStats:
     ``cancel`` callback can read the progress."""
     function: str = ""
     execution: str = "auto"           # the mode the module asked for
-    executed_as: str = "interpreter"  # what ran: "compiled" or "interpreter" ("auto" on Vulkan: the interpreter, for now)
+    executed_as: str = "interpreter"  # what ran: "compiled" or "interpreter"
     device: str = "cpu"
     preparation_seconds: float = 0.0  # argument checks and conversion
     upload_seconds: float = 0.0       # writing arguments into the instances' stacks, starting the call

@@ -33,7 +33,7 @@ import platform
 from typing import Any, Dict, Optional
 
 from wasmgpu import _native
-from wasmgpu.errors import GPUUnavailableError, InstantiationTrapped, Trap, UnsupportedFeatureError
+from wasmgpu.errors import GPUUnavailableError, InstantiationTrapped, Trap
 
 WASI_MODULE = "wasi_snapshot_preview1"
 _U32 = 2**32 - 1
@@ -123,13 +123,7 @@ def spawn(module, count, *, memory_pages, table_elements, stack_size, call_depth
     wasi = _check_wasi(module, wasi)
     files = wasi.merged_files(module.files) if wasi is not None else {}
     device = resolve_device(device, allow_software)
-    compiled = module.execution != "interpreter"
-    if compiled and device != "cpu" and module.execution == "compiled":
-        raise UnsupportedFeatureError(
-            "execution='compiled' on a Vulkan device is not built yet (the cpu device runs compiled mode); "
-            "use device='cpu' or execution='interpreter'", feature="compiled mode on Vulkan")
-    # "auto" on a Vulkan device still runs the interpreter until compiled mode runs there.
-    compiled = compiled and device == "cpu"
+    compiled = module.execution != "interpreter"  # "auto" and "compiled" run compiled code on every device
     options = {"compiled": compiled, "memory_pages": memory_pages, "table_elements": table_elements, "stack_size": stack_size,
                "call_depth": call_depth, "fuel": fuel, "quantum": quantum, "batch_size": batch_size,
                "max_resident_bytes": budget}

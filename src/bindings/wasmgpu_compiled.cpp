@@ -65,10 +65,11 @@ void bind_compiled(nb::module_& module) {
         wasm::compiler::CompiledModule& compiled = compiled_of(module);
         if (unit >= compiled.unit_count()) throw nb::index_error("unit: no such unit");
         if (device == "gpu") return compiled.shader_source(unit);
+        if (device == "gpu-prefix") return compiled.prefix_shader_source(unit);
         if (device == "cpu") return wasm::device::compiled_cpu_source(compiled.unit_source(unit).text);
         if (device == "cpu-prefix")
           return wasm::device::compiled_cpu_prefix_source(compiled.unit_source(unit).prefix_text);
-        throw std::invalid_argument("device: 'cpu', 'cpu-prefix' or 'gpu'");
+        throw std::invalid_argument("device: 'cpu', 'cpu-prefix', 'gpu' or 'gpu-prefix'");
       },
       "module"_a, "unit"_a, "device"_a, "The complete source of a unit (tests, debugging)");
 }

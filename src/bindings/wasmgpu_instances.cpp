@@ -111,15 +111,17 @@ SpawnRequest spawn_request(nb::dict options) {
   return request;
 }
 
+// options["compiled"]: run compiled mode with the module's units (compile_module made them).
+std::shared_ptr<wasm::CompiledCode> compiled_code(const NativeModule& module, nb::dict options) {
+  if (!nb::cast<bool>(options["compiled"])) return nullptr;
+  if (!module.compiled) throw std::logic_error("spawn: compiled mode requested before compile_module");
+  return module.compiled;
+}
+
 std::unique_ptr<wasm::InstanceSet> spawn_cpu(const NativeModule& module, std::uint32_t count, nb::dict options,
                                              nb::handle wasi, nb::handle files) {
   const SpawnArguments arguments = spawn_arguments(spawn_request(options), wasi, files);
-  // options["compiled"]: run compiled mode with the module's units (compile_module made them).
-  std::shared_ptr<wasm::CompiledCode> compiled;
-  if (nb::cast<bool>(options["compiled"])) {
-    if (!module.compiled) throw std::logic_error("spawn: compiled mode requested before compile_module");
-    compiled = module.compiled;
-  }
+  std::shared_ptr<wasm::CompiledCode> compiled = compiled_code(module, options);
   nb::gil_scoped_release release;
   return std::make_unique<wasm::CpuInstances>(module.module, count, arguments.reserve, arguments.limits,
                                               arguments.wasi_region, std::move(compiled));
@@ -129,11 +131,12 @@ std::unique_ptr<wasm::InstanceSet> spawn_cpu(const NativeModule& module, std::ui
 std::unique_ptr<wasm::InstanceSet> spawn_vulkan(const NativeModule& module, std::uint32_t count, nb::dict options,
                                                 nb::handle wasi, nb::handle files, std::uint32_t device_index) {
   const SpawnArguments arguments = spawn_arguments(spawn_request(options), wasi, files);
+  std::shared_ptr<wasm::CompiledCode> compiled = compiled_code(module, options);
   nb::gil_scoped_release release;
   for (const auto& device : runtime::list_devices()) {
     if (device.index == device_index) {
       return std::make_unique<wasm::VulkanInstances>(module.module, count, arguments.reserve, arguments.limits, device,
-                                                     arguments.wasi_region);
+                                                     arguments.wasi_region, std::move(compiled));
     }
   }
   throw std::invalid_argument("device: no Vulkan device has index " + std::to_string(device_index));

@@ -396,6 +396,11 @@ ComputeContext::~ComputeContext() = default;
 const DeviceInfo& ComputeContext::device() const noexcept {
   return state_->info;
 }
+
+void ComputeContext::save_pipeline_cache() {
+  state_->save_pipeline_cache();
+}
+
 const DiskCache& ComputeContext::cache() const noexcept {
   return state_->cache;
 }

@@ -109,6 +109,10 @@ class ComputeContext {
   void dispatch(const ComputePipeline& pipeline, std::span<DeviceBuffer* const> buffers,
                 std::span<const std::byte> push_constants, std::array<uint32_t, 3> groups);
 
+  // Writes the driver's pipeline cache to the disk cache now (also done when the context is
+  // destroyed): for contexts kept for the life of the process, after building pipelines.
+  void save_pipeline_cache();
+
   [[nodiscard]] const PhaseTimings& timings() const noexcept;
   void reset_timings() noexcept;
 

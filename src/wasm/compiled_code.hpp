@@ -52,8 +52,10 @@ class CompiledCode {
   [[nodiscard]] virtual CpuUnitFunction cpu_unit(std::uint32_t unit) = 0;
   // The unit's prefixes, built on first use (only when fuel runs out inside one of its blocks).
   [[nodiscard]] virtual CpuPrefixFunction cpu_prefix(std::uint32_t unit) = 0;
-  // The unit's complete Vulkan shader source, generated on first use (thread-safe).
+  // The unit's complete Vulkan shader source, and its prefixes' shader, generated on first use
+  // (thread-safe).
   [[nodiscard]] virtual std::string shader_source(std::uint32_t unit) = 0;
+  [[nodiscard]] virtual std::string prefix_shader_source(std::uint32_t unit) = 0;
   // Vulkan instance sets add their pipeline builds here.
   virtual void add_compile_seconds(double seconds, bool from_cache) = 0;
 

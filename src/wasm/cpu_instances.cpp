@@ -188,6 +188,7 @@ std::uint32_t CpuInstances::run_one(std::uint32_t instance, std::uint32_t quantu
     if (status == dev::STATUS_COMPILED_PREFIX)
       status = compiled_->cpu_prefix(unit)(view.program, view.state, view.memory);
     if (status == dev::STATUS_WASI) status = cpu_wasi_service(view);
+    if (status == dev::STATUS_COMPILED_ELSEWHERE) status = dev::STATUS_RUNNING;  // (unit_of chose this unit)
     if (status != dev::STATUS_RUNNING || executed() - start >= quantum) break;
     // Still running in the same unit: the quantum's iterations or the budget ended the run.
     if (compiled_->unit_of(view.state[dev::S_PC], view.state[dev::S_CONT_FUNC]) == unit) break;

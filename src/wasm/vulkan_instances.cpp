@@ -1,15 +1,11 @@
 #include "wasm/vulkan_instances.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cstring>
-#include <map>
-#include <mutex>
 #include <set>
 #include <stdexcept>
 #include <string>
 
-#include "wasm/device/interpreter_glsl.hpp"
 #include "wasm/device/interpreter_layout.hpp"
 #include "wasm/device/wasi_layout.hpp"
 #include "wasm/host_modules.hpp"
@@ -17,36 +13,25 @@
 namespace wavestack::wasm {
 namespace dev = device;
 
-// Modes of interpreter_vulkan_main.glsl.
 namespace {
-constexpr std::uint32_t kModeInstantiate = 0;
-constexpr std::uint32_t kModeRun = 1;
 constexpr std::uint32_t kWorkgroup = 64;
-// status, trap, trap index, executed (2), pages, WASI exit state and code, pending WASI function
-constexpr std::uint32_t kOutcomeWords = 9;
-constexpr std::uint32_t kPushBytes = 19 * 4;  // VulkanInstances::Push, checked below
+// status, trap, trap index, executed (2), pages, WASI exit state and code, pending WASI
+// function, pc, partial call's callee (interpreter_vulkan_outcome.glsl)
+constexpr std::uint32_t kOutcomeWords = 11;
+constexpr std::uint32_t kOutcomePc = 9;
+constexpr std::uint32_t kOutcomeCallee = 10;
 constexpr std::uint32_t kNoWord = 0xFFFFFFFFu;
-// Per dispatch and invocation: template words copied, interpreter records and loop work.
+// Per dispatch and invocation: template words copied, run-loop records and loop work.
 // With the interpreter's fixed cost per record (its switches count as loops on lavapipe,
-// about 25 iterations) this stays well below lavapipe's 65535 loop iterations.
+// about 25 iterations) this stays well below lavapipe's 65535 loop iterations; compiled
+// blocks count their work in the same units.
 constexpr std::uint32_t kInstantiateWords = 16384;
 constexpr std::uint32_t kMaxQuantum = 1024;
 constexpr std::uint32_t kBudget = 16384;
 }  // namespace
 
-struct VulkanDevice {
-  std::mutex mutex;  // one command at a time per context
-  runtime::ComputeContext context;
-  runtime::ComputePipeline pipeline;
-  // The WASI service, one pipeline per WASI function id, built when a call first needs it.
-  std::map<std::uint32_t, runtime::ComputePipeline> wasi_pipelines;
-  double build_seconds = 0.0;
-  explicit VulkanDevice(const runtime::DeviceInfo& info) : context(info) {}
-};
-
-// Layout of the shader's push constant block.
+// Layout of the shaders' push constant block (interpreter_vulkan_bindings.glsl).
 struct VulkanInstances::Push {
-  std::uint32_t mode = 0;
   std::uint32_t count = 0;
   std::uint32_t quantum = 0;
   std::uint32_t function = 0;
@@ -66,38 +51,9 @@ struct VulkanInstances::Push {
   std::uint32_t instance_base = 0;       // the group's first instance (WASI nonces)
   std::uint32_t wasi_instance_word = 0;  // state word of the WASI instance index, or kNoWord
 };
-static_assert(sizeof(VulkanInstances::Push) == kPushBytes, "the shader's push constant block");
+static_assert(sizeof(VulkanInstances::Push) == VulkanDevice::kPushBytes, "the shader's push constant block");
 
 namespace {
-
-// One context and pipeline per device for the whole process: the interpreter shader is the
-// same for every module, and creating the pipeline (a large shader) is the slow part.
-// Kept for the life of the process (never destroyed: no teardown order to get wrong at exit),
-// so spawns after the first on a device skip creating the pipeline.
-runtime::PipelineSpec pipeline_spec() {
-  runtime::PipelineSpec spec;
-  spec.buffer_count = 5;
-  spec.push_constant_bytes = kPushBytes;
-  spec.shader.target = runtime::VulkanTarget::Vulkan1_1;  // needs neither shaderInt64 nor shaderFloat64
-  return spec;
-}
-
-std::shared_ptr<VulkanDevice> shared_device(const runtime::DeviceInfo& info, bool& created) {
-  static std::mutex registry_mutex;
-  static auto* registry = new std::map<std::uint32_t, std::shared_ptr<VulkanDevice>>();
-  std::lock_guard lock(registry_mutex);
-  if (auto existing = (*registry)[info.index]) {
-    created = false;
-    return existing;
-  }
-  auto device = std::make_shared<VulkanDevice>(info);
-  const auto begin = std::chrono::steady_clock::now();
-  device->pipeline = device->context.create_pipeline(dev::interpreter_shader_source(), pipeline_spec());
-  device->build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
-  (*registry)[info.index] = device;
-  created = true;
-  return device;
-}
 
 std::span<const std::byte> bytes_of(const auto& values) {
   return std::as_bytes(std::span(values));
@@ -107,11 +63,12 @@ std::span<const std::byte> bytes_of(const auto& values) {
 
 VulkanInstances::VulkanInstances(const Module& module, std::uint32_t count, const ReserveOptions& options,
                                  const SpawnLimits& limits, const runtime::DeviceInfo& device,
-                                 std::span<const std::uint32_t> wasi_region)
+                                 std::span<const std::uint32_t> wasi_region, std::shared_ptr<CompiledCode> compiled)
     : count_(count),
-      image_(build_instance_image(module, link_imports(module), options, wasi_region)),
+      image_(build_instance_image(module, link_imports(module), options, wasi_region, compiled.get())),
       start_(module.start),
-      limits_(limits) {
+      limits_(limits),
+      compiled_(std::move(compiled)) {
   std::uint32_t arity = 1;
   for (std::size_t f = 0; f < module.function_types.size(); ++f) {
     const FuncType& type = module.function_type(static_cast<std::uint32_t>(f));
@@ -157,14 +114,15 @@ VulkanInstances::VulkanInstances(const Module& module, std::uint32_t count, cons
                         "); lower count, memory_pages or stack_size");
   }
 
-  bool created = false;
-  device_ = shared_device(device, created);
-  if (created) {
-    pipeline_seconds_ = device_->build_seconds;
-    pipeline_from_cache_ = device_->pipeline.spirv_from_cache();
+  device_ = VulkanDevice::shared(device);
+  if (compiled_) {
+    unit_pipelines_.resize(compiled_->unit_count());
+    prefix_pipelines_.resize(compiled_->unit_count());
   }
   {
     std::lock_guard lock(device_->mutex);
+    PipelineBuild build;
+    if (!compiled_) static_cast<void>(device_->interpreter(build));  // before any allocation can fail late
     auto& context = device_->context;
     program_ = context.allocate(4 * image_.program.size());
     context.upload(program_, bytes_of(image_.program));
@@ -197,24 +155,21 @@ VulkanInstances::~VulkanInstances() {
   template_ = {};
 }
 
-void VulkanInstances::dispatch(Group& group, const Push& push, std::optional<std::uint32_t> wasi_id) {
+void VulkanInstances::dispatch(Group& group, const Push& push, const runtime::ComputePipeline& pipeline) {
   runtime::DeviceBuffer* buffers[] = {&program_, &group.state, &group.memory, &template_, &group.io};
-  const runtime::ComputePipeline& pipeline = wasi_id ? wasi_pipeline(*wasi_id) : device_->pipeline;
   device_->context.dispatch(pipeline, buffers, std::as_bytes(std::span(&push, 1)),
                             {(group.count + kWorkgroup - 1) / kWorkgroup, 1, 1});
 }
 
-// The service pipeline of WASI function `id` (the device mutex is held).
-const runtime::ComputePipeline& VulkanInstances::wasi_pipeline(std::uint32_t id) {
-  auto found = device_->wasi_pipelines.find(id);
-  if (found != device_->wasi_pipelines.end()) return found->second;
-  const auto begin = std::chrono::steady_clock::now();
-  runtime::PipelineSpec spec = pipeline_spec();
-  spec.specialization = {{0, id}};
-  auto& pipeline = device_->wasi_pipelines[id];
-  pipeline = device_->context.create_pipeline(dev::wasi_service_shader_source(), spec);
-  pipeline_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
-  return pipeline;
+// Generated and built when an instance first needs it, counted in the module's compile counters.
+const runtime::ComputePipeline& VulkanInstances::unit_pipeline(std::uint32_t unit, bool prefix) {
+  SharedPipeline& pipeline = (prefix ? prefix_pipelines_ : unit_pipelines_).at(unit);
+  if (!pipeline) {
+    PipelineBuild build;
+    pipeline = device_->unit(prefix ? compiled_->prefix_shader_source(unit) : compiled_->shader_source(unit), build);
+    if (build.built) compiled_->add_compile_seconds(build.seconds, build.spirv_from_cache);
+  }
+  return *pipeline;
 }
 
 // Downloads the group's io words and counts what they say: instances still running (a
@@ -227,7 +182,7 @@ void VulkanInstances::read_outcome(Group& group) {
   group.executed = 0;
   for (std::uint32_t i = 0; i < group.count; ++i) {
     const std::uint32_t* w = group.outcome.data() + std::size_t{i} * io_stride_;
-    if (w[0] == dev::STATUS_RUNNING || w[0] == dev::STATUS_WASI) ++group.running;
+    if (w[0] == dev::STATUS_RUNNING || w[0] == dev::STATUS_WASI || w[0] == dev::STATUS_COMPILED_PREFIX) ++group.running;
     if (w[0] == dev::STATUS_WASI) group.wasi_pending.insert(w[8]);
     group.executed += std::uint64_t{w[3]} | (std::uint64_t{w[4]} << 32);
   }
@@ -243,7 +198,6 @@ void VulkanInstances::instantiate(bool clear_memory) {
       if (clear_memory) device_->context.fill_zero(group.memory);
       for (std::uint32_t begin = 0; begin < total; begin += kInstantiateWords) {
         Push push;
-        push.mode = kModeInstantiate;
         push.count = group.count;
         push.state_stride = image_.state_words;
         push.memory_stride = image_.memory_words;
@@ -253,7 +207,7 @@ void VulkanInstances::instantiate(bool clear_memory) {
         push.template_memory_words = memory_words;
         push.instance_base = group.first;
         push.wasi_instance_word = image_.wasi_words != 0 ? image_.wasi_offset + dev::WASI_H_INSTANCE : kNoWord;
-        dispatch(group, push);
+        dispatch(group, push, device_->instantiation());
       }
     }
   }
@@ -296,6 +250,61 @@ void VulkanInstances::begin_call(std::uint32_t function, std::span<const std::ui
   }
 }
 
+VulkanInstances::Push VulkanInstances::run_push(const Group& group, std::uint32_t quantum) const {
+  Push push;
+  push.count = group.count;
+  push.quantum = std::min(quantum, kMaxQuantum);
+  push.budget = kBudget;
+  push.function = function_;
+  push.state_stride = image_.state_words;
+  push.memory_stride = image_.memory_words;
+  push.io_stride = io_stride_;
+  push.params = params_.at(function_);
+  push.results = result_count_;
+  push.begin = begin_pending_ ? 1u : 0u;
+  push.fuel_limited = fuel_ ? 1u : 0u;
+  push.fuel_lo = static_cast<std::uint32_t>(fuel_.value_or(0));
+  push.fuel_hi = static_cast<std::uint32_t>(fuel_.value_or(0) >> 32);
+  return push;
+}
+
+std::set<std::uint32_t> VulkanInstances::next_units(const Group& group) const {
+  if (begin_pending_) return {compiled_->unit_of(compiled_->entry_id(), function_)};
+  std::set<std::uint32_t> units;
+  for (std::uint32_t i = 0; i < group.count; ++i) {
+    const std::uint32_t* w = group.outcome.data() + std::size_t{i} * io_stride_;
+    if (w[0] == dev::STATUS_RUNNING) units.insert(compiled_->unit_of(w[kOutcomePc], w[kOutcomeCallee]));
+  }
+  return units;
+}
+
+// Instances stopped before a block that fuel cannot finish run its prefix (at most once per
+// call each), one dispatch of the prefix shader per unit holding such a block.
+void VulkanInstances::run_prefixes(Group& group, const Push& push) {
+  std::set<std::uint32_t> units;
+  for (std::uint32_t i = 0; i < group.count; ++i) {
+    const std::uint32_t* w = group.outcome.data() + std::size_t{i} * io_stride_;
+    if (w[0] == dev::STATUS_COMPILED_PREFIX) units.insert(compiled_->unit_of(w[kOutcomePc], w[kOutcomeCallee]));
+  }
+  if (units.empty()) return;
+  for (const std::uint32_t unit : units) dispatch(group, push, unit_pipeline(unit, true));
+  read_outcome(group);
+}
+
+// The WASI service makes the calls the run stopped at, one pipeline per function called.
+void VulkanInstances::service_wasi(Group& group, const Push& push) {
+  if (group.wasi_pending.empty()) return;
+  const std::set<std::uint32_t> pending = group.wasi_pending;
+  for (const std::uint32_t id : pending) {
+    PipelineBuild build;
+    dispatch(group, push, device_->wasi_service(id, build));
+  }
+  read_outcome(group);
+}
+
+// One dispatch per group, or in compiled mode one per unit its instances continue in: each
+// instance runs only in its own unit's shader (the others leave at once), and one that
+// reaches a unit dispatched later in the same step runs on there.
 StepProgress VulkanInstances::step(std::uint32_t quantum) {
   std::lock_guard lock(device_->mutex);
   StepProgress progress;
@@ -304,28 +313,20 @@ StepProgress VulkanInstances::step(std::uint32_t quantum) {
       progress.executed += group.executed;
       continue;
     }
-    Push push;
-    push.mode = kModeRun;
-    push.count = group.count;
-    push.quantum = std::min(quantum, kMaxQuantum);
-    push.budget = kBudget;
-    push.function = function_;
-    push.state_stride = image_.state_words;
-    push.memory_stride = image_.memory_words;
-    push.io_stride = io_stride_;
-    push.params = params_.at(function_);
-    push.results = result_count_;
-    push.begin = begin_pending_ ? 1u : 0u;
-    push.fuel_limited = fuel_ ? 1u : 0u;
-    push.fuel_lo = static_cast<std::uint32_t>(fuel_.value_or(0));
-    push.fuel_hi = static_cast<std::uint32_t>(fuel_.value_or(0) >> 32);
-    dispatch(group, push);
-    read_outcome(group);
-    if (!group.wasi_pending.empty()) {  // the WASI service makes the calls the interpreter stopped at
-      const std::set<std::uint32_t> pending = group.wasi_pending;
-      for (const std::uint32_t id : pending) dispatch(group, push, id);
+    Push push = run_push(group, quantum);
+    if (compiled_) {
+      for (const std::uint32_t unit : next_units(group)) {
+        dispatch(group, push, unit_pipeline(unit));
+        push.begin = 0;
+      }
+      read_outcome(group);
+      run_prefixes(group, push);
+    } else {
+      PipelineBuild build;
+      dispatch(group, push, device_->interpreter(build));
       read_outcome(group);
     }
+    service_wasi(group, push);
     progress.running += group.running;
     progress.executed += group.executed;
   }

@@ -1,10 +1,12 @@
-// Instances on a Vulkan device: one shader invocation per instance running the interpreter
-// shader (interpreter_glsl.hpp), compiled once per device and process (and cached on disk by
-// the runtime). Instances are split into groups whose state, memory and io buffers each fit
-// the device's storage buffer range; instance i of a group owns a stride of each buffer.
-// Arguments go up and outcomes come back through the compact io buffer, never the state.
-// Every loop a dispatch runs is bounded (instantiation in word ranges, the interpreter by
-// quantum and budget), as lavapipe ends all loops of an invocation after 65535 iterations.
+// Instances on a Vulkan device: one shader invocation per instance, running the interpreter
+// shader (interpreter_glsl.hpp) or, in compiled mode, the shader of the unit holding each
+// instance's next block (compiled_glsl.hpp); pipelines are shared per device and process
+// (vulkan_device.hpp) and cached on disk by the runtime. Instances are split into groups whose
+// state, memory and io buffers each fit the device's storage buffer range; instance i of a
+// group owns a stride of each buffer. Arguments go up and outcomes come back through the
+// compact io buffer, never the state. Every loop a dispatch runs is bounded (instantiation in
+// word ranges, both run loops by quantum and budget), as lavapipe ends all loops of an
+// invocation after 65535 iterations.
 #pragma once
 
 #include <cstdint>
@@ -16,21 +18,23 @@
 
 #include "runtime/compute_context.hpp"
 #include "runtime/device_info.hpp"
+#include "wasm/compiled_code.hpp"
 #include "wasm/instance_image.hpp"
 #include "wasm/instance_set.hpp"
 #include "wasm/module.hpp"
+#include "wasm/vulkan_device.hpp"
 
 namespace wavestack::wasm {
-
-struct VulkanDevice;  // the context and interpreter pipeline shared by the spawns on one device
 
 class VulkanInstances final : public InstanceSet {
  public:
   // Throws ResourceLimit naming count / memory_pages / stack_size / batch_size /
   // max_resident_bytes when the spawn cannot fit the device or its budget (checked before
   // anything is allocated), std::invalid_argument (reservations), LinkError, InstantiationTrap.
+  // With `compiled`, calls run compiled mode (its units' pipelines built when first reached).
   VulkanInstances(const Module& module, std::uint32_t count, const ReserveOptions& options, const SpawnLimits& limits,
-                  const runtime::DeviceInfo& device, std::span<const std::uint32_t> wasi_region = {});
+                  const runtime::DeviceInfo& device, std::span<const std::uint32_t> wasi_region = {},
+                  std::shared_ptr<CompiledCode> compiled = nullptr);
   ~VulkanInstances() override;
 
   struct Push;  // the shader's push constants (vulkan_instances.cpp)
@@ -49,11 +53,6 @@ class VulkanInstances final : public InstanceSet {
   [[nodiscard]] std::vector<std::uint32_t> wasi_region(std::uint32_t instance) override;
   [[nodiscard]] const std::vector<std::uint32_t>& program_image() const noexcept override { return image_.program; }
 
-  // Seconds the interpreter pipeline took to build (0 when this process already had it),
-  // and whether its SPIR-V came from the disk cache.
-  [[nodiscard]] double pipeline_seconds() const noexcept { return pipeline_seconds_; }
-  [[nodiscard]] bool pipeline_from_cache() const noexcept { return pipeline_from_cache_; }
-
  private:
   struct Group {
     std::uint32_t first = 0;
@@ -67,8 +66,14 @@ class VulkanInstances final : public InstanceSet {
     std::vector<std::uint32_t> outcome;  // the io words of the last dispatch
   };
   void instantiate(bool clear_memory);
-  void dispatch(Group& group, const Push& push, std::optional<std::uint32_t> wasi_id = std::nullopt);
-  const runtime::ComputePipeline& wasi_pipeline(std::uint32_t id);
+  void dispatch(Group& group, const Push& push, const runtime::ComputePipeline& pipeline);
+  [[nodiscard]] Push run_push(const Group& group, std::uint32_t quantum) const;
+  // The units the group's running instances continue in (compiled mode).
+  [[nodiscard]] std::set<std::uint32_t> next_units(const Group& group) const;
+  // The unit's pipeline, or with `prefix` its prefixes' pipeline (the device mutex is held).
+  const runtime::ComputePipeline& unit_pipeline(std::uint32_t unit, bool prefix = false);
+  void run_prefixes(Group& group, const Push& push);
+  void service_wasi(Group& group, const Push& push);
   void read_outcome(Group& group);
   Group& group_of(std::uint32_t instance, std::uint32_t& local);
   void check_range(std::uint32_t instance, std::uint64_t address, std::uint64_t length);
@@ -82,8 +87,9 @@ class VulkanInstances final : public InstanceSet {
   std::uint32_t io_stride_ = 0;
   std::uint32_t per_group_ = 0;
   std::uint64_t resident_bytes_ = 0;
-  double pipeline_seconds_ = 0.0;
-  bool pipeline_from_cache_ = false;
+  std::shared_ptr<CompiledCode> compiled_;
+  std::vector<SharedPipeline> unit_pipelines_;    // compiled mode: per unit, once reached
+  std::vector<SharedPipeline> prefix_pipelines_;  // per unit, once fuel first runs out in it
   std::shared_ptr<VulkanDevice> device_;
   runtime::DeviceBuffer program_;
   runtime::DeviceBuffer template_;

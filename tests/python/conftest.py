@@ -2,7 +2,7 @@
 
 import pytest
 
-from device_support import gpu_required
+from device_support import gpu_required, spawn_keywords
 
 
 @pytest.fixture
@@ -21,15 +21,5 @@ def vulkan_device():
 
 @pytest.fixture(params=["cpu", "vulkan"])
 def target(request):
-    """wasmgpu spawn() keywords of the device under test: the cpu device, or the default
-    Vulkan selection (software adapters as the environment allows; skip or fail without one)."""
-    if request.param == "cpu":
-        return {"device": "cpu"}
-    import wasmgpu
-
-    if wasmgpu._native.select_device(False) is None:
-        reason = "no usable Vulkan device (software adapters need WAVESTACK_ALLOW_SOFTWARE_GPU=1)"
-        if gpu_required():
-            pytest.fail(reason + " (WAVESTACK_REQUIRE_GPU=1)")
-        pytest.skip(reason)
-    return {}
+    """wasmgpu spawn() keywords of the device under test (spawn_keywords)."""
+    return spawn_keywords(request.param)

@@ -1,5 +1,5 @@
-"""Compiled mode (execution="compiled", the default "auto" on the cpu device) against the
-interpreter and against wasmtime: results, traps and their reasons, the exact record at
+"""Compiled mode (execution="compiled", the default "auto") on the cpu device and on Vulkan
+(lavapipe in CI) against the interpreter and against wasmtime: results, traps and their reasons, the exact record at
 which fuel runs out (every fuel value across block boundaries), memory and globals after
 traps, WASI clocks, cancellation and reset; large functions over several units, recursion
 across units up to the exact call-depth limit, exported imports, a br_table of thousands of
@@ -19,6 +19,7 @@ import pytest
 import wasmtime
 
 import wasmgpu
+from device_support import spawn_keywords
 from wasmgpu import _native
 
 WORKLOAD = """
@@ -79,11 +80,13 @@ def outcome(instances, name: str, args, fuel=None):
     return value, instances.last_call.instructions, memory, instances._global_raw("g")
 
 
-@pytest.fixture(scope="module")
-def both():
-    """The workload spawned once per mode on the cpu device (one instance)."""
+@pytest.fixture(scope="module", params=["cpu", "vulkan"])
+def both(request):
+    """The workload spawned once per mode (one instance): the interpreter on the cpu device as
+    the reference, compiled mode on the device under test."""
     binary = wasm(WORKLOAD)
-    pair = {mode: wasmgpu.Module(binary, execution=mode).spawn(1, device="cpu") for mode in ("interpreter", "compiled")}
+    pair = {"interpreter": wasmgpu.Module(binary, execution="interpreter").spawn(1, device="cpu"),
+            "compiled": wasmgpu.Module(binary, execution="compiled").spawn(1, **spawn_keywords(request.param))}
     yield pair
     for instances in pair.values():
         instances.close()
@@ -109,11 +112,11 @@ def test_fuel_runs_out_at_the_same_record_for_every_fuel_value(both, name, args)
             assert got[1] == fuel  # exactly `fuel` records ran, with all their effects
 
 
-def test_results_and_traps_equal_wasmtime():
+def test_results_and_traps_equal_wasmtime(target):
     binary = wasm(WORKLOAD)
     store = wasmtime.Store()
     reference = wasmtime.Instance(store, wasmtime.Module(store.engine, binary), []).exports(store)
-    with wasmgpu.Module(binary, execution="compiled").spawn(4, device="cpu") as instances:
+    with wasmgpu.Module(binary, execution="compiled").spawn(4, **target) as instances:
         assert instances.call("fib", [0, 1, 10, 20]) == [reference["fib"](store, n) for n in (0, 1, 10, 20)]
         assert instances.call("mix", [0, 5, 50, 300]) == [reference["mix"](store, n) for n in (0, 5, 50, 300)]
         assert instances.call("f64", [1.0, -2.0, 1e300, 0.0]) == [reference["f64"](store, x) for x in (1.0, -2.0, 1e300, 0.0)]
@@ -136,7 +139,7 @@ def test_cancellation_and_reset_behave_as_in_the_interpreter(both):
     assert both["compiled"].call("fib", [18]) == both["interpreter"].call("fib", [18]) == [2584]
 
 
-def test_wasi_clocks_read_the_same_in_both_modes():
+def test_wasi_clocks_read_the_same_in_both_modes(target):
     binary = wasm("""
     (module
       (import "wasi_snapshot_preview1" "clock_time_get" (func $now (param i32 i64 i32) (result i32)))
@@ -149,8 +152,8 @@ def test_wasi_clocks_read_the_same_in_both_modes():
         (drop (call $now (i32.const 1) (i64.const 1) (i32.const 0)))
         (i64.sub (i64.load (i32.const 0)) (local.get $t0))))""")
     readings = {}
-    for mode in ("interpreter", "compiled"):
-        with wasmgpu.Module(binary, execution=mode).spawn(3, device="cpu") as instances:
+    for mode, where in (("interpreter", {"device": "cpu"}), ("compiled", target)):
+        with wasmgpu.Module(binary, execution=mode).spawn(3, **where) as instances:
             readings[mode] = [instances.call("elapsed", [0, 10, 1000]), instances.call("elapsed", [5, 5, 5])]
     assert readings["compiled"] == readings["interpreter"]
     assert readings["compiled"][0][0] < readings["compiled"][0][1] < readings["compiled"][0][2]
@@ -162,22 +165,22 @@ def large_function(terms: int) -> str:
     return f'(module (func (export "big") (param i32) (result i32) (local i32) (local.set 1 (local.get 0)) {body} (local.get 1)))'
 
 
-def test_a_function_larger_than_a_unit_spans_several_units():
+def test_a_function_larger_than_a_unit_spans_several_units(target):
     binary = wasm(large_function(400))  # about 2,400 lowered instructions
     module = wasmgpu.Module(binary, execution="compiled")
     assert module.compiled["functions"] == 1 and module.compiled["units"] >= 9 and module.compiled["complete"]
     store = wasmtime.Store()
     reference = wasmtime.Instance(store, wasmtime.Module(store.engine, binary), []).exports(store)["big"]
-    with module.spawn(3, device="cpu") as instances:
+    with module.spawn(3, **target) as instances:
         assert instances.call("big", [1, 2, 3]) == [reference(store, k) for k in (1, 2, 3)]
         assert instances.last_call.units_compiled == module.compiled["units"]
 
 
-def test_compile_limit_1_gives_one_instruction_per_unit():
+def test_compile_limit_1_gives_one_instruction_per_unit(target):
     binary = wasm(WORKLOAD)
     module = wasmgpu.Module(binary, execution="compiled", compile_limit=1)
     assert module.compiled["units"] == module.compiled["instructions"]
-    with module.spawn(2, device="cpu") as instances:
+    with module.spawn(2, **target) as instances:
         assert instances.call("fib", [10, 15]) == [55, 610]
         assert instances.call("mix", [0, 40]) == wasmgpu.Module(binary, execution="interpreter").spawn(
             2, device="cpu").call("mix", [0, 40])
@@ -202,11 +205,11 @@ RECURSE = """
 
 
 @pytest.mark.parametrize("compile_limit", [256, 3])
-def test_recursion_across_units_reaches_the_call_depth_limit_exactly(compile_limit):
+def test_recursion_across_units_reaches_the_call_depth_limit_exactly(compile_limit, target):
     module = wasmgpu.Module(wasm(RECURSE), execution="compiled", compile_limit=compile_limit)
     if compile_limit == 3:
         assert module.compiled["units"] > 1
-    with module.spawn(2, device="cpu", call_depth=50, stack_size=4096) as instances:
+    with module.spawn(2, call_depth=50, stack_size=4096, **target) as instances:
         assert instances.call("down", [49, 10]) == [49, 10]  # 50 frames: the limit
         with pytest.raises(wasmgpu.Trap) as trapped:
             instances.call("down", [50, 10])
@@ -216,13 +219,13 @@ def test_recursion_across_units_reaches_the_call_depth_limit_exactly(compile_lim
         with pytest.raises(wasmgpu.Trap):
             interpreter.call("down", [50])
         executed = interpreter.last_call.instructions
-    with module.spawn(1, device="cpu", call_depth=50, stack_size=4096) as compiled:
+    with module.spawn(1, call_depth=50, stack_size=4096, **target) as compiled:
         with pytest.raises(wasmgpu.Trap):
             compiled.call("down", [50])
         assert compiled.last_call.instructions == executed
 
 
-def test_exported_imports_run_in_compiled_mode():
+def test_exported_imports_run_in_compiled_mode(target):
     binary = wasm("""
     (module
       (import "wasi_snapshot_preview1" "sched_yield" (func $yield (result i32)))
@@ -232,7 +235,7 @@ def test_exported_imports_run_in_compiled_mode():
       (export "sizes" (func $sizes)))""")
     module = wasmgpu.Module(binary, execution="compiled")
     assert module.compiled["functions"] == 0
-    with module.spawn(2, device="cpu", wasi=wasmgpu.Wasi(args=["prog", "x"])) as instances:
+    with module.spawn(2, wasi=wasmgpu.Wasi(args=["prog", "x"]), **target) as instances:
         assert instances.call("yield") == [0, 0]
         assert instances.call("sizes", [(0, 4), (8, 12)]) == [0, 0]
         assert instances.read_memory(0, 4) == (2).to_bytes(4, "little")
@@ -246,10 +249,10 @@ def wide_br_table(targets: int) -> str:
             f'local.get 0 br_table {labels} {targets - 1} {ends} i32.const -1))')
 
 
-def test_a_br_table_with_3000_targets_is_jump_table_data():
+def test_a_br_table_with_3000_targets_is_jump_table_data(target):
     module = wasmgpu.Module(wasm(wide_br_table(3000)), execution="compiled")
     assert module.compiled["jump_table_entries"] == 3001
-    with module.spawn(6, device="cpu") as instances:
+    with module.spawn(6, **target) as instances:
         assert instances.call("pick", [0, 1, 1500, 2999, 3000, 2**31]) == [0, 1, 1500, 2999, 2999, 2999]
         image = instances._native.program_image()
         code_begin, functions_begin = image[0], image[1]  # H_CODE, H_FUNCS
@@ -257,7 +260,7 @@ def test_a_br_table_with_3000_targets_is_jump_table_data():
         assert all(image[code_begin + 4 * k] == _native.OP_BR_TABLE_ENTRY for k in range(3001))
 
 
-def test_no_interpreter_is_involved():
+def test_no_interpreter_is_involved(target):
     binary = wasm(WORKLOAD)
     module = wasmgpu.Module(binary, execution="compiled")
     for device in ("cpu", "gpu"):
@@ -266,7 +269,7 @@ def test_no_interpreter_is_involved():
             for name in ("interp_run", "interp_step", "wasm_numeric(", "wasm_numeric_arity", "fetch(", "load_extend("):
                 assert name not in source, (device, name)
             assert "compiled_run" in source and "compiled_unit_step" in source
-    with module.spawn(1, device="cpu") as instances:
+    with module.spawn(1, **target) as instances:
         image = instances._native.program_image()
         # The code section holds only the jump table's entries (one br_table of three).
         code_words = image[1] - image[0]
@@ -320,15 +323,25 @@ def test_without_a_compiler_compiled_mode_says_so(tmp_path):
     assert "ERROR: compiled mode on the cpu device needs a C++ compiler" in result.stdout, result.stderr
 
 
-def test_vulkan_devices_run_the_interpreter_until_compiled_mode_is_built_there(target):
+def test_auto_runs_compiled_code_on_every_device(target):
     binary = wasm(RECURSE)
-    if target.get("device") == "cpu":
-        with wasmgpu.Module(binary).spawn(1, **target) as instances:
-            assert instances.call("down", [5]) == [5]
-            assert instances.last_call.executed_as == "compiled"
-        return
-    with pytest.raises(wasmgpu.UnsupportedFeatureError, match="execution='compiled' on a Vulkan device"):
-        wasmgpu.Module(binary, execution="compiled").spawn(1, allow_software=True, **target)
-    with wasmgpu.Module(binary).spawn(1, allow_software=True, **target) as instances:  # "auto"
+    with wasmgpu.Module(binary).spawn(1, **target) as instances:  # execution="auto"
         assert instances.call("down", [5]) == [5]
-        assert instances.last_call.executed_as == "interpreter"
+        assert instances.last_call.executed_as == "compiled"
+        assert instances.last_call.interpreted_instructions == 0 and instances.last_call.compiled_instructions > 0
+
+
+def test_vulkan_builds_unit_pipelines_once_per_process():
+    target = spawn_keywords("vulkan")
+    binary = wasm(large_function(60))
+    module = wasmgpu.Module(binary, execution="compiled")
+    with module.spawn(2, **target) as instances:
+        results = instances.call("big", [3, 4])
+        first = instances.last_call
+        assert 0 < first.units_compiled <= module.compiled["units"] and first.compile_seconds > 0
+        instances.call("big", [5, 6])
+        assert instances.last_call.units_compiled == 0 and instances.last_call.compile_seconds == 0
+    # Another spawn, even of a new module of the same binary, finds the device's pipelines.
+    with wasmgpu.Module(binary, execution="compiled").spawn(1, **target) as again:
+        assert again.call("big", [3]) == results[:1]
+        assert again.last_call.units_compiled == 0

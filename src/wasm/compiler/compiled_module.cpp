@@ -176,7 +176,13 @@ CpuPrefixFunction CompiledModule::cpu_prefix(std::uint32_t unit) {
 std::string CompiledModule::shader_source(std::uint32_t unit) {
   const std::lock_guard lock(mutex_);
   const UnitSource& source = unit_source_locked(unit);
-  return device::compiled_shader_source(source.text, source.prefix_text);
+  return device::compiled_shader_source(source.text);
+}
+
+std::string CompiledModule::prefix_shader_source(std::uint32_t unit) {
+  const std::lock_guard lock(mutex_);
+  const UnitSource& source = unit_source_locked(unit);
+  return device::compiled_prefix_shader_source(source.prefix_text, source.first_block, source.block_count);
 }
 
 void CompiledModule::add_compile_seconds(double seconds, bool from_cache) {

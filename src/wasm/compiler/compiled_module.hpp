@@ -50,6 +50,7 @@ class CompiledModule final : public CompiledCode {
   [[nodiscard]] CpuUnitFunction cpu_unit(std::uint32_t unit) override;
   [[nodiscard]] CpuPrefixFunction cpu_prefix(std::uint32_t unit) override;
   [[nodiscard]] std::string shader_source(std::uint32_t unit) override;
+  [[nodiscard]] std::string prefix_shader_source(std::uint32_t unit) override;
   void add_compile_seconds(double seconds, bool from_cache) override;
   [[nodiscard]] CompileCounters counters() const override;
 

@@ -1,11 +1,14 @@
 #include "wasm/device/compiled_glsl.hpp"
 
 #include <initializer_list>
+#include <string>
 
 #include "wasm/device/glsl/bulk_glsl.hpp"
 #include "wasm/device/glsl/compiled_blocks_glsl.hpp"
 #include "wasm/device/glsl/compiled_prefix_run_glsl.hpp"
+#include "wasm/device/glsl/compiled_prefix_vulkan_main_glsl.hpp"
 #include "wasm/device/glsl/compiled_run_glsl.hpp"
+#include "wasm/device/glsl/compiled_transfers_vulkan_glsl.hpp"
 #include "wasm/device/glsl/frames_glsl.hpp"
 #include "wasm/device/glsl/host_ieee_hpp_glsl.hpp"
 #include "wasm/device/glsl/host_ieee_rename_hpp_glsl.hpp"
@@ -61,15 +64,39 @@ std::string cpp_prelude() {
 
 }  // namespace
 
-std::string compiled_shader_source(std::string_view unit_text, std::string_view prefix_text) {
+namespace {
+
+// What a Vulkan shader of compiled mode holds before its generated text: the layouts,
+// bindings, accessors, the numerics and the runtime.
+std::string shader_preamble() {
   std::string source = "#version 450\n";
   append(source, {glsl::prelude, glsl::interpreter_layout, glsl::wasi_layout, glsl::interpreter_vulkan_bindings,
                   glsl::wasi_accessors});
   source += numeric_functions_glsl();
   append_runtime(source);
+  return source;
+}
+
+}  // namespace
+
+std::string compiled_shader_source(std::string_view unit_text) {
+  std::string source = shader_preamble();
+  // The unit's control transfers run once per block in the run loop (see that file), and its
+  // prefixes are a shader of their own: both keep the shader small enough to compile fast.
+  append(source, {glsl::compiled_transfers_vulkan, "#define COMPILED_PREFIX(f, r, left, room) COMPILED_NEEDS_PREFIX",
+                  unit_text, "#undef frame_call", "#undef frame_call_indirect", "#undef frame_return",
+                  "#undef frame_branch", "#define COMPILED_AFTER_BLOCK(r) compiled_transfer(r)", glsl::compiled_run,
+                  glsl::interpreter_vulkan_outcome, "#define RUN_LOOP compiled_run", glsl::interpreter_vulkan_main});
+  return source;
+}
+
+std::string compiled_prefix_shader_source(std::string_view prefix_text, std::uint32_t first_block,
+                                          std::uint32_t blocks) {
+  std::string source = shader_preamble();
+  source += "const uint PREFIX_FIRST_BLOCK = " + std::to_string(first_block) + "u;\n";
+  source += "const uint PREFIX_BLOCKS = " + std::to_string(blocks) + "u;\n";
   append(source,
-         {"#define COMPILED_PREFIX(f, r, left, room) f(r, left, room)", prefix_text, unit_text, glsl::compiled_run,
-          glsl::interpreter_vulkan_outcome, "#define RUN_LOOP compiled_run", glsl::interpreter_vulkan_main});
+         {prefix_text, glsl::compiled_prefix_run, glsl::interpreter_vulkan_outcome, glsl::compiled_prefix_vulkan_main});
   return source;
 }
 

@@ -4,14 +4,22 @@
 // holds the interpreter or the numeric opcode dispatcher.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
 namespace wavestack::wasm::device {
 
-// A Vulkan compute shader running a unit (interpreter_vulkan_main.glsl with RUN_LOOP compiled_run is its entry point):
-// its blocks call their prefixes directly.
-[[nodiscard]] std::string compiled_shader_source(std::string_view unit_text, std::string_view prefix_text);
+// A Vulkan compute shader running a unit (interpreter_vulkan_main.glsl, with RUN_LOOP
+// compiled_run, is its entry point). A block whose prefix must run makes the run return
+// STATUS_COMPILED_PREFIX, as on the cpu device.
+[[nodiscard]] std::string compiled_shader_source(std::string_view unit_text);
+
+// The unit's prefixes as a Vulkan compute shader (compiled_prefix_vulkan_main.glsl): runs the
+// prefix of every instance whose outcome says STATUS_COMPILED_PREFIX at one of the unit's
+// blocks, ids [first_block, first_block + blocks).
+[[nodiscard]] std::string compiled_prefix_shader_source(std::string_view prefix_text, std::uint32_t first_block,
+                                                        std::uint32_t blocks);
 
 // A C++ translation unit for the cpu device's shared library, exporting
 //   extern "C" uint32_t wasmgpu_unit_run(const uint32_t* program, uint32_t* state,

@@ -1,5 +1,6 @@
-// The cpu device's run of one block's prefix (after compiled_run returned
-// STATUS_COMPILED_PREFIX): the block at S_PC has fewer records than fuel left, so its prefix
+// The run of one block's prefix (after compiled_run returned STATUS_COMPILED_PREFIX; each
+// device builds a unit's prefixes apart from the unit, as they run at most once per call):
+// the block at S_PC has fewer records than fuel left, so its prefix
 // (the generated compiled_prefix_step before this file) runs up to the exact record where
 // fuel runs out, or to an earlier trap.
 uint compiled_run_prefix() {

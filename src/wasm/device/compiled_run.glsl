@@ -5,6 +5,12 @@
 // then runs that unit). Records, fuel, ticks and the registers are kept exactly as the
 // interpreter keeps them (frames.glsl), so either mode can read the other's state.
 
+// What runs after each block: nothing, unless the shader defers the blocks' control transfers
+// (compiled_transfers_vulkan.glsl).
+#ifndef COMPILED_AFTER_BLOCK
+#define COMPILED_AFTER_BLOCK(r)
+#endif
+
 // The host's call (S_PC at H_ENTRY_PC): a call of S_CONT_FUNC; every unit can make it.
 uint compiled_entry(INOUT(Regs) r) {
   r.pc = prog(H_ENTRY_PC) + 1u;  // a partial call runs ENTRY again (frame_continue: pc - 1)
@@ -21,7 +27,7 @@ uint compiled_run(uint quantum, uint budget) {
   uint records = 0u;
   uint iterations = 0u;
   bool stopped = false;  // the loop ended for one of its own reasons
-  bool prefix = false;   // a block needs its prefix, which the host runs (cpu device)
+  bool prefix = false;   // a block needs its prefix, which the host runs
   while (true) {
     if (r.status != STATUS_RUNNING || iterations >= quantum || r.work >= budget) {
       stopped = true;
@@ -30,6 +36,8 @@ uint compiled_run(uint quantum, uint budget) {
     // Records the block may run before fuel runs out (all, when unlimited or above 2^32).
     uint left = limited && fuel.y == 0u ? fuel.x : 0xFFFFFFFFu;
     uint n = r.pc == prog(H_ENTRY_PC) ? compiled_entry(r) : compiled_unit_step(r, left, quantum - iterations);
+    COMPILED_AFTER_BLOCK(r);
+    if (n == COMPILED_LEAVE && iterations == 0u) return STATUS_COMPILED_ELSEWHERE;  // nothing changed
     if (n == COMPILED_YIELD || n == COMPILED_LEAVE || n == COMPILED_NEEDS_PREFIX) {
       prefix = n == COMPILED_NEEDS_PREFIX;
       stopped = true;

@@ -14,6 +14,7 @@
 #include "wasm/device/glsl/interpreter_vulkan_main_glsl.hpp"
 #include "wasm/device/glsl/interpreter_vulkan_outcome_glsl.hpp"
 #include "wasm/device/glsl/interpreter_wasi_glsl.hpp"
+#include "wasm/device/glsl/vulkan_instantiate_main_glsl.hpp"
 #include "wasm/device/glsl/wasi_accessors_glsl.hpp"
 #include "wasm/device/glsl/wasi_layout_glsl.hpp"
 #include "wasm/device/glsl/wasi_vulkan_main_glsl.hpp"
@@ -42,6 +43,10 @@ std::string interpreter_shader_source() {
       {glsl::interpreter_layout, glsl::wasi_layout, glsl::interpreter_vulkan_bindings, glsl::wasi_accessors,
        glsl::instance_memory, glsl::instance_tables, glsl::frames, glsl::bulk, glsl::interpreter,
        glsl::interpreter_vulkan_outcome, "#define RUN_LOOP interp_run", glsl::interpreter_vulkan_main});
+}
+
+std::string instantiation_shader_source() {
+  return concatenate("#version 450\n", {glsl::interpreter_vulkan_bindings, glsl::vulkan_instantiate_main});
 }
 
 std::string wasi_service_shader_source() {

@@ -9,6 +9,9 @@ namespace wavestack::wasm::device {
 
 [[nodiscard]] std::string interpreter_shader_source();
 
+// The instantiation shader: the bindings and vulkan_instantiate_main.glsl (template copies).
+[[nodiscard]] std::string instantiation_shader_source();
+
 // The WASI service shader: the same bindings and push constants, makes the pending WASI calls
 // (interpreter_wasi.glsl, wasi_vulkan_main.glsl).
 [[nodiscard]] std::string wasi_service_shader_source();

@@ -82,9 +82,13 @@ const uint STATUS_RETURNED = 2u; // results in slots 0 .. result count
 const uint STATUS_TRAPPED = 3u;  // S_TRAP says why
 const uint STATUS_FUEL_EXHAUSTED = 4u;
 const uint STATUS_WASI = 5u;     // a WASI call waits for the WASI service (interpreter_wasi.glsl)
-// Returned by compiled mode's run loop on the cpu device, never stored: a block's prefix must
-// run (compiled_prefix_run.glsl), built apart from its unit.
+// Returned by compiled mode's run loop, never stored: a block's prefix must run
+// (compiled_prefix_run.glsl), built apart from its unit.
 const uint STATUS_COMPILED_PREFIX = 0x100u;
+// Returned by compiled mode's run loop, never stored: the instance's next block is in another
+// unit, so this run did nothing (a Vulkan dispatch of one unit's shader leaves such an
+// instance's outcome as it was).
+const uint STATUS_COMPILED_ELSEWHERE = 0x101u;
 
 // Trap codes beyond the numerics' (traps.glsl: 1 divide by zero, 2 overflow, 3 invalid conversion).
 const uint WASM_TRAP_UNREACHABLE = 4u;

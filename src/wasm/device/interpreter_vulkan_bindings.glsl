@@ -1,6 +1,8 @@
-// The Vulkan side of the interpreter, part 1: buffer bindings, push constants and the
-// accessors the device code uses (cpu_interpreter.cpp defines them over pointers instead).
-// interpreter_vulkan_main.glsl holds the entry point, after the interpreter.
+// The Vulkan side of both execution modes, part 1: buffer bindings, push constants and the
+// accessors the device code uses (cpu_interpreter.cpp and compiled units on the cpu device
+// define them over pointers instead). interpreter_vulkan_main.glsl holds the entry point of a
+// run, after the mode's run loop; instantiation and the WASI service have entry points of
+// their own (vulkan_instantiate_main.glsl, wasi_vulkan_main.glsl).
 layout(local_size_x = 64) in;
 
 layout(std430, binding = 0) readonly buffer ProgramBuffer { uint program_words[]; };
@@ -10,7 +12,6 @@ layout(std430, binding = 3) readonly buffer TemplateBuffer { uint template_words
 layout(std430, binding = 4) buffer IoBuffer { uint io_words[]; };  // arguments in, outcomes out
 
 layout(push_constant) uniform Push {
-  uint mode;
   uint count;  // instances in this group
   uint quantum;
   uint function;
@@ -24,15 +25,12 @@ layout(push_constant) uniform Push {
   uint fuel_limited;
   uint begin;   // 1: start the call first
   uint budget;  // loop work per dispatch (a bound of both execution modes' run loops)
-  uint range_begin;
+  uint range_begin;  // instantiation (vulkan_instantiate_main.glsl): the template words to copy
   uint range_end;
   uint template_memory_words;
   uint instance_base;       // the group's first instance (the WASI region's instance index)
   uint wasi_instance_word;  // state word of that index, 0xFFFFFFFF without WASI
 } pc;
-
-const uint MODE_INSTANTIATE = 0u;  // copy template words [range_begin, range_end): memory, then state
-const uint MODE_RUN = 1u;          // (start the call,) run one quantum, write the outcome to io
 
 uint state_base = 0u;
 uint memory_base = 0u;
