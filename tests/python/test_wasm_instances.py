@@ -301,13 +301,14 @@ def test_wasi_imports_spawn_with_a_default_environment(target):
         assert instances.exit_codes == [4, 4]
 
 
-def test_last_call_reports_phases_and_counters(module, target):
-    with module.spawn(4, **target) as instances:
+@pytest.mark.parametrize("execution", ["auto", "interpreter"])
+def test_last_call_reports_phases_and_counters(execution, target):
+    with wasmgpu.Module(worker_module(), execution=execution).spawn(4, **target) as instances:
         instances.call("spin", [10, 20, 30, 40])
         stats = instances.last_call
-        # "auto" is compiled mode on the cpu device; on Vulkan it is still the interpreter.
-        expected_mode = "compiled" if instances.device == "cpu" else "interpreter"
-        assert stats.execution == "auto" and stats.executed_as == expected_mode
+        # "auto" is compiled mode on every device.
+        expected_mode = "compiled" if execution == "auto" else "interpreter"
+        assert stats.execution == execution and stats.executed_as == expected_mode
         assert stats.device == instances.device
         total = sum(spin_records(k) for k in (10, 20, 30, 40))
         assert stats.instructions == total

@@ -32,12 +32,17 @@ def pytest_report_header(config):
     node = oracles.node_executable()
     return [f"WASI oracles: wasmtime {version('wasmtime')} (PyPI), node:wasi from {node or 'no node found'}",
             "WASI on wasmgpu: every fixture, the wasi-testsuite and graphviz.wasm run on the cpu device in "
-            "compiled mode and in the interpreter, and on the selected Vulkan device (interpreter), except the "
-            "malloc_growth and float_printf fixtures (cpu only: 409 M and 17 M instructions); the semantics "
-            "tests run in the default mode of each device (cpu: compiled), 100,003 printing instances on cpu "
-            "(10,000 on Vulkan)",
-            "wasmgpu spec suites: all 90 on the cpu device in compiled mode and in the interpreter, and on the "
-            "selected Vulkan device (interpreter); compiled mode is not built for Vulkan yet"]
+            "compiled mode and in the interpreter (except the malloc_growth and float_printf fixtures: cpu "
+            "only, 409 M and 17 M instructions); on the selected Vulkan device the fixtures run in compiled mode "
+            "(file_workout in the interpreter), stdio and file_workout in the interpreter, the wasi-testsuite "
+            "and graphviz.wasm in the interpreter"
+            + (", and everything in both modes (WAVESTACK_WASI_VULKAN=all)" if os.environ.get(
+                "WAVESTACK_WASI_VULKAN") == "all" else " (WAVESTACK_WASI_VULKAN=all: everything in both modes)")
+            + "; the semantics tests run in the default mode of each device (compiled), 100,003 printing "
+            "instances on cpu (10,000 on Vulkan)",
+            "wasmgpu spec suites: all 90 on the cpu device in compiled mode and in the interpreter; on the "
+            "selected Vulkan device 75 in compiled mode and 24 in the interpreter, every suite in at least one "
+            "(WAVESTACK_SPEC_VULKAN=all: all 90 in both)"]
 
 
 @pytest.fixture(scope="session")
