@@ -81,11 +81,11 @@ std::string shader_preamble() {
 
 std::string compiled_shader_source(std::string_view unit_text) {
   std::string source = shader_preamble();
-  // The unit's control transfers run once per block in the run loop (see that file), and its
+  // The unit's calls and returns run in the run loop (see that file), and its
   // prefixes are a shader of their own: both keep the shader small enough to compile fast.
   append(source, {glsl::compiled_transfers_vulkan, "#define COMPILED_PREFIX(f, r, left, room) COMPILED_NEEDS_PREFIX",
                   unit_text, "#undef frame_call", "#undef frame_call_indirect", "#undef frame_return",
-                  "#undef frame_branch", "#define COMPILED_AFTER_BLOCK(r) compiled_transfer(r)", glsl::compiled_run,
+                  "#define COMPILED_AFTER_BLOCK(r) compiled_transfer(r)", glsl::compiled_run,
                   glsl::interpreter_vulkan_outcome, "#define RUN_LOOP compiled_run", glsl::interpreter_vulkan_main});
   return source;
 }
