@@ -79,6 +79,7 @@ namespace {
 // accessors, the library; `entry` (extern "C") follows the namespace.
 std::string cpu_translation_unit(std::string_view body, std::string_view entry) {
   std::string source = "// A compiled unit of wasmgpu's cpu device (generated; see src/wasm/compiler).\n";
+  source += "#include <cstring>\n";
   source += cpp_prelude();
   source += R"(
 namespace wavestack::wasm::device {
@@ -94,6 +95,58 @@ uint st_get(uint i) { return unit_state[i]; }
 void st_set(uint i, uint v) { unit_state[i] = v; }
 uint mem_get(uint i) { return unit_memory[i]; }
 void mem_set(uint i, uint v) { unit_memory[i] = v; }
+
+// The value stack (the state from word H_STACK), addressed directly: through st_get the
+// stack's offset would be read from the program on every access, since the compiler cannot
+// tell that stores to the state never change the program.
+thread_local uint* unit_stack = nullptr;
+#define WASM_HOST_SLOTS 1
+uvec2 slot_get(uint slot) { return uvec2(unit_stack[2u * slot], unit_stack[2u * slot + 1u]); }
+void slot_set(uint slot, uvec2 v) {
+  unit_stack[2u * slot] = v.x;
+  unit_stack[2u * slot + 1u] = v.y;
+}
+
+// Loads and stores of linear memory as single host accesses on a little-endian host (wasm's
+// byte order; the word-based versions of instance_memory.glsl assemble bytes with masks).
+// The caller has checked the bounds, exactly as for those.
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define WASM_HOST_MEMORY 1
+uvec2 memory_read(uint ea, uint n) {
+  const unsigned char* at = reinterpret_cast<const unsigned char*>(unit_memory) + ea;
+  if (n == 8u) {
+    std::uint64_t v = 0;
+    std::memcpy(&v, at, 8);
+    return uvec2(static_cast<uint>(v), static_cast<uint>(v >> 32));
+  }
+  if (n == 4u) {
+    uint v = 0;
+    std::memcpy(&v, at, 4);
+    return uvec2(v, 0u);
+  }
+  if (n == 2u) {
+    std::uint16_t v = 0;
+    std::memcpy(&v, at, 2);
+    return uvec2(v, 0u);
+  }
+  return uvec2(at[0], 0u);
+}
+
+void memory_write(uint ea, uint n, uvec2 v) {
+  unsigned char* at = reinterpret_cast<unsigned char*>(unit_memory) + ea;
+  if (n == 8u) {
+    const std::uint64_t both = (std::uint64_t{v.y} << 32) | v.x;
+    std::memcpy(at, &both, 8);
+  } else if (n == 4u) {
+    std::memcpy(at, &v.x, 4);
+  } else if (n == 2u) {
+    const auto low = static_cast<std::uint16_t>(v.x);
+    std::memcpy(at, &low, 2);
+  } else {
+    at[0] = static_cast<unsigned char>(v.x);
+  }
+}
+#endif
 
 )";
   append(source, {glsl::interpreter_layout});
@@ -118,6 +171,7 @@ extern "C" __attribute__((visibility("default"))) std::uint32_t wasmgpu_unit_run
   device::unit_program = program;
   device::unit_state = state;
   device::unit_memory = memory;
+  device::unit_stack = state + program[device::H_STACK];
   return device::compiled_run(quantum, budget);
 }
 )");
@@ -133,6 +187,7 @@ extern "C" __attribute__((visibility("default"))) std::uint32_t wasmgpu_unit_pre
   device::unit_program = program;
   device::unit_state = state;
   device::unit_memory = memory;
+  device::unit_stack = state + program[device::H_STACK];
   return device::compiled_run_prefix();
 }
 )");
