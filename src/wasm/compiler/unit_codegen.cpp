@@ -19,13 +19,14 @@ std::string local_name(std::uint32_t index) {
   return name;
 }
 
-// A run: consecutive full blocks of one function, generated as one function that keeps the
-// function's locals in variables and passes control from block to block itself.
+// A run: the consecutive blocks of one function in a unit, generated as one function that
+// keeps the function's locals in variables and passes control from block to block itself.
 struct Run {
   std::uint32_t first = 0;  // index in the unit of its first block
   std::uint32_t count = 0;
   std::map<std::uint32_t, bool> locals;  // read or written by its blocks: true where written
-  std::string cases;
+  std::string cases;                     // the full blocks' cases
+  std::string resumable_cases;           // the call and bulk blocks' cases
 };
 
 std::string run_function_name(std::uint32_t first_block) {
@@ -34,43 +35,55 @@ std::string run_function_name(std::uint32_t first_block) {
   return name;
 }
 
-// The run's function. It loads the locals its blocks use from the current frame, then runs
-// block after block (each counted as the dispatch loop counts one, compiled_count) while
-// control stays among them, the call keeps running and the quantum and budget last. Whenever
-// it returns, the frame in memory is the interpreter's: the written locals are spilled first
-// (except after a return, whose results lie where the frame's locals were). The loop is
-// bounded: every pass counts at least one iteration of the quantum.
+// The run's function: block after block (each counted as the dispatch loop counts one,
+// compiled_count) while control stays among its blocks, the call keeps running and the quantum
+// and budget last. The locals are loaded from the current frame before the first block and
+// again after a call or return that lands in the run (a block of this function, so a frame
+// of it: recursion stays here); `spill` says the variables hold the current frame's locals.
+// Whenever the function returns, the frame in memory is the interpreter's: the written locals
+// are spilled first, unless the frame changed since they were loaded (then they already were:
+// a call or bulk block spills them before it runs, and a return leaves the frame). The loop
+// is bounded: every pass counts at least one iteration of the quantum.
 std::string run_function(const Run& run, std::uint32_t first_id) {
   const std::string base = u32(first_id + run.first);
+  std::string spill_written;
+  for (const auto& [index, written] : run.locals) {
+    if (written) spill_written += "      slot_set(r.fp + " + u32(index) + ", " + local_name(index) + ");\n";
+  }
   std::string text = "uint " + run_function_name(first_id + run.first) + "(INOUT(Regs) io, INOUT(CompiledCount) ic) {\n";
   // Private copies (the compiler may keep them in registers: they alias no buffer).
   text += "  Regs r = io;\n  CompiledCount c = ic;\n";
-  for (const auto& [index, written] : run.locals) {
-    text += "  uvec2 " + local_name(index) + " = slot_get(r.fp + " + u32(index) + ");\n";
-  }
-  text += "  bool spill = true;\n  uint result = 0u;\n";
+  for (const auto& [index, written] : run.locals) text += "  uvec2 " + local_name(index) + " = uvec2(0u, 0u);\n";
+  text += "  bool spill = false;\n  uint result = 0u;\n";
   text += "  while (true) {\n";
+  text += "    if (!spill) {\n";
+  for (const auto& [index, written] : run.locals) {
+    text += "      " + local_name(index) + " = slot_get(r.fp + " + u32(index) + ");\n";
+  }
+  text += "      spill = true;\n    }\n";
   text += "    uint left = compiled_left(c);\n";
   text += "    uint room = c.quantum - c.iterations;\n";
   text += "    uint n = 0u;\n";
   text += "    switch (r.pc - " + base + ") {\n";
   text += run.cases;
-  text += "      default:\n        break;\n    }\n";
+  // (Every block of the run has a case in one of the two switches.)
+  const char* other = run.resumable_cases.empty() ? "" : "        n = COMPILED_RESUMABLE;\n";
+  text += std::string("      default:\n") + other + "        break;\n    }\n";
+  if (!run.resumable_cases.empty()) {
+    // A call or bulk block: the frame as the interpreter has it, then the shared code.
+    text += "    if (n == COMPILED_RESUMABLE) {\n";
+    text += spill_written;
+    text += "      spill = false;\n";
+    text += "      switch (r.pc - " + base + ") {\n" + run.resumable_cases + "        default:\n          break;\n      }\n";
+    text += "    }\n";
+  }
   text += "    if (n >= COMPILED_NEEDS_PREFIX) {  // yield or prefix: nothing ran\n";
   text += "      result = n;\n      break;\n    }\n";
   text += "    compiled_count(c, n);\n";
-  text += "    if (!spill || r.status != STATUS_RUNNING || c.iterations >= c.quantum || r.work >= r.budget ||\n";
+  text += "    if (r.status != STATUS_RUNNING || c.iterations >= c.quantum || r.work >= r.budget ||\n";
   text += "        r.pc - " + base + " >= " + u32(run.count) + ") break;\n";
   text += "  }\n";
-  bool any_written = false;
-  for (const auto& [index, written] : run.locals) any_written = any_written || written;
-  if (any_written) {
-    text += "  if (spill) {\n";
-    for (const auto& [index, written] : run.locals) {
-      if (written) text += "    slot_set(r.fp + " + u32(index) + ", " + local_name(index) + ");\n";
-    }
-    text += "  }\n";
-  }
+  if (!spill_written.empty()) text += "  if (spill) {\n" + spill_written + "  }\n";
   // The block at r.pc has more records than fuel left: its prefix runs now (in a shader) or
   // on the host (the cpu device: COMPILED_NEEDS_PREFIX), with the frame spilled above.
   text += "  if (result == COMPILED_NEEDS_PREFIX) {\n";
@@ -92,7 +105,7 @@ UnitSource generate_unit(const Program& program, const CompiledLayout& layout, s
   source.prefix_text = "// prefixes of compiled unit " + std::to_string(unit) + "\n";
   std::vector<bool> has_prefix;
   std::vector<Run> runs;
-  std::vector<std::uint32_t> run_of(source.block_count, 0);  // run index + 1; 0 for a resumable block
+  std::vector<std::uint32_t> run_of(source.block_count, 0);  // run index + 1
   for (std::uint32_t k = 0; k < source.block_count; ++k) {
     const CompiledBlock& block = blocks.blocks[k];
     // Ids are contiguous per unit, which makes the step below a dense switch.
@@ -100,16 +113,17 @@ UnitSource generate_unit(const Program& program, const CompiledLayout& layout, s
     BlockSource generated = generate_block(program, block);
     has_prefix.push_back(!generated.prefix.empty());
     source.prefix_text += generated.prefix;
+    const bool extends = !runs.empty() && blocks.blocks[runs.back().first].function == block.function;
+    if (!extends) runs.push_back(Run{k, 0, {}, {}, {}});
+    Run& run = runs.back();
     if (generated.resumable) {
       source.text += generated.body;
-      continue;
+      run.resumable_cases += "        case " + u32(k - run.first) + ":\n          n = " +
+                             block_function_name(block.id) + "(r, left, room);\n          break;\n";
+    } else {
+      for (const auto& [index, written] : generated.locals) run.locals[index] = run.locals[index] || written;
+      run.cases += "      case " + u32(k - run.first) + ": {\n" + generated.body + "      }\n";
     }
-    const bool extends = !runs.empty() && runs.back().first + runs.back().count == k &&
-                         blocks.blocks[runs.back().first].function == block.function;
-    if (!extends) runs.push_back(Run{k, 0, {}, {}});
-    Run& run = runs.back();
-    for (const auto& [index, written] : generated.locals) run.locals[index] = run.locals[index] || written;
-    run.cases += "      case " + u32(k - run.first) + ": {\n" + generated.body + "      }\n";
     ++run.count;
     run_of[k] = static_cast<std::uint32_t>(runs.size());
   }
@@ -123,23 +137,15 @@ UnitSource generate_unit(const Program& program, const CompiledLayout& layout, s
                           "_p(r, left, room); break;\n";
   }
   source.prefix_text += "    default: break;\n  }\n  return n;\n}\n";
-  // The dispatch loop's step (compiled_run.glsl): the run that holds the block at r.pc, or a
-  // call or bulk block (counted here), or COMPILED_LEAVE for a block of another unit.
+  // The dispatch loop's step (compiled_run.glsl): the run that holds the block at r.pc, or
+  // COMPILED_LEAVE for a block of another unit.
   source.text += "uint compiled_unit_step(INOUT(Regs) r, INOUT(CompiledCount) c) {\n";
-  source.text += "  uint n = COMPILED_LEAVE;\n";
   source.text += "  switch (r.pc - " + std::to_string(source.first_block) + "u) {\n";
   for (std::uint32_t k = 0; k < source.block_count; ++k) {
-    if (run_of[k] != 0) {
-      const Run& run = runs[run_of[k] - 1U];
-      source.text += "    case " + u32(k) + ": return " + run_function_name(source.first_block + run.first) + "(r, c);\n";
-    } else {
-      source.text += "    case " + u32(k) + ": n = " + block_function_name(source.first_block + k) +
-                     "(r, compiled_left(c), c.quantum - c.iterations); break;\n";
-    }
+    const Run& run = runs[run_of[k] - 1U];
+    source.text += "    case " + u32(k) + ": return " + run_function_name(source.first_block + run.first) + "(r, c);\n";
   }
-  source.text += "    default: break;\n  }\n";
-  source.text += "  if (n >= COMPILED_NEEDS_PREFIX) return n;\n";
-  source.text += "  compiled_count(c, n);\n  return 0u;\n}\n";
+  source.text += "    default: break;\n  }\n  return COMPILED_LEAVE;\n}\n";
   return source;
 }
 

@@ -11,6 +11,9 @@ const uint COMPILED_LEAVE = 0xFFFFFFFEu;
 // A block's result when its prefix must run and lives elsewhere (the cpu device builds a
 // unit's prefixes as a library of their own, compiled_prefix_run.glsl): nothing ran.
 const uint COMPILED_NEEDS_PREFIX = 0xFFFFFFFDu;
+// Inside a generated run: the block at r.pc is a call or bulk block, which runs after the
+// run's locals are spilled (never a block function's result).
+const uint COMPILED_RESUMABLE = 0xFFFFFFFCu;
 
 // What a dispatch has counted so far (compiled_run.glsl): records executed (fuel charged),
 // iterations of its quantum (a block counts at least one), and the fuel left when limited.
