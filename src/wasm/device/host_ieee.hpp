@@ -27,8 +27,8 @@
 //   every process with it and threads inherit it; nothing in wavestack changes it. A library
 //   linked with -ffast-math into the same process could set FTZ/DAZ at load time: that would
 //   make subnormal results differ from the Vulkan device. host_ieee_environment_is_default()
-//   detects it; the cpu device checks it before every instance's run (CpuInstances::run_one)
-//   and raises rather than compute different bits.
+//   detects it; the cpu device checks it before each chunk of instances a thread runs
+//   (CpuInstances::step) and raises rather than compute different bits.
 //
 // The text depends on nothing else in the repository, so it can be pasted into generated C++
 // after the same renamed library.
