@@ -213,9 +213,35 @@ class BlockWriter {
   }
 
   void end_block() {
-    exit_with(block_.instruction_count);
     ended_ = true;
+    if (prefix_ || !self_loop()) {
+      exit_with(block_.instruction_count);
+      return;
+    }
+    // A full block that may branch to itself runs in a loop of its own (generate_block):
+    // another pass is counted here exactly as the run counts a block, with the same checks
+    // before it, and starts with the yield and fuel checks again.
+    emit("n = " + u32(block_.instruction_count) + ";");
+    emit("if (r.pc != " + u32(block_.id) + ") break;");
+    emit("compiled_count(c, n);");
+    emit("if (r.status != STATUS_RUNNING || c.iterations >= c.quantum || r.work >= r.budget) {");
+    emit("  n = COMPILED_COUNTED;");
+    emit("  break;");
+    emit("}");
+    emit("left = compiled_left(c);");
+    emit("room = c.quantum - c.iterations;");
   }
+
+ public:
+  // Whether the full block may continue at itself (a one-block loop).
+  bool self_loop() const {
+    for (const std::uint32_t successor : block_.successors) {
+      if (successor == block_.id) return true;
+    }
+    return false;
+  }
+
+ private:
 
   std::uint32_t next_block() const { return block_.successors.back(); }
 
@@ -515,16 +541,19 @@ BlockSource generate_block(const Program& program, const CompiledBlock& block) {
   BlockWriter full(program, block, false);
   const std::string body = full.body();
   source.locals = full.locals();
-  source.body = comment + "      if (" + over + ") {\n        n = COMPILED_YIELD;\n        break;\n      }\n" +
-                "      if (left < " + u32(block.instruction_count) +
-                ") {\n        n = COMPILED_NEEDS_PREFIX;\n        break;\n      }\n    " + charge;
-  // The writer's lines are indented for a function body; a case sits four columns deeper.
+  std::string text = "    if (" + over + ") {\n      n = COMPILED_YIELD;\n      break;\n    }\n" + "    if (left < " +
+                     u32(block.instruction_count) + ") {\n      n = COMPILED_NEEDS_PREFIX;\n      break;\n    }\n  " +
+                     charge;
+  // The writer's lines are indented for a function body; a case sits deeper.
   for (std::size_t at = 0; at < body.size();) {
     const std::size_t line_end = body.find('\n', at);
-    source.body += "    ";
-    source.body.append(body, at, line_end - at + 1);
+    text += "  ";
+    text.append(body, at, line_end - at + 1);
     at = line_end + 1;
   }
+  // A one-block loop: its exits break out of the while, then out of the case.
+  if (full.self_loop()) text = "    while (true) {\n" + text + "    }\n    break;\n";
+  source.body = comment + text;
   return source;
 }
 

@@ -79,7 +79,7 @@ std::string run_function(const Run& run, std::uint32_t first_id) {
   }
   text += "    if (n >= COMPILED_NEEDS_PREFIX) {  // yield or prefix: nothing ran\n";
   text += "      result = n;\n      break;\n    }\n";
-  text += "    compiled_count(c, n);\n";
+  text += "    if (n != COMPILED_COUNTED) compiled_count(c, n);\n";
   text += "    if (r.status != STATUS_RUNNING || c.iterations >= c.quantum || r.work >= r.budget ||\n";
   text += "        r.pc - " + base + " >= " + u32(run.count) + ") break;\n";
   text += "  }\n";

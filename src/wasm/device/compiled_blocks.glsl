@@ -14,6 +14,9 @@ const uint COMPILED_NEEDS_PREFIX = 0xFFFFFFFDu;
 // Inside a generated run: the block at r.pc is a call or bulk block, which runs after the
 // run's locals are spilled (never a block function's result).
 const uint COMPILED_RESUMABLE = 0xFFFFFFFCu;
+// Inside a generated run: a one-block loop has counted its last pass itself, and the run
+// ends (its quantum, budget or call is over).
+const uint COMPILED_COUNTED = 0xFFFFFFFBu;
 
 // What a dispatch has counted so far (compiled_run.glsl): records executed (fuel charged),
 // iterations of its quantum (a block counts at least one), and the fuel left when limited.
