@@ -242,7 +242,6 @@ class BlockWriter {
   }
 
  private:
-
   std::uint32_t next_block() const { return block_.successors.back(); }
 
   void lower(const Instruction& ins, std::uint32_t pc) {
@@ -519,8 +518,8 @@ BlockSource generate_block(const Program& program, const CompiledBlock& block) {
   const std::string signature = "(INOUT(Regs) r, uint left, uint room) {\n";
   // Not the dispatch's first block (r.work != 0) and over its loop budget or its quantum:
   // the dispatch ends at this block boundary.
-  const std::string over = "r.work != 0u && (r.work + " + u32(work) + " > r.budget || room < " +
-                           u32(block.instruction_count) + ")";
+  const std::string over =
+      "r.work != 0u && (r.work + " + u32(work) + " > r.budget || room < " + u32(block.instruction_count) + ")";
   const std::string charge = "  r.work += " + u32(work) + ";\n";
   const std::string comment = "// block " + std::to_string(block.id) + ": function " + std::to_string(block.function) +
                               ", records " + std::to_string(block.begin) + ".." + std::to_string(block.end) + "\n";

@@ -17,9 +17,8 @@
 // and branches use the shared frame code in device/frames.glsl).
 #pragma once
 
-#include <map>
-
 #include <cstdint>
+#include <map>
 #include <string>
 
 #include "wasm/compiler/compiled_layout.hpp"

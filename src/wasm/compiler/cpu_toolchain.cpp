@@ -130,9 +130,8 @@ std::optional<CpuToolchain> find_cpu_toolchain() {
 }
 
 LoadedUnit load_cpu_unit(const CpuToolchain& toolchain, const std::string& source, const char* symbol) {
-  const std::string key =
-      runtime::make_cache_key({"cpu-unit", toolchain.compiler, toolchain.version, kBaseFlags,
-                               optimization_flags(toolchain.version), toolchain.flags, source});
+  const std::string key = runtime::make_cache_key({"cpu-unit", toolchain.compiler, toolchain.version, kBaseFlags,
+                                                   optimization_flags(toolchain.version), toolchain.flags, source});
   const fs::path dir = library_dir();
   const fs::path library = dir / (key + ".so");
   LoadedUnit loaded;

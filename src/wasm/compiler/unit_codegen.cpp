@@ -50,7 +50,8 @@ std::string run_function(const Run& run, std::uint32_t first_id) {
   for (const auto& [index, written] : run.locals) {
     if (written) spill_written += "      slot_set(r.fp + " + u32(index) + ", " + local_name(index) + ");\n";
   }
-  std::string text = "uint " + run_function_name(first_id + run.first) + "(INOUT(Regs) io, INOUT(CompiledCount) ic) {\n";
+  std::string text =
+      "uint " + run_function_name(first_id + run.first) + "(INOUT(Regs) io, INOUT(CompiledCount) ic) {\n";
   // Private copies (the compiler may keep them in registers: they alias no buffer).
   text += "  Regs r = io;\n  CompiledCount c = ic;\n";
   for (const auto& [index, written] : run.locals) text += "  uvec2 " + local_name(index) + " = uvec2(0u, 0u);\n";
@@ -74,7 +75,8 @@ std::string run_function(const Run& run, std::uint32_t first_id) {
     text += "    if (n == COMPILED_RESUMABLE) {\n";
     text += spill_written;
     text += "      spill = false;\n";
-    text += "      switch (r.pc - " + base + ") {\n" + run.resumable_cases + "        default:\n          break;\n      }\n";
+    text += "      switch (r.pc - " + base + ") {\n" + run.resumable_cases +
+            "        default:\n          break;\n      }\n";
     text += "    }\n";
   }
   text += "    if (n >= COMPILED_NEEDS_PREFIX) {  // yield or prefix: nothing ran\n";
@@ -118,8 +120,9 @@ UnitSource generate_unit(const Program& program, const CompiledLayout& layout, s
     Run& run = runs.back();
     if (generated.resumable) {
       source.text += generated.body;
-      run.resumable_cases += "        case " + u32(k - run.first) + ":\n          n = " +
-                             block_function_name(block.id) + "(r, left, room);\n          break;\n";
+      run.resumable_cases += "        case " + u32(k - run.first) +
+                             ":\n          n = " + block_function_name(block.id) +
+                             "(r, left, room);\n          break;\n";
     } else {
       for (const auto& [index, written] : generated.locals) run.locals[index] = run.locals[index] || written;
       run.cases += "      case " + u32(k - run.first) + ": {\n" + generated.body + "      }\n";

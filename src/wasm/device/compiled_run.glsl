@@ -1,9 +1,10 @@
 // The dispatch loop of compiled mode: runs the current call through the blocks of one unit
-// (the generated compiled_unit_step before this file selects a block, or a run of blocks of
-// one function, by its id, never an opcode) for at most `quantum` records and about `budget` units of loop work, and stops
-// when the call ends, fuel runs out, or control reaches a block of another unit (the host
-// then runs that unit). Records, fuel, ticks and the registers are kept exactly as the
-// interpreter keeps them (frames.glsl), so either mode can read the other's state.
+// (the generated compiled_unit_step before this file selects the run of blocks that holds
+// the block with r.pc's id, never an opcode) for at most `quantum` records and about
+// `budget` units of loop work, and stops when the call ends, fuel runs out, or control
+// reaches a block of another unit (the host then runs that unit). Records, fuel, ticks and
+// the registers are kept exactly as the interpreter keeps them (frames.glsl), so either mode
+// can read the other's state.
 
 // The host's call (S_PC at H_ENTRY_PC): a call of S_CONT_FUNC; every unit can make it.
 uint compiled_entry(INOUT(Regs) r) {
@@ -29,7 +30,7 @@ uint compiled_run(uint quantum, uint budget) {
       stopped = true;
       break;
     }
-    // The step counts what it ran (one block, or a run of blocks of one function).
+    // The step counts what it ran (blocks of one function's run, unit_codegen.cpp).
     uint n = 0u;
     if (r.pc == prog(H_ENTRY_PC)) {
       compiled_count(c, compiled_entry(r));
