@@ -86,7 +86,7 @@ def main() -> int:
     parser.add_argument("--instances", type=int, default=4)
     parser.add_argument("--device", default=None, help="cpu, or gpu (the default Vulkan device)")
     parser.add_argument("--output-dir", type=Path, default=None, help="write instance i's SVG as graph-i.svg")
-    # The interpreter by default: compiled mode's first render builds the 526 units it reaches
+    # The interpreter by default: compiled mode's first render builds the 539 units it reaches
     # (minutes with a cold cache on a small machine; cached on disk after).
     parser.add_argument("--execution", default="interpreter", choices=("auto", "compiled", "interpreter"),
                         help="wasmgpu execution mode (default: interpreter; compiled mode builds units on first use)")

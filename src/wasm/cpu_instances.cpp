@@ -49,6 +49,19 @@ void for_each_instance(std::uint32_t count, const std::function<void(std::uint32
   });
 }
 
+// Both modes compute floats on the host's FPU where that is bit-identical, which holds only
+// in the default environment; something in the process changing it must not go unnoticed.
+// Checked on the thread that runs them before each chunk of instances (for_each_instance
+// runs a chunk on one thread, and nothing else runs there in between): the check costs as
+// much as a short call's whole run, so once per instance it was a third of the worker's time.
+void check_float_environment() {
+  if (!cpu_float_environment_is_default()) {
+    throw std::runtime_error(
+        "the cpu device needs the default floating-point environment (round to nearest even, no flush-to-zero "
+        "or denormals-are-zero), and this thread's was changed");
+  }
+}
+
 std::uint64_t physical_memory_bytes() {
   const long pages = sysconf(_SC_PHYS_PAGES);
   const long page_size = sysconf(_SC_PAGE_SIZE);
@@ -148,6 +161,7 @@ StepProgress CpuInstances::step(std::uint32_t quantum) {
     const std::uint32_t size = std::min(batch, count_ - first);
     for_each_instance(size, [&](std::uint32_t k) {
       const std::uint32_t i = first + k;
+      if (k % kChunk == 0) check_float_environment();
       running[i] = run_one(i, quantum, budget) == dev::STATUS_RUNNING ? 1 : 0;
       // (a pending WASI call is serviced inside cpu_run, so STATUS_WASI never outlasts it)
     });
@@ -165,13 +179,6 @@ StepProgress CpuInstances::step(std::uint32_t quantum) {
 // them (each unit's run stops where a block of another unit is next) and the quantum lasts;
 // a WASI call is made between runs, as the interpreter's cpu_run does.
 std::uint32_t CpuInstances::run_one(std::uint32_t instance, std::uint32_t quantum, std::uint32_t budget) {
-  // Both modes compute floats on the host's FPU where that is bit-identical, which holds only
-  // in the default environment; something in the process changing it must not go unnoticed.
-  if (!cpu_float_environment_is_default()) {
-    throw std::runtime_error(
-        "the cpu device needs the default floating-point environment (round to nearest even, no flush-to-zero "
-        "or denormals-are-zero), and this thread's was changed");
-  }
   const CpuInstanceView view{image_.program.data(), state(instance), memory(instance)};
   if (!compiled_) return cpu_run(view, quantum, budget);
   const auto executed = [&] {

@@ -66,14 +66,23 @@ std::uint32_t store_width(std::uint16_t opcode) {
   return kWidths[opcode - op::kFirstStore];
 }
 
-// Writes one block's function. The operand stack is symbolic: each entry is an expression
-// that stays valid until popped (a temporary, a literal or a local's variable, which a write
-// to that local first copies out). Entries below the block's starting height are read from
-// the value stack when first popped; r.sp itself moves only when the block spills.
+// Writes one block's code. The operand stack is symbolic: each entry is an expression that
+// stays valid until popped (a temporary, a literal or a local's variable, which a write to
+// that local first copies out). Entries below the block's starting height are read from the
+// value stack when first popped; r.sp itself moves only when the block spills.
+//
+// Two forms: the prefix (prefix = true) is a function of its own that reads locals from
+// their frame slots on first use and stops before record `left`; the full block
+// (prefix = false) is a case of its run's switch (unit_codegen.cpp), where locals are the
+// run's variables (loaded when the run starts, spilled when it ends) and every exit sets `n`
+// to the records executed and breaks out of the switch.
 class BlockWriter {
  public:
   BlockWriter(const Program& program, const CompiledBlock& block, bool prefix)
       : program_(program), block_(block), prefix_(prefix) {}
+
+  // The locals the block reads or writes, and whether it writes each (after body()).
+  const std::map<std::uint32_t, bool>& locals() const { return locals_; }
 
   std::string body() {
     std::uint32_t pc = block_.begin;
@@ -100,6 +109,17 @@ class BlockWriter {
   void emit(const std::string& line) { text_ += "  " + line + "\n"; }
 
   std::string fresh() { return numbered("t", next_temp_++); }
+
+  // Ends the block having executed `records` records: a prefix returns, a full block's case
+  // leaves the switch.
+  void exit_with(std::uint32_t records) {
+    if (prefix_) {
+      emit("return " + u32(records) + ";");
+    } else {
+      emit("n = " + u32(records) + ";");
+      emit("break;");
+    }
+  }
 
   std::string push_temp(const std::string& expression) {
     std::string name = fresh();
@@ -132,7 +152,8 @@ class BlockWriter {
 
   std::string local(std::uint32_t index) {
     if (locals_.find(index) == locals_.end()) {
-      emit("uvec2 " + local_name(index) + " = slot_get(r.fp + " + u32(index) + ");");
+      // A full block's locals are its run's variables, already loaded.
+      if (prefix_) emit("uvec2 " + local_name(index) + " = slot_get(r.fp + " + u32(index) + ");");
       locals_[index] = false;
     }
     return local_name(index);
@@ -148,7 +169,7 @@ class BlockWriter {
         entry = copy;
       }
     }
-    if (locals_.find(index) == locals_.end()) {
+    if (prefix_ && locals_.find(index) == locals_.end()) {
       emit("uvec2 " + name + " = " + value + ";");
     } else {
       emit(name + " = " + value + ";");
@@ -159,11 +180,14 @@ class BlockWriter {
   void trap_if(const std::string& condition, const std::string& code) {
     emit("if (" + condition + ") {");
     emit("  frame_trap(r, " + code + ");");
-    emit("  return " + u32(record_ + 1U) + ";");
+    text_ += "  ";
+    exit_with(record_ + 1U);
     emit("}");
   }
 
+  // A full block's locals stay in its run's variables (the run spills them when it ends).
   void spill_locals() {
+    if (!prefix_) return;
     for (const auto& [index, dirty] : locals_) {
       if (dirty) emit("slot_set(r.fp + " + u32(index) + ", " + local_name(index) + ");");
     }
@@ -189,10 +213,35 @@ class BlockWriter {
   }
 
   void end_block() {
-    emit("return " + u32(block_.instruction_count) + ";");
     ended_ = true;
+    if (prefix_ || !self_loop()) {
+      exit_with(block_.instruction_count);
+      return;
+    }
+    // A full block that may branch to itself runs in a loop of its own (generate_block):
+    // another pass is counted here exactly as the run counts a block, with the same checks
+    // before it, and starts with the yield and fuel checks again.
+    emit("n = " + u32(block_.instruction_count) + ";");
+    emit("if (r.pc != " + u32(block_.id) + ") break;");
+    emit("compiled_count(c, n);");
+    emit("if (r.status != STATUS_RUNNING || c.iterations >= c.quantum || r.work >= r.budget) {");
+    emit("  n = COMPILED_COUNTED;");
+    emit("  break;");
+    emit("}");
+    emit("left = compiled_left(c);");
+    emit("room = c.quantum - c.iterations;");
   }
 
+ public:
+  // Whether the full block may continue at itself (a one-block loop).
+  bool self_loop() const {
+    for (const std::uint32_t successor : block_.successors) {
+      if (successor == block_.id) return true;
+    }
+    return false;
+  }
+
+ private:
   std::uint32_t next_block() const { return block_.successors.back(); }
 
   void lower(const Instruction& ins, std::uint32_t pc) {
@@ -212,7 +261,7 @@ class BlockWriter {
     switch (opcode) {
       case op::kUnreachable:
         emit("frame_trap(r, WASM_TRAP_UNREACHABLE);");
-        emit("return " + u32(record_ + 1U) + ";");
+        exit_with(record_ + 1U);
         ended_ = true;
         return;
       case op::kNop:
@@ -258,6 +307,8 @@ class BlockWriter {
       }
       case op::kReturn:
         spill_stack();  // the frame ends: its locals need not be written back
+        // ... and must not be: the results now lie where they were (the run's `spill`).
+        if (!prefix_) emit("spill = false;");
         emit("frame_return(r, " + u32(ins.a) + ");");
         end_block();
         return;
@@ -467,8 +518,8 @@ BlockSource generate_block(const Program& program, const CompiledBlock& block) {
   const std::string signature = "(INOUT(Regs) r, uint left, uint room) {\n";
   // Not the dispatch's first block (r.work != 0) and over its loop budget or its quantum:
   // the dispatch ends at this block boundary.
-  const std::string yield = "  if (r.work != 0u && (r.work + " + u32(work) + " > r.budget || room < " +
-                            u32(block.instruction_count) + ")) return COMPILED_YIELD;\n";
+  const std::string over =
+      "r.work != 0u && (r.work + " + u32(work) + " > r.budget || room < " + u32(block.instruction_count) + ")";
   const std::string charge = "  r.work += " + u32(work) + ";\n";
   const std::string comment = "// block " + std::to_string(block.id) + ": function " + std::to_string(block.function) +
                               ", records " + std::to_string(block.begin) + ".." + std::to_string(block.end) + "\n";
@@ -477,16 +528,31 @@ BlockSource generate_block(const Program& program, const CompiledBlock& block) {
     if (block.successors.size() != 1 || block.successors.front() != block.id + 1U) {
       throw std::logic_error("compiler: the continuation of block " + std::to_string(block.id) + " is not the next id");
     }
-    source.body = comment + "uint " + name + signature + yield + charge + resumable_body(program, block) + "}\n";
+    source.resumable = true;
+    source.body = comment + "uint " + name + signature + "  if (" + over + ") return COMPILED_YIELD;\n" + charge +
+                  resumable_body(program, block) + "}\n";
     return source;
   }
   source.prefix =
       comment + "uint " + name + "_p" + signature + charge + BlockWriter(program, block, true).body() + "}\n";
-  // COMPILED_PREFIX runs the prefix (a shader holds both) or hands it to the host (the cpu
-  // device builds prefixes separately: they run at most once per call).
-  source.body = comment + "uint " + name + signature + yield + "  if (left < " + u32(block.instruction_count) +
-                ") return COMPILED_PREFIX(" + name + "_p, r, left, room);\n" + charge +
-                BlockWriter(program, block, false).body() + "}\n";
+  // The full block, a case of its run's switch: it yields, or asks for its prefix (which the
+  // run makes after spilling its locals: COMPILED_PREFIX), without running anything.
+  BlockWriter full(program, block, false);
+  const std::string body = full.body();
+  source.locals = full.locals();
+  std::string text = "    if (" + over + ") {\n      n = COMPILED_YIELD;\n      break;\n    }\n" + "    if (left < " +
+                     u32(block.instruction_count) + ") {\n      n = COMPILED_NEEDS_PREFIX;\n      break;\n    }\n  " +
+                     charge;
+  // The writer's lines are indented for a function body; a case sits deeper.
+  for (std::size_t at = 0; at < body.size();) {
+    const std::size_t line_end = body.find('\n', at);
+    text += "  ";
+    text.append(body, at, line_end - at + 1);
+    at = line_end + 1;
+  }
+  // A one-block loop: its exits break out of the while, then out of the case.
+  if (full.self_loop()) text = "    while (true) {\n" + text + "    }\n    break;\n";
+  source.body = comment + text;
   return source;
 }
 

@@ -1,20 +1,24 @@
 // Source generation for one basic block of compiled mode, in the device-code subset (the
 // same text compiles as GLSL for Vulkan and as C++ for the cpu device).
 //
-// A block becomes two functions of the registers `r`, the fuel window `left` and the records
-// `room` left in the dispatch's quantum:
-//   uint b<ID>(INOUT(Regs) r, uint left, uint room)    the whole block, when `left` covers it
+// A block becomes two texts, in terms of the registers `r`, the fuel window `left` and the
+// records `room` left in the dispatch's quantum:
+//   the full block, when `left` covers it: a case of its run's switch (unit_codegen.hpp)
 //   uint b<ID>_p(INOUT(Regs) r, uint left, uint room)  its unrolled prefix: stops before record `left`
-// (the prefix is a separate text: the cpu device builds it only when fuel runs out mid-block)
-// Both return the records they executed (fuel charged), or COMPILED_YIELD when the block
+// (the prefix is a separate text: the cpu device builds it only when fuel runs out mid-block).
+// A call or bulk block (resumable) is a function b<ID> of the same parameters instead.
+// Both report the records they executed (fuel charged), or COMPILED_YIELD when the block
 // would overrun the dispatch's loop budget or quantum (it then ran nothing; a dispatch's
-// first block always runs, so every dispatch makes progress). Inside a block operands and
-// modified locals are shader variables; at the block's end they are spilled to the value
-// stack and frame slots, so every block boundary holds the interpreter's exact frame layout
-// (calls, returns and branches then use the shared frame code in device/frames.glsl).
+// first block always runs, so every dispatch makes progress); a full block reports
+// COMPILED_NEEDS_PREFIX when `left` is below its records. Inside a block operands are shader
+// variables; at the block's end the operand stack is spilled to the value stack, so every
+// block boundary holds the interpreter's exact operand stack. Locals are the variables of
+// the block's run, which spills the changed ones whenever control leaves it (calls, returns
+// and branches use the shared frame code in device/frames.glsl).
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 
 #include "wasm/compiler/compiled_layout.hpp"
@@ -28,7 +32,9 @@ namespace wavestack::wasm::compiler {
 
 struct BlockSource {
   std::string prefix;  // b<ID>_p (empty for a call or bulk block, which checks fuel itself)
-  std::string body;    // b<ID>; calls the prefix through COMPILED_PREFIX (compiled_glsl.cpp)
+  std::string body;    // a full block: its case's statements (it sets `n`); resumable: b<ID>
+  bool resumable = false;
+  std::map<std::uint32_t, bool> locals;  // a full block's locals: true where it writes one
 };
 
 // The two functions of `block`. Throws std::logic_error for a record compiled mode does not

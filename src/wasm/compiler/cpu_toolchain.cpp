@@ -25,12 +25,28 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// -O1: a unit's straight-line blocks need little more than register allocation and inlining,
-// and -O2 takes 2.4 times as long to build one (0.5 s against 1.3 s for a full unit of
-// graphviz.wasm here), which a program's first run pays for hundreds of units.
-// WAVESTACK_UNIT_CXXFLAGS comes after these, so it can override them. Nothing may reassociate
-// or flush floating point (the numerics are integer code; the host fast path is IEEE).
-constexpr const char* kBaseFlags = "-std=c++20 -O1 -fPIC -shared -w -fno-fast-math";
+// -O1 and what the generated code needs of -O2, since a program's first run builds hundreds of
+// units (graphviz.wasm's first render 526): -O2 takes 1.6 to 1.8 times as long for a full
+// unit of graphviz.wasm here. GCC's -O1 leaves out strict aliasing (without it every store to
+// the state reloads the buffer pointers), inlining of small functions (frame_branch,
+// slot_get, the numerics), value-range and peephole passes, and the SLP vectorizer, which is
+// what keeps an f64 (a uvec2 of two words) in one register between the host fast path's
+// operations; together they give most of -O2's speed (docs/PERFORMANCE.md) at -O1's build
+// time. Clang's -O1 differs, so other compilers get -O1 alone (not measured here).
+// -fno-math-errno: sqrt of a negative operand need not call libm to set errno (its NaN takes
+// the library's path either way). WAVESTACK_UNIT_CXXFLAGS comes after these, so it can
+// override them. Nothing may reassociate or flush floating point (the numerics are integer
+// code; the host fast path is IEEE).
+constexpr const char* kBaseFlags = "-std=c++20 -O1 -fPIC -shared -w -fno-fast-math -fno-math-errno";
+constexpr const char* kGccFlags =
+    "-fstrict-aliasing -finline-small-functions -fpeephole2 -ftree-vrp -fexpensive-optimizations "
+    "-ftree-slp-vectorize -fcse-follow-jumps -fipa-sra";
+
+// The flags for the compiler `version` names (the first line of its --version): GCC's
+// selection above unless it is Clang.
+std::string optimization_flags(const std::string& version) {
+  return version.find("clang") == std::string::npos ? kGccFlags : "";
+}
 
 std::vector<std::string> split_words(const std::string& text) {
   std::vector<std::string> words;
@@ -114,8 +130,8 @@ std::optional<CpuToolchain> find_cpu_toolchain() {
 }
 
 LoadedUnit load_cpu_unit(const CpuToolchain& toolchain, const std::string& source, const char* symbol) {
-  const std::string key =
-      runtime::make_cache_key({"cpu-unit", toolchain.compiler, toolchain.version, kBaseFlags, toolchain.flags, source});
+  const std::string key = runtime::make_cache_key({"cpu-unit", toolchain.compiler, toolchain.version, kBaseFlags,
+                                                   optimization_flags(toolchain.version), toolchain.flags, source});
   const fs::path dir = library_dir();
   const fs::path library = dir / (key + ".so");
   LoadedUnit loaded;
@@ -130,6 +146,7 @@ LoadedUnit load_cpu_unit(const CpuToolchain& toolchain, const std::string& sourc
     std::ofstream(source_path) << source;
     std::vector<std::string> args{toolchain.compiler};
     for (const std::string& flag : split_words(kBaseFlags)) args.push_back(flag);
+    for (const std::string& flag : split_words(optimization_flags(toolchain.version))) args.push_back(flag);
     for (const std::string& flag : split_words(toolchain.flags)) args.push_back(flag);
     args.insert(args.end(), {"-o", temporary.string(), source_path.string()});
     const int status = run_logged(args, log);

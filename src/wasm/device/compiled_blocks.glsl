@@ -11,6 +11,33 @@ const uint COMPILED_LEAVE = 0xFFFFFFFEu;
 // A block's result when its prefix must run and lives elsewhere (the cpu device builds a
 // unit's prefixes as a library of their own, compiled_prefix_run.glsl): nothing ran.
 const uint COMPILED_NEEDS_PREFIX = 0xFFFFFFFDu;
+// Inside a generated run: the block at r.pc is a call or bulk block, which runs after the
+// run's locals are spilled (never a block function's result).
+const uint COMPILED_RESUMABLE = 0xFFFFFFFCu;
+// Inside a generated run: a one-block loop has counted its last pass itself, and the run
+// ends (its quantum, budget or call is over).
+const uint COMPILED_COUNTED = 0xFFFFFFFBu;
+
+// What a dispatch has counted so far (compiled_run.glsl): records executed (fuel charged),
+// iterations of its quantum (a block counts at least one), and the fuel left when limited.
+// The dispatch loop and the generated runs of blocks (unit_codegen.cpp) count alike.
+struct CompiledCount {
+  uint records;
+  uint iterations;
+  uint quantum;
+  bool limited;
+  uvec2 fuel;
+};
+
+// Records the next block may run before fuel runs out (all, when unlimited or above 2^32).
+uint compiled_left(CompiledCount c) { return c.limited && c.fuel.y == 0u ? c.fuel.x : 0xFFFFFFFFu; }
+
+// A block (or the ENTRY record) executed n records.
+void compiled_count(INOUT(CompiledCount) c, uint n) {
+  c.records += n;
+  c.iterations += max(n, 1u);
+  if (c.limited) c.fuel = u64_sub(c.fuel, uvec2(n, 0u));
+}
 
 // Fuel ran out before the block's record `executed`: the call stops there, as the
 // interpreter stops before the record that finds no fuel.

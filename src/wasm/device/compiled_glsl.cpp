@@ -102,32 +102,104 @@ std::string compiled_prefix_shader_source(std::string_view prefix_text, std::uin
 
 namespace {
 
-// The C++ translation unit around `body`: prelude, the per-thread buffers and their
-// accessors, the library; `entry` (extern "C") follows the namespace.
-std::string cpu_translation_unit(std::string_view body, std::string_view entry) {
-  std::string source = "// A compiled unit of wasmgpu's cpu device (generated; see src/wasm/compiler).\n";
-  source += cpp_prelude();
-  source += R"(
-namespace wavestack::wasm::device {
-namespace {
+// The start of the class that holds a unit's code on the cpu device: one instance's buffers
+// as members, so that generated code reaches them through `this` in a register. (As
+// thread-local variables of a dlopen'd library every access cost a __tls_get_addr call;
+// initial-exec TLS would need static TLS space for every loaded unit, hundreds for a large
+// module.)
+constexpr const char* kUnitContextBegin = R"(
+struct UnitContext {
+  const uint* unit_program;
+  uint* unit_state;
+  uint* unit_memory;
+  // The value stack (the state from word H_STACK), addressed directly: through st_get the
+  // stack's offset would be read from the program on every access, since the compiler cannot
+  // tell that stores to the state never change the program.
+  uint* unit_stack;
 
-// One instance's buffers, set by the exported entry point for the thread running it.
-thread_local const uint* unit_program = nullptr;
-thread_local uint* unit_state = nullptr;
-thread_local uint* unit_memory = nullptr;
+  uint prog(uint i) { return unit_program[i]; }
+  uint st_get(uint i) { return unit_state[i]; }
+  void st_set(uint i, uint v) { unit_state[i] = v; }
+  uint mem_get(uint i) { return unit_memory[i]; }
+  void mem_set(uint i, uint v) { unit_memory[i] = v; }
 
-uint prog(uint i) { return unit_program[i]; }
-uint st_get(uint i) { return unit_state[i]; }
-void st_set(uint i, uint v) { unit_state[i] = v; }
-uint mem_get(uint i) { return unit_memory[i]; }
-void mem_set(uint i, uint v) { unit_memory[i] = v; }
+#define WASM_HOST_SLOTS 1
+  uvec2 slot_get(uint slot) { return uvec2(unit_stack[2u * slot], unit_stack[2u * slot + 1u]); }
+  void slot_set(uint slot, uvec2 v) {
+    unit_stack[2u * slot] = v.x;
+    unit_stack[2u * slot + 1u] = v.y;
+  }
+
+// Loads and stores of linear memory as single host accesses on a little-endian host (wasm's
+// byte order; the word-based versions of instance_memory.glsl assemble bytes with masks).
+// The caller has checked the bounds, exactly as for those.
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define WASM_HOST_MEMORY 1
+  uvec2 memory_read(uint ea, uint n) {
+    const unsigned char* at = reinterpret_cast<const unsigned char*>(unit_memory) + ea;
+    if (n == 8u) {
+      std::uint64_t v = 0;
+      std::memcpy(&v, at, 8);
+      return uvec2(static_cast<uint>(v), static_cast<uint>(v >> 32));
+    }
+    if (n == 4u) {
+      uint v = 0;
+      std::memcpy(&v, at, 4);
+      return uvec2(v, 0u);
+    }
+    if (n == 2u) {
+      std::uint16_t v = 0;
+      std::memcpy(&v, at, 2);
+      return uvec2(v, 0u);
+    }
+    return uvec2(at[0], 0u);
+  }
+
+  void memory_write(uint ea, uint n, uvec2 v) {
+    unsigned char* at = reinterpret_cast<unsigned char*>(unit_memory) + ea;
+    if (n == 8u) {
+      const std::uint64_t both = (std::uint64_t{v.y} << 32) | v.x;
+      std::memcpy(at, &both, 8);
+    } else if (n == 4u) {
+      std::memcpy(at, &v.x, 4);
+    } else if (n == 2u) {
+      const auto low = static_cast<std::uint16_t>(v.x);
+      std::memcpy(at, &low, 2);
+    } else {
+      at[0] = static_cast<unsigned char>(v.x);
+    }
+  }
+#endif
 
 )";
+
+// Device code as members of UnitContext: a file-scope `const uint NAME = ...;` of the subset
+// becomes a static constant (as a member it would be per-object data).
+std::string as_members(std::string text) {
+  const std::string from = "\nconst ";
+  const std::string to = "\nstatic constexpr ";
+  for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
+    text.replace(at, from.size(), to);
+  }
+  return text;
+}
+
+// The C++ translation unit around `body`: prelude, layout and numerics at namespace scope,
+// then UnitContext with the buffers, the runtime and `body`; `entry` (extern "C", which
+// makes a UnitContext for the call) follows the namespace.
+std::string cpu_translation_unit(std::string_view body, std::string_view entry) {
+  std::string source = "// A compiled unit of wasmgpu's cpu device (generated; see src/wasm/compiler).\n";
+  source += "#include <cstring>\n";
+  source += cpp_prelude();
+  source += "\nnamespace wavestack::wasm::device {\nnamespace {\n\n";
   append(source, {glsl::interpreter_layout});
   append_cpu_numerics(source);
-  append_runtime(source);
-  source += body;
-  source += "\n}  // namespace\n}  // namespace wavestack::wasm::device\n";
+  source += kUnitContextBegin;
+  std::string members = "\n";
+  append_runtime(members);
+  members += body;
+  source += as_members(members);
+  source += "\n};\n\n}  // namespace\n}  // namespace wavestack::wasm::device\n";
   source += entry;
   return source;
 }
@@ -142,10 +214,8 @@ extern "C" __attribute__((visibility("default"))) std::uint32_t wasmgpu_unit_run
     const std::uint32_t* program, std::uint32_t* state, std::uint32_t* memory, std::uint32_t quantum,
     std::uint32_t budget) {
   namespace device = wavestack::wasm::device;
-  device::unit_program = program;
-  device::unit_state = state;
-  device::unit_memory = memory;
-  return device::compiled_run(quantum, budget);
+  device::UnitContext unit{program, state, memory, state + program[device::H_STACK]};
+  return unit.compiled_run(quantum, budget);
 }
 )");
 }
@@ -157,10 +227,8 @@ std::string compiled_cpu_prefix_source(std::string_view prefix_text) {
 extern "C" __attribute__((visibility("default"))) std::uint32_t wasmgpu_unit_prefix(
     const std::uint32_t* program, std::uint32_t* state, std::uint32_t* memory) {
   namespace device = wavestack::wasm::device;
-  device::unit_program = program;
-  device::unit_state = state;
-  device::unit_memory = memory;
-  return device::compiled_run_prefix();
+  device::UnitContext unit{program, state, memory, state + program[device::H_STACK]};
+  return unit.compiled_run_prefix();
 }
 )");
 }

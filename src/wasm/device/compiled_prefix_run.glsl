@@ -8,7 +8,7 @@ uint compiled_run_prefix() {
   r.ob = frame_operand_base(r);
   uvec2 fuel = uvec2(st_get(S_FUEL), st_get(S_FUEL + 1u));
   uint left = fuel.y == 0u ? fuel.x : 0xFFFFFFFFu;
-  uint n = compiled_prefix_step(r, left);
+  uint n = compiled_prefix_step(r, left, 0u);
   regs_store(r, n, u64_sub(fuel, uvec2(n, 0u)));
   return r.status;
 }

@@ -1,9 +1,10 @@
 // The dispatch loop of compiled mode: runs the current call through the blocks of one unit
-// (the generated compiled_unit_step before this file selects a block by its id, never an
-// opcode) for at most `quantum` records and about `budget` units of loop work, and stops
-// when the call ends, fuel runs out, or control reaches a block of another unit (the host
-// then runs that unit). Records, fuel, ticks and the registers are kept exactly as the
-// interpreter keeps them (frames.glsl), so either mode can read the other's state.
+// (the generated compiled_unit_step before this file selects the run of blocks that holds
+// the block with r.pc's id, never an opcode) for at most `quantum` records and about
+// `budget` units of loop work, and stops when the call ends, fuel runs out, or control
+// reaches a block of another unit (the host then runs that unit). Records, fuel, ticks and
+// the registers are kept exactly as the interpreter keeps them (frames.glsl), so either mode
+// can read the other's state.
 
 // What runs after each block: nothing, unless the shader defers the blocks' control transfers
 // (compiled_transfers_vulkan.glsl).
@@ -22,32 +23,35 @@ uint compiled_run(uint quantum, uint budget) {
   Regs r = regs_load(budget);
   if (r.status != STATUS_RUNNING) return r.status;
   r.ob = frame_operand_base(r);
-  bool limited = st_get(S_FUEL_LIMITED) != 0u;
-  uvec2 fuel = uvec2(st_get(S_FUEL), st_get(S_FUEL + 1u));
-  uint records = 0u;
-  uint iterations = 0u;
+  CompiledCount c;
+  c.records = 0u;
+  c.iterations = 0u;
+  c.quantum = quantum;
+  c.limited = st_get(S_FUEL_LIMITED) != 0u;
+  c.fuel = uvec2(st_get(S_FUEL), st_get(S_FUEL + 1u));
   bool stopped = false;  // the loop ended for one of its own reasons
   bool prefix = false;   // a block needs its prefix, which the host runs
   while (true) {
-    if (r.status != STATUS_RUNNING || iterations >= quantum || r.work >= budget) {
+    if (r.status != STATUS_RUNNING || c.iterations >= quantum || r.work >= budget) {
       stopped = true;
       break;
     }
-    // Records the block may run before fuel runs out (all, when unlimited or above 2^32).
-    uint left = limited && fuel.y == 0u ? fuel.x : 0xFFFFFFFFu;
-    uint n = r.pc == prog(H_ENTRY_PC) ? compiled_entry(r) : compiled_unit_step(r, left, quantum - iterations);
+    // The step counts what it ran (blocks of one function's run, unit_codegen.cpp).
+    uint n = 0u;
+    if (r.pc == prog(H_ENTRY_PC)) {
+      compiled_count(c, compiled_entry(r));
+    } else {
+      n = compiled_unit_step(r, c);
+    }
     COMPILED_AFTER_BLOCK(r);
-    if (n == COMPILED_LEAVE && iterations == 0u) return STATUS_COMPILED_ELSEWHERE;  // nothing changed
+    if (n == COMPILED_LEAVE && c.iterations == 0u) return STATUS_COMPILED_ELSEWHERE;  // nothing changed
     if (n == COMPILED_YIELD || n == COMPILED_LEAVE || n == COMPILED_NEEDS_PREFIX) {
       prefix = n == COMPILED_NEEDS_PREFIX;
       stopped = true;
       break;
     }
-    records += n;
-    iterations += max(n, 1u);
-    if (limited) fuel = u64_sub(fuel, uvec2(n, 0u));
   }
   if (!stopped) frame_trap(r, WASM_TRAP_DEVICE_LOOP_LIMIT);
-  regs_store(r, records, fuel);
+  regs_store(r, c.records, c.fuel);
   return prefix ? STATUS_COMPILED_PREFIX : r.status;
 }

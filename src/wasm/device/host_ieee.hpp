@@ -27,8 +27,8 @@
 //   every process with it and threads inherit it; nothing in wavestack changes it. A library
 //   linked with -ffast-math into the same process could set FTZ/DAZ at load time: that would
 //   make subnormal results differ from the Vulkan device. host_ieee_environment_is_default()
-//   detects it; the cpu device checks it before every instance's run (CpuInstances::run_one)
-//   and raises rather than compute different bits.
+//   detects it; the cpu device checks it before each chunk of instances a thread runs
+//   (CpuInstances::step) and raises rather than compute different bits.
 //
 // The text depends on nothing else in the repository, so it can be pasted into generated C++
 // after the same renamed library.
@@ -53,6 +53,21 @@ inline float f32_to_host(uint a) {
 inline uint f32_from_host(float v) {
   return std::bit_cast<uint>(v);
 }
+// On a little-endian host uvec2 {x = low word, y = high word} has the double's layout: one
+// bit_cast lets the compiler keep a value in a floating-point register between operations
+// (assembling it from the two words costs two register moves and a shift per operation).
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+static_assert(sizeof(uvec2) == 8);
+inline std::uint64_t host_ieee_u64(uvec2 a) {
+  return std::bit_cast<std::uint64_t>(a);
+}
+inline double f64_to_host(uvec2 a) {
+  return std::bit_cast<double>(a);
+}
+inline uvec2 f64_from_host(double v) {
+  return std::bit_cast<uvec2>(v);
+}
+#else
 inline std::uint64_t host_ieee_u64(uvec2 a) {
   return (std::uint64_t{a.y} << 32) | a.x;
 }
@@ -63,6 +78,7 @@ inline uvec2 f64_from_host(double v) {
   const auto bits = std::bit_cast<std::uint64_t>(v);
   return uvec2(static_cast<uint>(bits), static_cast<uint>(bits >> 32));
 }
+#endif
 
 // Makes the compiler treat `v` as an opaque register value, so that each operation rounds where
 // the library rounds. Under -ffp-contract=fast (GCC's default in GNU modes) on an FMA-capable

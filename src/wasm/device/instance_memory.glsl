@@ -2,7 +2,12 @@
 // uint buffer (little-endian, as wasm): aligned 4- and 8-byte accesses take whole words, the
 // rest goes byte by byte. Bounds are checked against the current size before any access.
 // Needs the host's accessors: prog(i), st_get(i)/st_set(i, v), mem_get(i)/mem_set(i, v).
+//
+// A C++ includer may define the value-stack accessors (WASM_HOST_SLOTS) or memory_read and
+// memory_write (WASM_HOST_MEMORY) itself, with the same meaning over direct pointers (the cpu
+// device's compiled units: device/compiled_glsl.cpp); GLSL never defines either.
 
+#if !defined(WASM_HOST_SLOTS)
 uvec2 slot_get(uint slot) {
   uint w = prog(H_STACK) + 2u * slot;
   return uvec2(st_get(w), st_get(w + 1u));
@@ -13,6 +18,7 @@ void slot_set(uint slot, uvec2 v) {
   st_set(w, v.x);
   st_set(w + 1u, v.y);
 }
+#endif
 
 uint memory_size_bytes() { return st_get(S_PAGES) * 65536u; }
 
@@ -33,6 +39,7 @@ void memory_set_byte(uint addr, uint value) {
   mem_set(word, (mem_get(word) & ~(0xFFu << shift)) | ((value & 0xFFu) << shift));
 }
 
+#if !defined(WASM_HOST_MEMORY)
 // n (1, 2, 4 or 8) bytes at ea, zero-extended.
 uvec2 memory_read(uint ea, uint n) {
   if ((ea & 3u) == 0u && n >= 4u) {
@@ -62,6 +69,7 @@ void memory_write(uint ea, uint n, uvec2 v) {
     memory_set_byte(ea + k, b);
   }
 }
+#endif
 
 // end = start + n without wrap-around, and end <= limit.
 bool range_within(uint start, uint n, uint limit) {
