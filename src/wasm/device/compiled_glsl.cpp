@@ -93,8 +93,11 @@ std::string compiled_shader_source(std::string_view unit_text) {
 std::string compiled_prefix_shader_source(std::string_view prefix_text, std::uint32_t first_block,
                                           std::uint32_t blocks) {
   std::string source = shader_preamble();
-  source += "const uint PREFIX_FIRST_BLOCK = " + std::to_string(first_block) + "u;\n";
-  source += "const uint PREFIX_BLOCKS = " + std::to_string(blocks) + "u;\n";
+  source += "const uint PREFIX_FIRST_BLOCK = ";
+  source += std::to_string(first_block);
+  source += "u;\nconst uint PREFIX_BLOCKS = ";
+  source += std::to_string(blocks);
+  source += "u;\n";
   append(source,
          {prefix_text, glsl::compiled_prefix_run, glsl::interpreter_vulkan_outcome, glsl::compiled_prefix_vulkan_main});
   return source;
