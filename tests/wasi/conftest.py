@@ -33,9 +33,9 @@ def pytest_report_header(config):
     return [f"WASI oracles: wasmtime {version('wasmtime')} (PyPI), node:wasi from {node or 'no node found'}",
             "WASI on wasmgpu: every fixture, the wasi-testsuite and graphviz.wasm run on the cpu device in "
             "compiled mode and in the interpreter (except the malloc_growth and float_printf fixtures: cpu "
-            "only, 409 M and 17 M instructions); on the selected Vulkan device the fixtures run in compiled mode "
-            "(file_workout in the interpreter), stdio and file_workout in the interpreter, the wasi-testsuite "
-            "and graphviz.wasm in the interpreter"
+            "only, 409 M and 17 M instructions); on the selected Vulkan device stdio and exit_code run in "
+            "compiled mode, stdio, args_env, file_workout and embedded_input, the wasi-testsuite and "
+            "graphviz.wasm in the interpreter"
             + (", and everything in both modes (WAVESTACK_WASI_VULKAN=all)" if os.environ.get(
                 "WAVESTACK_WASI_VULKAN") == "all" else " (WAVESTACK_WASI_VULKAN=all: everything in both modes)")
             + "; the semantics tests run in the default mode of each device (compiled), 100,003 printing "
