@@ -4,11 +4,8 @@
 // left as it is, io words included. PREFIX_FIRST_BLOCK and PREFIX_BLOCKS, the unit's block
 // ids, come from the shader's assembler (compiled_glsl.cpp).
 void main() {
-  uint instance = gl_GlobalInvocationID.x;
-  if (instance >= pc.count) return;
-  state_base = instance * pc.state_stride;
-  memory_base = instance * pc.memory_stride;
-  uint io = instance * pc.io_stride;
+  if (!bind_instance()) return;
+  uint io = instance_io();
   if (io_words[io] != STATUS_COMPILED_PREFIX || st_get(S_PC) - PREFIX_FIRST_BLOCK >= PREFIX_BLOCKS) return;
   write_outcome(io, compiled_run_prefix());
 }

@@ -41,3 +41,16 @@ void st_set(uint i, uint v) { state_words[state_base + i] = v; }
 uint mem_get(uint i) { return memory_words[memory_base + i]; }
 void mem_set(uint i, uint v) { memory_words[memory_base + i] = v; }
 
+// Every entry point's start: points the accessors at this invocation's instance; false for an
+// invocation beyond the group's instances (the last workgroup's tail).
+bool bind_instance() {
+  uint instance = gl_GlobalInvocationID.x;
+  if (instance >= pc.count) return false;
+  state_base = instance * pc.state_stride;
+  memory_base = instance * pc.memory_stride;
+  return true;
+}
+
+// The first io word of this invocation's instance.
+uint instance_io() { return gl_GlobalInvocationID.x * pc.io_stride; }
+

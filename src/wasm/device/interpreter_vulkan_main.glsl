@@ -5,11 +5,8 @@
 // bounded by the host (the run loops' quantum and budget): lavapipe ends all loops of an
 // invocation after 65535 iterations in total.
 void main() {
-  uint instance = gl_GlobalInvocationID.x;
-  if (instance >= pc.count) return;
-  state_base = instance * pc.state_stride;
-  memory_base = instance * pc.memory_stride;
-  uint io = instance * pc.io_stride;
+  if (!bind_instance()) return;
+  uint io = instance_io();
   if (pc.begin != 0u) {
     for (uint k = 0u; k < pc.params; k++) slot_set(k, uvec2(io_words[io + 2u * k], io_words[io + 2u * k + 1u]));
     st_set(S_FUEL_LIMITED, pc.fuel_limited);

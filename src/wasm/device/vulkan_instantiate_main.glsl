@@ -5,16 +5,13 @@
 // (which holds the memory size) comes last. The host keeps each range to a few thousand words
 // (lavapipe ends all loops of an invocation after 65535 iterations in total).
 void main() {
-  uint instance = gl_GlobalInvocationID.x;
-  if (instance >= pc.count) return;
-  state_base = instance * pc.state_stride;
-  memory_base = instance * pc.memory_stride;
+  if (!bind_instance()) return;
   uint m = pc.template_memory_words;
   for (uint w = pc.range_begin; w < pc.range_end; w++) {
     if (w < m) {
       mem_set(w, template_words[pc.state_stride + w]);
     } else if (w - m == pc.wasi_instance_word) {
-      st_set(w - m, pc.instance_base + instance);  // the ChaCha20 nonce of this instance
+      st_set(w - m, pc.instance_base + gl_GlobalInvocationID.x);  // the ChaCha20 nonce of this instance
     } else {
       st_set(w - m, template_words[w - m]);
     }

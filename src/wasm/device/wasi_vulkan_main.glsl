@@ -6,10 +6,7 @@
 layout(constant_id = 0) const uint WASI_SERVICE_ID = 0u;
 
 void main() {
-  uint instance = gl_GlobalInvocationID.x;
-  if (instance >= pc.count) return;
-  state_base = instance * pc.state_stride;
-  memory_base = instance * pc.memory_stride;
+  if (!bind_instance()) return;
   if (st_get(S_STATUS) != STATUS_WASI || interp_wasi_pending_id() != WASI_SERVICE_ID) return;
-  write_outcome(instance * pc.io_stride, interp_wasi_service(pc.budget, WASI_SERVICE_ID));
+  write_outcome(instance_io(), interp_wasi_service(pc.budget, WASI_SERVICE_ID));
 }
