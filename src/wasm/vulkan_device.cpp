@@ -40,7 +40,8 @@ runtime::ComputePipeline VulkanDevice::create(std::string_view source, const run
   return pipeline;
 }
 
-const runtime::ComputePipeline& VulkanDevice::interpreter(PipelineBuild& build) {
+const runtime::ComputePipeline& VulkanDevice::interpreter() {
+  PipelineBuild build;
   if (!interpreter_) interpreter_ = create(device::interpreter_shader_source(), pipeline_spec(), build);
   return *interpreter_;
 }
@@ -51,11 +52,12 @@ const runtime::ComputePipeline& VulkanDevice::instantiation() {
   return *instantiation_;
 }
 
-const runtime::ComputePipeline& VulkanDevice::wasi_service(std::uint32_t id, PipelineBuild& build) {
+const runtime::ComputePipeline& VulkanDevice::wasi_service(std::uint32_t id) {
   auto found = wasi_.find(id);
   if (found != wasi_.end()) return found->second;
   runtime::PipelineSpec spec = pipeline_spec();
   spec.specialization = {{0, id}};
+  PipelineBuild build;
   return wasi_.emplace(id, create(device::wasi_service_shader_source(), spec, build)).first->second;
 }
 

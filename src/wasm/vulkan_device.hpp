@@ -49,9 +49,9 @@ class VulkanDevice {
   std::mutex mutex;  // one command at a time per context
   runtime::ComputeContext context;
 
-  const runtime::ComputePipeline& interpreter(PipelineBuild& build);
+  const runtime::ComputePipeline& interpreter();
   const runtime::ComputePipeline& instantiation();
-  const runtime::ComputePipeline& wasi_service(std::uint32_t id, PipelineBuild& build);
+  const runtime::ComputePipeline& wasi_service(std::uint32_t id);
   // The pipeline of a compiled unit's complete shader source; pipelines still used by an
   // instance set stay alive when the cache drops them.
   [[nodiscard]] SharedPipeline unit(const std::string& source, PipelineBuild& build);

@@ -122,8 +122,7 @@ VulkanInstances::VulkanInstances(const Module& module, std::uint32_t count, cons
   }
   {
     std::lock_guard lock(device_->mutex);
-    PipelineBuild build;
-    if (!compiled_) static_cast<void>(device_->interpreter(build));  // before any allocation can fail late
+    if (!compiled_) static_cast<void>(device_->interpreter());  // before any allocation can fail late
     auto& context = device_->context;
     program_ = context.allocate(4 * image_.program.size());
     context.upload(program_, bytes_of(image_.program));
@@ -303,10 +302,7 @@ void VulkanInstances::run_prefixes(Group& group, const Push& push) {
 void VulkanInstances::service_wasi(Group& group, const Push& push) {
   if (group.wasi_pending.empty()) return;
   const std::set<std::uint32_t> pending = group.wasi_pending;
-  for (const std::uint32_t id : pending) {
-    PipelineBuild build;
-    dispatch(group, push, device_->wasi_service(id, build));
-  }
+  for (const std::uint32_t id : pending) dispatch(group, push, device_->wasi_service(id));
   read_outcome(group);
 }
 
@@ -330,8 +326,7 @@ StepProgress VulkanInstances::step(std::uint32_t quantum) {
       read_outcome(group);
       run_prefixes(group, push);
     } else {
-      PipelineBuild build;
-      dispatch(group, push, device_->interpreter(build));
+      dispatch(group, push, device_->interpreter());
       read_outcome(group);
     }
     service_wasi(group, push);
