@@ -78,8 +78,8 @@ std::uint32_t store_width(std::uint16_t opcode) {
 // to the records executed and breaks out of the switch.
 class BlockWriter {
  public:
-  BlockWriter(const Program& program, const CompiledBlock& block, bool prefix)
-      : program_(program), block_(block), prefix_(prefix) {}
+  BlockWriter(const Program& program, const CompiledBlock& block, bool prefix, const DirectTarget& direct)
+      : program_(program), block_(block), prefix_(prefix), direct_(direct) {}
 
   // The locals the block reads or writes, and whether it writes each (after body()).
   const std::map<std::uint32_t, bool>& locals() const { return locals_; }
@@ -110,15 +110,47 @@ class BlockWriter {
 
   std::string fresh() { return numbered("t", next_temp_++); }
 
-  // Ends the block having executed `records` records: a prefix returns, a full block's case
+  // Ends the block early (a trap) having executed `records` records: a prefix returns them; a
+  // full block, which took all its records from the run's credit, gives the rest back and
   // leaves the switch.
   void exit_with(std::uint32_t records) {
     if (prefix_) {
       emit("return " + u32(records) + ";");
+      return;
+    }
+    if (records != block_.instruction_count) emit("credit += " + u32(block_.instruction_count - records) + ";");
+    emit("break;");
+  }
+
+  // How a full block continues at block `target` once r.pc is set: another pass of its own
+  // loop, a jump to a full block of its run (COMPILED_GOTO: compiled_blocks.glsl), or back to
+  // the run's loop, which leaves the run when the target is not among its blocks.
+  std::string transfer_to(std::uint32_t target) const {
+    if (target == block_.id && self_loop()) return "continue;";
+    if (direct_ && direct_(target)) return "COMPILED_GOTO(" + block_label(target) + ");";
+    return "break;";
+  }
+
+  // The end of a block whose control continues at r.pc, set by the lines before.
+  void end_at_pc() {
+    ended_ = true;
+    if (prefix_) {
+      emit("return " + u32(block_.instruction_count) + ";");
     } else {
-      emit("n = " + u32(records) + ";");
       emit("break;");
     }
+  }
+
+  // The end of a block that continues at `target` (r.pc set by `set_pc`): a prefix returns, a
+  // full block transfers.
+  void end_at(std::uint32_t target, const std::string& set_pc) {
+    emit(set_pc);
+    if (prefix_) {
+      end_at_pc();
+      return;
+    }
+    ended_ = true;
+    emit(transfer_to(target));
   }
 
   std::string push_temp(const std::string& expression) {
@@ -208,28 +240,30 @@ class BlockWriter {
   void finish_with_pc(std::uint32_t next) {
     spill_locals();
     spill_stack();
-    emit("r.pc = " + u32(next) + ";");
-    end_block();
+    end_at(next, "r.pc = " + u32(next) + ";");
   }
 
-  void end_block() {
-    ended_ = true;
-    if (prefix_ || !self_loop()) {
-      exit_with(block_.instruction_count);
+  // A two-way end: `condition` true continues at `taken` (r.pc set by `set_taken`), false at
+  // `other`. A full block transfers on each side (a one-block loop passes again from the
+  // start of its loop, where its fuel and yield checks are: generate_block).
+  void end_two_way(const std::string& condition, std::uint32_t taken, const std::string& set_taken,
+                   std::uint32_t other) {
+    if (prefix_) {
+      emit("if (" + condition + ") {");
+      emit("  " + set_taken);
+      emit("} else {");
+      emit("  r.pc = " + u32(other) + ";");
+      emit("}");
+      end_at_pc();
       return;
     }
-    // A full block that may branch to itself runs in a loop of its own (generate_block):
-    // another pass is counted here exactly as the run counts a block, with the same checks
-    // before it, and starts with the yield and fuel checks again.
-    emit("n = " + u32(block_.instruction_count) + ";");
-    emit("if (r.pc != " + u32(block_.id) + ") break;");
-    emit("compiled_count(c, n);");
-    emit("if (r.status != STATUS_RUNNING || c.iterations >= c.quantum || r.work >= r.budget) {");
-    emit("  n = COMPILED_COUNTED;");
-    emit("  break;");
+    ended_ = true;
+    emit("if (" + condition + ") {");
+    emit("  " + set_taken);
+    emit("  " + transfer_to(taken));
     emit("}");
-    emit("left = compiled_left(c);");
-    emit("room = c.quantum - c.iterations;");
+    emit("r.pc = " + u32(other) + ";");
+    emit(transfer_to(other));
   }
 
  public:
@@ -243,6 +277,11 @@ class BlockWriter {
 
  private:
   std::uint32_t next_block() const { return block_.successors.back(); }
+
+  // br and br_if's taken side: the label's values to its height, then the jump.
+  static std::string branch(std::uint32_t target, const Instruction& ins) {
+    return "frame_branch(r, " + u32(target) + ", " + u32(ins.b) + ", " + u32(ins.c) + ");";
+  }
 
   void lower(const Instruction& ins, std::uint32_t pc) {
     const std::uint16_t opcode = ins.opcode;
@@ -273,26 +312,23 @@ class BlockWriter {
         const std::string condition = pop();
         spill_locals();
         spill_stack();
-        emit("r.pc = " + condition + ".x == 0u ? " + u32(block_.successors.at(0)) + " : " + u32(next_block()) + ";");
-        end_block();
+        const std::uint32_t target = block_.successors.at(0);
+        end_two_way(condition + ".x == 0u", target, "r.pc = " + u32(target) + ";", next_block());
         return;
       }
-      case op::kBr:
+      case op::kBr: {
         spill_locals();
         spill_stack();
-        emit("frame_branch(r, " + u32(block_.successors.at(0)) + ", " + u32(ins.b) + ", " + u32(ins.c) + ");");
-        end_block();
+        const std::uint32_t target = block_.successors.at(0);
+        end_at(target, branch(target, ins));
         return;
+      }
       case op::kBrIf: {
         const std::string condition = pop();
         spill_locals();
         spill_stack();
-        emit("if (" + condition + ".x != 0u) {");
-        emit("  frame_branch(r, " + u32(block_.successors.at(0)) + ", " + u32(ins.b) + ", " + u32(ins.c) + ");");
-        emit("} else {");
-        emit("  r.pc = " + u32(next_block()) + ";");
-        emit("}");
-        end_block();
+        const std::uint32_t target = block_.successors.at(0);
+        end_two_way(condition + ".x != 0u", target, branch(target, ins), next_block());
         return;
       }
       case op::kBrTable: {
@@ -302,7 +338,7 @@ class BlockWriter {
         emit("uvec4 entry = compiled_jump_entry(" + u32(block_.table_begin) + " + min(" + index + ".x, " + u32(ins.a) +
              "));");
         emit("frame_branch(r, entry.y, entry.z, entry.w);");
-        end_block();
+        end_at_pc();
         return;
       }
       case op::kReturn:
@@ -310,7 +346,7 @@ class BlockWriter {
         // ... and must not be: the results now lie where they were (the run's `spill`).
         if (!prefix_) emit("spill = false;");
         emit("frame_return(r, " + u32(ins.a) + ");");
-        end_block();
+        end_at_pc();
         return;
       case op::kDrop:
         discard();
@@ -432,6 +468,7 @@ class BlockWriter {
   const Program& program_;
   const CompiledBlock& block_;
   bool prefix_;
+  const DirectTarget& direct_;
   std::string text_;
   std::vector<std::string> stack_;
   std::uint32_t memory_pops_ = 0;
@@ -442,19 +479,25 @@ class BlockWriter {
   bool ended_ = false;
 };
 
-bool is_resumable_block(const Program& program, const CompiledBlock& block) {
-  return block.instruction_count == 1 && is_resumable(program.code.at(block.begin).opcode);
-}
-
 // A call or bulk record, alone in its block: it may run again as a continuation (charged
 // nothing), with r.pc one past the block so that frame_continue's pc - 1 selects it again.
 std::string resumable_body(const Program& program, const CompiledBlock& block) {
   const Instruction& ins = program.code.at(block.begin);
   std::string call;
   switch (ins.opcode) {
-    case op::kCall:
-      call = "frame_call(r, " + u32(ins.a) + ", " + u32(block.id + 1U) + ");";
+    case op::kCall: {
+      // A defined callee's table facts are constants here (frame_call_defined); an import
+      // (WASI, a host function) takes the general path.
+      const std::size_t imported = program.function_type_ids.size() - program.functions.size();
+      if (ins.a >= imported) {
+        const FunctionRecord& callee = program.functions.at(ins.a - imported);
+        call = "frame_call_defined(r, " + u32(ins.a) + ", " + u32(block.id + 1U) + ", " + u32(callee.param_count) +
+               ", " + u32(callee.local_count) + ", " + u32(callee.max_stack) + ");";
+      } else {
+        call = "frame_call(r, " + u32(ins.a) + ", " + u32(block.id + 1U) + ");";
+      }
       break;
+    }
     case op::kCallIndirect:
       call = "frame_call_indirect(r, " + u32(ins.b) + ", " + u32(ins.c) + ");";
       break;
@@ -507,7 +550,15 @@ std::string block_function_name(std::uint32_t id) {
   return numbered("b", id);
 }
 
-BlockSource generate_block(const Program& program, const CompiledBlock& block) {
+std::string block_label(std::uint32_t id) {
+  return numbered("at", id);
+}
+
+bool is_resumable_block(const Program& program, const CompiledBlock& block) {
+  return block.instruction_count == 1 && is_resumable(program.code.at(block.begin).opcode);
+}
+
+BlockSource generate_block(const Program& program, const CompiledBlock& block, const DirectTarget& direct) {
   std::uint32_t work = 0;
   for (std::uint32_t pc = block.begin; pc < block.end;) {
     const Instruction& ins = program.code.at(pc);
@@ -516,11 +567,7 @@ BlockSource generate_block(const Program& program, const CompiledBlock& block) {
   }
   const std::string name = block_function_name(block.id);
   const std::string signature = "(INOUT(Regs) r, uint left, uint room) {\n";
-  // Not the dispatch's first block (r.work != 0) and over its loop budget or its quantum:
-  // the dispatch ends at this block boundary.
-  const std::string over =
-      "r.work != 0u && (r.work + " + u32(work) + " > r.budget || room < " + u32(block.instruction_count) + ")";
-  const std::string charge = "  r.work += " + u32(work) + ";\n";
+  const std::string charge = "  COMPILED_CHARGE(" + u32(work) + ");\n";
   const std::string comment = "// block " + std::to_string(block.id) + ": function " + std::to_string(block.function) +
                               ", records " + std::to_string(block.begin) + ".." + std::to_string(block.end) + "\n";
   BlockSource source;
@@ -529,20 +576,28 @@ BlockSource generate_block(const Program& program, const CompiledBlock& block) {
       throw std::logic_error("compiler: the continuation of block " + std::to_string(block.id) + " is not the next id");
     }
     source.resumable = true;
-    source.body = comment + "uint " + name + signature + "  if (" + over + ") return COMPILED_YIELD;\n" + charge +
-                  resumable_body(program, block) + "}\n";
+    // Over the quantum (`room`: compiled_block_room) or the loop budget, unless it is the
+    // dispatch's first block: the dispatch ends at this block boundary.
+    source.body = comment + "uint " + name + signature + "  if (room < 1u || (r.work != 0u && COMPILED_OVER_BUDGET(" +
+                  u32(work) + "))) return COMPILED_YIELD;\n" + charge + resumable_body(program, block) + "}\n";
     return source;
   }
-  source.prefix =
-      comment + "uint " + name + "_p" + signature + charge + BlockWriter(program, block, true).body() + "}\n";
-  // The full block, a case of its run's switch: it yields, or asks for its prefix (which the
-  // run makes after spilling its locals: COMPILED_PREFIX), without running anything.
-  BlockWriter full(program, block, false);
+  if (block.instruction_count == 0) {
+    throw std::logic_error("compiler: block " + std::to_string(block.id) + " has no records");
+  }
+  source.prefix = comment + "uint " + name + "_p" + signature + charge +
+                  BlockWriter(program, block, true, direct).body() + "}\n";
+  // The full block, a case of its run's switch. When its records do not fit the run's credit
+  // (or its work the budget) compiled_short decides: it yields, or asks for its prefix (which
+  // the run makes after spilling its locals: COMPILED_PREFIX), without running anything, or it
+  // runs as the dispatch's first block.
+  BlockWriter full(program, block, false, direct);
   const std::string body = full.body();
   source.locals = full.locals();
-  std::string text = "    if (" + over + ") {\n      n = COMPILED_YIELD;\n      break;\n    }\n" + "    if (left < " +
-                     u32(block.instruction_count) + ") {\n      n = COMPILED_NEEDS_PREFIX;\n      break;\n    }\n  " +
-                     charge;
+  const std::string records = u32(block.instruction_count);
+  std::string text = "    if (credit < " + records + " || COMPILED_OVER_BUDGET(" + u32(work) + ")) {\n" +
+                     "      n = compiled_short(r, c, credit, start, " + records + ", " + u32(work) + ");\n" +
+                     "      if (n != 0u) break;\n    }\n    credit -= " + records + ";\n  " + charge;
   // The writer's lines are indented for a function body; a case sits deeper.
   for (std::size_t at = 0; at < body.size();) {
     const std::size_t line_end = body.find('\n', at);
@@ -552,6 +607,7 @@ BlockSource generate_block(const Program& program, const CompiledBlock& block) {
   }
   // A one-block loop: its exits break out of the while, then out of the case.
   if (full.self_loop()) text = "    while (true) {\n" + text + "    }\n    break;\n";
+  source.label = block_label(block.id);
   source.body = comment + text;
   return source;
 }

@@ -1,23 +1,26 @@
 // Source generation for one basic block of compiled mode, in the device-code subset (the
 // same text compiles as GLSL for Vulkan and as C++ for the cpu device).
 //
-// A block becomes two texts, in terms of the registers `r`, the fuel window `left` and the
-// records `room` left in the dispatch's quantum:
-//   the full block, when `left` covers it: a case of its run's switch (unit_codegen.hpp)
+// A block becomes two texts, in terms of the registers `r`:
+//   the full block: a case of its run's switch (unit_codegen.hpp), which takes its records from
+//     the run's `credit` (compiled_blocks.glsl) and continues at its successor: directly when
+//     that is a full block of the same run (COMPILED_GOTO), else through the run's loop
 //   uint b<ID>_p(INOUT(Regs) r, uint left, uint room)  its unrolled prefix: stops before record `left`
 // (the prefix is a separate text: the cpu device builds it only when fuel runs out mid-block).
-// A call or bulk block (resumable) is a function b<ID> of the same parameters instead.
-// Both report the records they executed (fuel charged), or COMPILED_YIELD when the block
+// A call or bulk block (resumable) is a function b<ID> of the same parameters instead, with
+// `left` the fuel and `room` the quantum left (compiled_block_room).
+// Functions report the records they executed (fuel charged), or COMPILED_YIELD when the block
 // would overrun the dispatch's loop budget or quantum (it then ran nothing; a dispatch's
-// first block always runs, so every dispatch makes progress); a full block reports
-// COMPILED_NEEDS_PREFIX when `left` is below its records. Inside a block operands are shader
-// variables; at the block's end the operand stack is spilled to the value stack, so every
-// block boundary holds the interpreter's exact operand stack. Locals are the variables of
-// the block's run, which spills the changed ones whenever control leaves it (calls, returns
+// first block always runs, so every dispatch makes progress); a full block that does not fit
+// sets `n` to compiled_short's verdict (yield, its prefix, or run). Inside a block operands
+// are shader variables; at the block's end the operand stack is spilled to the value stack, so
+// every block boundary holds the interpreter's exact operand stack. Locals are the variables
+// of the block's run, which spills the changed ones whenever control leaves it (calls, returns
 // and branches use the shared frame code in device/frames.glsl).
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 
@@ -32,16 +35,26 @@ namespace wavestack::wasm::compiler {
 
 struct BlockSource {
   std::string prefix;  // b<ID>_p (empty for a call or bulk block, which checks fuel itself)
-  std::string body;    // a full block: its case's statements (it sets `n`); resumable: b<ID>
+  std::string body;    // a full block: its case's statements (it sets `n` when it does not run); resumable: b<ID>
+  std::string label;   // a full block: the label of its case (COMPILED_LABEL)
   bool resumable = false;
   std::map<std::uint32_t, bool> locals;  // a full block's locals: true where it writes one
 };
 
+// Whether a full block continues at block `id` with a direct jump (COMPILED_GOTO): `id` is a
+// full block of the same run. Empty: never.
+using DirectTarget = std::function<bool(std::uint32_t id)>;
+
 // The two functions of `block`. Throws std::logic_error for a record compiled mode does not
 // know (the validator admits none).
-[[nodiscard]] BlockSource generate_block(const Program& program, const CompiledBlock& block);
+[[nodiscard]] BlockSource generate_block(const Program& program, const CompiledBlock& block,
+                                         const DirectTarget& direct);
 
-// The name of block `id`'s full function.
+// Whether `block` is a call or bulk block (a function of its own, resumable).
+[[nodiscard]] bool is_resumable_block(const Program& program, const CompiledBlock& block);
+
+// The name of block `id`'s full function, and the label of its case in its run.
 [[nodiscard]] std::string block_function_name(std::uint32_t id);
+[[nodiscard]] std::string block_label(std::uint32_t id);
 
 }  // namespace wavestack::wasm::compiler

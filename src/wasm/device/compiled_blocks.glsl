@@ -14,10 +14,6 @@ const uint COMPILED_NEEDS_PREFIX = 0xFFFFFFFDu;
 // Inside a generated run: the block at r.pc is a call or bulk block, which runs after the
 // run's locals are spilled (never a block function's result).
 const uint COMPILED_RESUMABLE = 0xFFFFFFFCu;
-// Inside a generated run: a one-block loop has counted its last pass itself, and the run
-// ends (its quantum, budget or call is over).
-const uint COMPILED_COUNTED = 0xFFFFFFFBu;
-
 // What a dispatch has counted so far (compiled_run.glsl): records executed (fuel charged),
 // iterations of its quantum (a block counts at least one), and the fuel left when limited.
 // The dispatch loop and the generated runs of blocks (unit_codegen.cpp) count alike.
@@ -38,6 +34,55 @@ void compiled_count(INOUT(CompiledCount) c, uint n) {
   c.iterations += max(n, 1u);
   if (c.limited) c.fuel = u64_sub(c.fuel, uvec2(n, 0u));
 }
+
+// Records of the dispatch's quantum not yet used (0 once a first block overran it).
+uint compiled_room(CompiledCount c) { return c.iterations < c.quantum ? c.quantum - c.iterations : 0u; }
+
+// A generated run counts its blocks with one down-counter, `credit`: the records it may run
+// before the quantum or fuel stops it. A full block runs when its records fit the credit (one
+// compare and one subtraction); the count (records, iterations, fuel) catches up with the
+// credit used since `start` whenever control leaves the run's blocks or a block does not fit.
+// (Every full block has at least one record, so its records are its iterations too.)
+uint compiled_credit(CompiledCount c) { return min(compiled_room(c), compiled_left(c)); }
+
+void compiled_sync(INOUT(CompiledCount) c, uint credit, INOUT(uint) start) {
+  uint used = start - credit;
+  c.records += used;
+  c.iterations += used;
+  if (c.limited) c.fuel = u64_sub(c.fuel, uvec2(used, 0u));
+  start = credit;
+}
+
+// The loop budget of a dispatch: Vulkan shaders charge each block's loop work and yield
+// before a block that would overrun it (the driver's watchdog bounds a dispatch's time). The
+// cpu device has no watchdog: its unit sources define these as nothing (compiled_glsl.cpp).
+#ifndef COMPILED_OVER_BUDGET
+#define COMPILED_OVER_BUDGET(w) (r.work + (w) > r.budget)
+#define COMPILED_CHARGE(w) r.work += (w)
+#endif
+// A full block's transfer to another full block of its run: a direct jump in C++ (the block's
+// checks are at its label); in GLSL, which has no goto, back to the run's switch.
+#ifndef COMPILED_GOTO
+#define COMPILED_GOTO(label) break
+#define COMPILED_LABEL(label)
+#endif
+
+// A full block of `n` records and `w` loop work does not fit the run's credit or the budget:
+// the dispatch ends before it (COMPILED_YIELD), its prefix runs (COMPILED_NEEDS_PREFIX: fuel
+// runs out inside it), or it runs anyway (0) as the dispatch's first block, so every dispatch
+// progresses. The count is caught up first.
+uint compiled_short(INOUT(Regs) r, INOUT(CompiledCount) c, INOUT(uint) credit, INOUT(uint) start, uint n, uint w) {
+  compiled_sync(c, credit, start);
+  if (c.iterations != 0u && (compiled_room(c) < n || COMPILED_OVER_BUDGET(w))) return COMPILED_YIELD;
+  if (compiled_left(c) < n) return COMPILED_NEEDS_PREFIX;
+  credit = max(credit, n);
+  start = credit;
+  return 0u;
+}
+
+// The quantum left to a call or bulk block (a function of its own that checks it): all of
+// it for the dispatch's first block, which always runs.
+uint compiled_block_room(CompiledCount c) { return c.iterations == 0u ? 0xFFFFFFFFu : compiled_room(c); }
 
 // Fuel ran out before the block's record `executed`: the call stops there, as the
 // interpreter stops before the record that finds no fuel.

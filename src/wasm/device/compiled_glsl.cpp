@@ -84,7 +84,7 @@ std::string compiled_shader_source(std::string_view unit_text) {
   // The unit's calls and returns run in the run loop (see that file), and its
   // prefixes are a shader of their own: both keep the shader small enough to compile fast.
   append(source, {glsl::compiled_transfers_vulkan, "#define COMPILED_PREFIX(f, r, left, room) COMPILED_NEEDS_PREFIX",
-                  unit_text, "#undef frame_call", "#undef frame_call_indirect", "#undef frame_return",
+                  unit_text, "#undef frame_call", "#undef frame_call_defined", "#undef frame_call_indirect", "#undef frame_return",
                   "#define COMPILED_AFTER_BLOCK(r) compiled_transfer(r)", glsl::compiled_run,
                   glsl::interpreter_vulkan_outcome, "#define RUN_LOOP compiled_run", glsl::interpreter_vulkan_main});
   return source;
@@ -111,6 +111,13 @@ namespace {
 // initial-exec TLS would need static TLS space for every loaded unit, hundreds for a large
 // module.)
 constexpr const char* kUnitContextBegin = R"(
+// No loop budget (no watchdog on the host; compiled_blocks.glsl), and direct jumps between
+// the full blocks of a run: each block's checks are at its label.
+#define COMPILED_OVER_BUDGET(w) false
+#define COMPILED_CHARGE(w) ((void)0)
+#define COMPILED_GOTO(label) goto label
+#define COMPILED_LABEL(label) label:
+
 struct UnitContext {
   const uint* unit_program;
   uint* unit_state;
@@ -127,11 +134,25 @@ struct UnitContext {
   void mem_set(uint i, uint v) { unit_memory[i] = v; }
 
 #define WASM_HOST_SLOTS 1
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  // A slot as one 64-bit access: a slot written as two words and read back as one (the SLP
+  // vectorizer joins the words of a uvec2) would stall store-to-load forwarding.
+  uvec2 slot_get(uint slot) {
+    std::uint64_t v = 0;
+    std::memcpy(&v, unit_stack + 2u * slot, 8);
+    return uvec2(static_cast<uint>(v), static_cast<uint>(v >> 32));
+  }
+  void slot_set(uint slot, uvec2 v) {
+    const std::uint64_t both = (std::uint64_t{v.y} << 32) | v.x;
+    std::memcpy(unit_stack + 2u * slot, &both, 8);
+  }
+#else
   uvec2 slot_get(uint slot) { return uvec2(unit_stack[2u * slot], unit_stack[2u * slot + 1u]); }
   void slot_set(uint slot, uvec2 v) {
     unit_stack[2u * slot] = v.x;
     unit_stack[2u * slot + 1u] = v.y;
   }
+#endif
 
 // Loads and stores of linear memory as single host accesses on a little-endian host (wasm's
 // byte order; the word-based versions of instance_memory.glsl assemble bytes with masks).

@@ -100,8 +100,45 @@ uint peek32(Regs r, uint k) { return slot_get(r.sp - 1u - k).x; }
 
 void poke32(Regs r, uint k, uint v) { slot_set(r.sp - 1u - k, uvec2(v, 0u)); }
 
-// Calls f with its arguments on top of the stack; the callee returns to ret_pc. The callee's
-// locals are cleared in chunks: until they all are, the call record runs again.
+// Calls the defined function f, whose table entry has `params`, `locals` and `max_stack`
+// (compiled code passes them as constants), with its arguments on top of the stack; the
+// callee returns to ret_pc. The callee's locals are cleared in chunks: until they all are,
+// the call record runs again. The frame header holds (ret_pc, caller's fp) and (caller's
+// function, caller's operand base): a return restores the operand base without the function
+// table.
+void frame_call_defined(INOUT(Regs) r, uint f, uint ret_pc, uint params, uint locals, uint max_stack) {
+  uint fp = r.sp - params;
+  uint header = fp + params + locals;
+  uint stack_slots = prog(H_STACK_SLOTS);
+  // header + 2 + max_stack <= stack_slots, without wrap-around for huge frames; and no more
+  // nested frames than call_depth.
+  if (header >= stack_slots || stack_slots - header < 2u + max_stack || r.depth >= prog(H_CALL_DEPTH)) {
+    frame_trap(r, WASM_TRAP_CALL_STACK_EXHAUSTED);
+    return;
+  }
+  uint done = r.cont != 0u ? r.cont_done : 0u;
+  uint chunk = min(locals - done, allowance(r));
+  for (uint s = fp + params + done; s < fp + params + done + chunk; s++) slot_set(s, uvec2(0u, 0u));
+  r.work += chunk;
+  done += chunk;
+  if (done < locals) {
+    r.cont_func = f;
+    r.cont_done = done;
+    frame_continue(r);
+    return;
+  }
+  r.cont = 0u;
+  slot_set(header, uvec2(ret_pc, r.fp));
+  slot_set(header + 1u, uvec2(r.func, r.ob));
+  r.fp = fp;
+  r.func = f;
+  r.depth += 1u;
+  r.ob = header + 2u;
+  r.sp = header + 2u;
+  r.pc = function_word(f, F_CODE);
+}
+
+// Calls f (any function) with its arguments on top of the stack; the callee returns to ret_pc.
 void frame_call(INOUT(Regs) r, uint f, uint ret_pc) {
   uint params = function_word(f, F_PARAMS);
   if (function_word(f, F_KIND) == FUNCTION_HOST_NOP) {
@@ -122,41 +159,11 @@ void frame_call(INOUT(Regs) r, uint f, uint ret_pc) {
     r.cont = 0u;
     return;
   }
-  uint locals = function_word(f, F_LOCALS);
-  uint fp = r.sp - params;
-  uint header = fp + params + locals;
-  uint stack_slots = prog(H_STACK_SLOTS);
-  // header + 2 + max_stack <= stack_slots, without wrap-around for huge frames; and no more
-  // nested frames than call_depth.
-  if (header >= stack_slots || stack_slots - header < 2u + function_word(f, F_MAX_STACK) ||
-      r.depth >= prog(H_CALL_DEPTH)) {
-    frame_trap(r, WASM_TRAP_CALL_STACK_EXHAUSTED);
-    return;
-  }
-  uint done = r.cont != 0u ? r.cont_done : 0u;
-  uint chunk = min(locals - done, allowance(r));
-  for (uint s = fp + params + done; s < fp + params + done + chunk; s++) slot_set(s, uvec2(0u, 0u));
-  r.work += chunk;
-  done += chunk;
-  if (done < locals) {
-    r.cont_func = f;
-    r.cont_done = done;
-    frame_continue(r);
-    return;
-  }
-  r.cont = 0u;
-  slot_set(header, uvec2(ret_pc, r.fp));
-  slot_set(header + 1u, uvec2(r.func, 0u));
-  r.fp = fp;
-  r.func = f;
-  r.depth += 1u;
-  r.ob = header + 2u;
-  r.sp = header + 2u;
-  r.pc = function_word(f, F_CODE);
+  frame_call_defined(r, f, ret_pc, params, function_word(f, F_LOCALS), function_word(f, F_MAX_STACK));
 }
 
 void frame_return(INOUT(Regs) r, uint count) {
-  uint header = frame_header_slot(r.func, r.fp);
+  uint header = r.ob - 2u;
   uvec2 link = slot_get(header);
   uvec2 caller = slot_get(header + 1u);
   for (uint k = 0u; k < count; k++) slot_set(r.fp + k, slot_get(r.sp - count + k));
@@ -170,7 +177,7 @@ void frame_return(INOUT(Regs) r, uint count) {
   r.fp = link.y;
   r.func = caller.x;
   r.depth -= 1u;
-  r.ob = frame_header_slot(r.func, r.fp) + 2u;
+  r.ob = caller.y;
 }
 
 // Keeps the top `arity` values at the label's height, then jumps.
