@@ -346,6 +346,8 @@ class BlockWriter {
         // ... and must not be: the results now lie where they were (the run's `spill`).
         if (!prefix_) emit("spill = false;");
         emit("frame_return(r, " + u32(ins.a) + ");");
+        // A return to a block of this run continues there directly (unit_codegen.cpp).
+        if (!prefix_) text_ += std::string(kReturnSitesMarker) + "\n";
         end_at_pc();
         return;
       case op::kDrop:
@@ -479,9 +481,8 @@ class BlockWriter {
   bool ended_ = false;
 };
 
-// A call or bulk record, alone in its block: it may run again as a continuation (charged
-// nothing), with r.pc one past the block so that frame_continue's pc - 1 selects it again.
-std::string resumable_body(const Program& program, const CompiledBlock& block) {
+// The shared code a call or bulk record runs (its statement).
+std::string resumable_statement(const Program& program, const CompiledBlock& block) {
   const Instruction& ins = program.code.at(block.begin);
   std::string call;
   switch (ins.opcode) {
@@ -525,11 +526,17 @@ std::string resumable_body(const Program& program, const CompiledBlock& block) {
     default:
       throw std::logic_error("compiler: opcode " + std::to_string(ins.opcode) + " is not resumable");
   }
+  return call;
+}
+
+// A call or bulk record, alone in its block: it may run again as a continuation (charged
+// nothing), with r.pc one past the block so that frame_continue's pc - 1 selects it again.
+std::string resumable_body(const Program& program, const CompiledBlock& block) {
   std::string text;
   text += "  uint charged = r.cont == 0u ? 1u : 0u;\n";
   text += "  if (left < charged) return compiled_out_of_fuel(r, 0u);\n";
   text += "  r.pc = " + u32(block.id + 1U) + ";\n";
-  text += "  " + call + "\n";
+  text += "  " + resumable_statement(program, block) + "\n";
   text += "  return charged;\n";
   return text;
 }
@@ -576,6 +583,11 @@ BlockSource generate_block(const Program& program, const CompiledBlock& block, c
       throw std::logic_error("compiler: the continuation of block " + std::to_string(block.id) + " is not the next id");
     }
     source.resumable = true;
+    source.work = work;
+    source.statement = resumable_statement(program, block);
+    const std::uint16_t opcode = program.code.at(block.begin).opcode;
+    source.is_call = opcode == op::kCall || opcode == op::kCallIndirect;
+    if (opcode == op::kCall) source.callee = program.code.at(block.begin).a;
     // Over the quantum (`room`: compiled_block_room) or the loop budget, unless it is the
     // dispatch's first block: the dispatch ends at this block boundary.
     source.body = comment + "uint " + name + signature + "  if (room < 1u || (r.work != 0u && COMPILED_OVER_BUDGET(" +
@@ -585,8 +597,8 @@ BlockSource generate_block(const Program& program, const CompiledBlock& block, c
   if (block.instruction_count == 0) {
     throw std::logic_error("compiler: block " + std::to_string(block.id) + " has no records");
   }
-  source.prefix = comment + "uint " + name + "_p" + signature + charge +
-                  BlockWriter(program, block, true, direct).body() + "}\n";
+  source.prefix =
+      comment + "uint " + name + "_p" + signature + charge + BlockWriter(program, block, true, direct).body() + "}\n";
   // The full block, a case of its run's switch. When its records do not fit the run's credit
   // (or its work the budget) compiled_short decides: it yields, or asks for its prefix (which
   // the run makes after spilling its locals: COMPILED_PREFIX), without running anything, or it

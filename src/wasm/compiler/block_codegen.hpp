@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "wasm/compiler/compiled_layout.hpp"
@@ -39,7 +40,17 @@ struct BlockSource {
   std::string label;   // a full block: the label of its case (COMPILED_LABEL)
   bool resumable = false;
   std::map<std::uint32_t, bool> locals;  // a full block's locals: true where it writes one
+  // A call or bulk block (its run makes it: unit_codegen.cpp): its shared code's statement,
+  // its loop work, whether it is a call (call or call_indirect) and the function it calls.
+  std::string statement;
+  std::uint32_t work = 0;
+  bool is_call = false;
+  std::optional<std::uint32_t> callee;
 };
+
+// A line of a full block's text after a return, which its run replaces with the direct
+// continuation at the run's return sites (or nothing).
+inline constexpr const char* kReturnSitesMarker = "RUN_RETURN_SITES";
 
 // Whether a full block continues at block `id` with a direct jump (COMPILED_GOTO): `id` is a
 // full block of the same run. Empty: never.

@@ -1,6 +1,7 @@
 #include "wasm/compiler/unit_codegen.hpp"
 
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <vector>
 
@@ -19,6 +20,19 @@ std::string local_name(std::uint32_t index) {
   return name;
 }
 
+// Calls spill the run's written locals at their own site while there are at most this many
+// (the common case, and the fast one); beyond, at one shared site, so that a unit's text stays
+// within its size bound whatever its functions' local counts.
+constexpr std::size_t kMaxInlineSpills = 12;
+
+// A call or bulk block of a run (a function b<ID> of its own, block_codegen.cpp).
+struct ResumableBlock {
+  std::uint32_t index = 0;  // its case in the run's switch
+  std::uint32_t id = 0;
+  BlockSource source;
+  bool recursion = false;  // a call of the run's own function, whose entry is in the run
+};
+
 // A run: the consecutive blocks of one function in a unit, generated as one function that
 // keeps the function's locals in variables and passes control from block to block itself.
 struct Run {
@@ -26,7 +40,9 @@ struct Run {
   std::uint32_t count = 0;
   std::map<std::uint32_t, bool> locals;  // read or written by its blocks: true where written
   std::string cases;                     // the full blocks' cases
-  std::string resumable_cases;           // the call and bulk blocks' cases
+  std::vector<ResumableBlock> resumables;
+  std::vector<std::uint32_t> return_sites;  // ids of its blocks that follow one of its calls
+  std::optional<std::uint32_t> entry;       // its function's entry block, when in the run
 };
 
 std::string run_function_name(std::uint32_t first_block) {
@@ -35,24 +51,125 @@ std::string run_function_name(std::uint32_t first_block) {
   return name;
 }
 
+void replace_all(std::string& text, const std::string& from, const std::string& to) {
+  for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
+    text.replace(at, from.size(), to);
+  }
+}
+
+std::string indented(const std::string& lines, const char* indent) {
+  std::string out;
+  for (std::size_t at = 0; at < lines.size();) {
+    const std::size_t end = lines.find('\n', at);
+    out += indent;
+    out.append(lines, at, end - at + 1);
+    at = end + 1;
+  }
+  return out;
+}
+
+// A call or bulk block that is not its run's first to run: the count catches up and b<ID>
+// decides (a continuation, the credit or the budget short), then the credit starts again.
+std::string resumable_slow_path(const ResumableBlock& block) {
+  std::string text = "compiled_sync(c, credit, start);\n";
+  text += "n = " + block_function_name(block.id) + "(r, compiled_left(c), compiled_block_room(c));\n";
+  text += "if (n < COMPILED_NEEDS_PREFIX) {\n  compiled_count(c, n);\n  n = 0u;\n}\n";
+  text += "start = compiled_credit(c);\ncredit = start;\n";
+  return text;
+}
+
+// Its shared code: a call that fits the credit runs inline (the common case), anything else
+// through the slow path. A call of the run's own function continues at its entry directly.
+std::string resumable_run(const ResumableBlock& block) {
+  std::string text;
+  if (block.source.is_call) {
+    const std::string work = u32(block.source.work);
+    text += "if (r.cont == 0u && credit >= 1u && !COMPILED_OVER_BUDGET(" + work + ")) {\n";
+    text += "  credit -= 1u;\n  COMPILED_CHARGE(" + work + ");\n";
+    text += "  r.pc = " + u32(block.id + 1U) + ";\n";
+    text += "  " + block.source.statement + "\n";
+    text += "} else {\n" + indented(resumable_slow_path(block), "  ") + "}\n";
+  } else {
+    text += resumable_slow_path(block);
+  }
+  if (block.recursion) {
+    text += "#if COMPILED_DIRECT_JUMPS\n";
+    text += "if (n == 0u && r.status == STATUS_RUNNING) COMPILED_GOTO(run_entered);\n";
+    text += "#endif\n";
+  }
+  return text;
+}
+
 // The run's function: block after block while control stays among its blocks, the call keeps
-// running and the quantum, fuel and budget last. Full blocks take their records from one
+// running and the quantum, fuel and budget last. Blocks take their records from one
 // down-counter, `credit` (compiled_blocks.glsl), and jump to each other directly where the
-// language has goto (COMPILED_GOTO); the count `c` catches up (compiled_sync) before a call or
-// bulk block, when a block does not fit, and at the end. The locals are loaded from the
-// current frame before the first block and again after a call or return that lands in the run
-// (a block of this function, so a frame of it: recursion stays here); `spill` says the
-// variables hold the current frame's locals. Whenever the function returns, the frame in
+// language has goto (COMPILED_GOTO); the count `c` catches up (compiled_sync) when a block does
+// not fit, around a call or bulk block that does not, and at the end. The locals are loaded
+// from the current frame before the first block and again after a call or return that lands
+// in the run (a block of this function, so a frame of it: recursion stays here); `spill` says
+// the variables hold the current frame's locals. Whenever the function returns, the frame in
 // memory is the interpreter's: the written locals are spilled first, unless the frame changed
 // since they were loaded (then they already were: a call or bulk block spills them before it
 // runs, and a return leaves the frame). The loop is bounded: every block takes at least one
-// record of the credit, and a block that finds none yields.
+// record of the credit or counts one, and a block that finds none yields.
+//
+// With direct jumps (C++), two shared sections after the switch's cases continue without it:
+// `run_entered` after a recursive call (the callee's entry with its frame's locals) and
+// `run_returned` after a return (a return site of the run with the caller's locals).
 std::string run_function(const Run& run, std::uint32_t first_id) {
   const std::string base = u32(first_id + run.first);
   std::string spill_written;
+  std::string reload;
+  std::size_t written_count = 0;
   for (const auto& [index, written] : run.locals) {
-    if (written) spill_written += "      slot_set(r.fp + " + u32(index) + ", " + local_name(index) + ");\n";
+    if (written) {
+      spill_written += "slot_set(r.fp + " + u32(index) + ", " + local_name(index) + ");\n";
+      ++written_count;
+    }
+    reload += local_name(index) + " = slot_get(r.fp + " + u32(index) + ");\n";
   }
+  const bool inline_spills = written_count <= kMaxInlineSpills;
+  std::string cases = run.cases;
+  // Call and bulk blocks: their own code at each site, or (many locals to spill) the shared
+  // site after the switch, which the case selects with n = COMPILED_RESUMABLE.
+  std::string shared;
+  for (const ResumableBlock& block : run.resumables) {
+    cases += "      case " + u32(block.index) + ": COMPILED_LABEL(" + block_label(block.id) + ") {\n";
+    if (inline_spills) {
+      cases += indented(spill_written, "        ") + "        spill = false;\n";
+      cases += indented(resumable_run(block), "        ");
+    } else {
+      cases += "        n = COMPILED_RESUMABLE;\n";
+      shared += "        case " + u32(block.index) + ": {\n" + indented(resumable_run(block), "          ") +
+                "          break;\n        }\n";
+    }
+    cases += "        break;\n      }\n";
+  }
+  if (!run.return_sites.empty() || run.entry) {
+    cases += "#if COMPILED_DIRECT_JUMPS\n";
+    if (run.entry) {
+      cases += "      run_entered:\n";
+      cases += "        if (r.pc == " + u32(*run.entry) + ") {\n" + indented(reload, "          ") +
+               "          spill = true;\n          COMPILED_GOTO(" + block_label(*run.entry) + ");\n        }\n";
+      cases += "        break;\n";
+    }
+    if (!run.return_sites.empty()) {
+      cases += "      run_returned:\n        switch (r.pc) {\n";
+      for (const std::uint32_t site : run.return_sites) cases += "          case " + u32(site) + ":\n";
+      cases += indented(reload, "            ") + "            spill = true;\n            switch (r.pc) {\n";
+      for (const std::uint32_t site : run.return_sites) {
+        cases += "              case " + u32(site) + ": COMPILED_GOTO(" + block_label(site) + ");\n";
+      }
+      cases += "              default:\n                break;\n            }\n            break;\n";
+      cases += "          default:\n            break;\n        }\n        break;\n";
+    }
+    cases += "#endif\n";
+  }
+  replace_all(
+      cases, std::string(kReturnSitesMarker) + "\n",
+      run.return_sites.empty()
+          ? ""
+          : "#if COMPILED_DIRECT_JUMPS\n    if (r.status == STATUS_RUNNING) COMPILED_GOTO(run_returned);\n#endif\n");
   std::string text =
       "uint " + run_function_name(first_id + run.first) + "(INOUT(Regs) io, INOUT(CompiledCount) ic) {\n";
   // Private copies (the compiler may keep them in registers: they alias no buffer).
@@ -61,29 +178,15 @@ std::string run_function(const Run& run, std::uint32_t first_id) {
   text += "  uint start = compiled_credit(c);\n  uint credit = start;\n";
   text += "  bool spill = false;\n  uint result = 0u;\n";
   text += "  while (true) {\n";
-  text += "    if (!spill) {\n";
-  for (const auto& [index, written] : run.locals) {
-    text += "      " + local_name(index) + " = slot_get(r.fp + " + u32(index) + ");\n";
-  }
-  text += "      spill = true;\n    }\n";
+  text += "    if (!spill) {\n" + indented(reload, "      ") + "      spill = true;\n    }\n";
   text += "    uint n = 0u;\n";
   text += "    switch (r.pc - " + base + ") {\n";
-  text += run.cases;
-  // (Every block of the run has a case in one of the two switches.)
-  const char* other = run.resumable_cases.empty() ? "" : "        n = COMPILED_RESUMABLE;\n";
-  text += std::string("      default:\n") + other + "        break;\n    }\n";
-  if (!run.resumable_cases.empty()) {
-    // A call or bulk block: the frame as the interpreter has it, the count caught up, then
-    // the shared code, which counts itself; the credit starts again from the count.
-    text += "    if (n == COMPILED_RESUMABLE) {\n";
-    text += spill_written;
-    text += "      spill = false;\n";
-    text += "      compiled_sync(c, credit, start);\n";
-    text += "      uint left = compiled_left(c);\n      uint room = compiled_block_room(c);\n";
-    text += "      switch (r.pc - " + base + ") {\n" + run.resumable_cases +
+  text += cases;
+  text += "      default:\n        break;\n    }\n";
+  if (!shared.empty()) {
+    text += "    if (n == COMPILED_RESUMABLE) {\n" + indented(spill_written, "      ") + "      spill = false;\n";
+    text += "      n = 0u;\n      switch (r.pc - " + base + ") {\n" + shared +
             "        default:\n          break;\n      }\n";
-    text += "      if (n < COMPILED_NEEDS_PREFIX) {\n        compiled_count(c, n);\n        n = 0u;\n      }\n";
-    text += "      start = compiled_credit(c);\n      credit = start;\n";
     text += "    }\n";
   }
   text += "    if (n >= COMPILED_NEEDS_PREFIX) {  // yield or prefix: nothing ran\n";
@@ -91,7 +194,7 @@ std::string run_function(const Run& run, std::uint32_t first_id) {
   text += "    if (r.status != STATUS_RUNNING || r.pc - " + base + " >= " + u32(run.count) + ") break;\n";
   text += "  }\n";
   text += "  compiled_sync(c, credit, start);\n";
-  if (!spill_written.empty()) text += "  if (spill) {\n" + spill_written + "  }\n";
+  if (!spill_written.empty()) text += "  if (spill) {\n" + indented(spill_written, "    ") + "  }\n";
   // The block at r.pc has more records than fuel left: its prefix runs now (in a shader) or
   // on the host (the cpu device: COMPILED_NEEDS_PREFIX), with the frame spilled above.
   text += "  if (result == COMPILED_NEEDS_PREFIX) {\n";
@@ -113,36 +216,41 @@ UnitSource generate_unit(const Program& program, const CompiledLayout& layout, s
   source.prefix_text = "// prefixes of compiled unit " + std::to_string(unit) + "\n";
   std::vector<bool> has_prefix;
   std::vector<Run> runs;
-  // The runs first (consecutive blocks of one function), so that a full block knows which of
-  // its successors it reaches by a direct jump: the full blocks of its own run.
+  // The runs first (consecutive blocks of one function), so that a block knows which of its
+  // successors it reaches by a direct jump: the blocks of its own run.
   std::vector<std::uint32_t> run_of(source.block_count);
-  std::vector<bool> resumable(source.block_count);
   for (std::uint32_t k = 0; k < source.block_count; ++k) {
     const CompiledBlock& block = blocks.blocks[k];
     // Ids are contiguous per unit, which makes the step below a dense switch.
     if (block.id != source.first_block + k) throw std::logic_error("compiler: unit block ids not contiguous");
     const bool extends = !runs.empty() && blocks.blocks[runs.back().first].function == block.function;
-    if (!extends) runs.push_back(Run{k, 0, {}, {}, {}});
+    if (!extends) runs.push_back(Run{k, 0, {}, {}, {}, {}, {}});
     ++runs.back().count;
     run_of[k] = static_cast<std::uint32_t>(runs.size() - 1);
-    resumable[k] = is_resumable_block(program, block);
   }
+  const std::size_t imported = program.function_type_ids.size() - program.functions.size();
   for (std::uint32_t k = 0; k < source.block_count; ++k) {
     const CompiledBlock& block = blocks.blocks[k];
-    const DirectTarget direct = [&, k](std::uint32_t id) {
-      if (id < source.first_block || id - source.first_block >= source.block_count) return false;
-      const std::uint32_t at = id - source.first_block;
-      return run_of[at] == run_of[k] && !resumable[at];
+    Run& run = runs[run_of[k]];
+    const auto in_run = [&](std::uint32_t id) {
+      return id >= source.first_block + run.first && id - (source.first_block + run.first) < run.count;
     };
-    BlockSource generated = generate_block(program, block, direct);
+    BlockSource generated = generate_block(program, block, in_run);
     has_prefix.push_back(!generated.prefix.empty());
     source.prefix_text += generated.prefix;
-    Run& run = runs[run_of[k]];
     if (generated.resumable) {
       source.text += generated.body;
-      run.resumable_cases += "        case " + u32(k - run.first) +
-                             ":\n          n = " + block_function_name(block.id) +
-                             "(r, left, room);\n          break;\n";
+      ResumableBlock resumable{k - run.first, block.id, generated, false};
+      if (generated.callee && *generated.callee >= imported) {
+        const std::uint32_t callee = *generated.callee - static_cast<std::uint32_t>(imported);
+        const std::uint32_t entry = layout.function_entries.at(callee);
+        if (callee == block.function && in_run(entry)) {
+          resumable.recursion = true;
+          run.entry = entry;
+        }
+      }
+      if (generated.is_call && in_run(block.id + 1U)) run.return_sites.push_back(block.id + 1U);
+      run.resumables.push_back(std::move(resumable));
     } else {
       for (const auto& [index, written] : generated.locals) run.locals[index] = run.locals[index] || written;
       run.cases += "      case " + u32(k - run.first) + ": COMPILED_LABEL(" + generated.label + ") {\n" +

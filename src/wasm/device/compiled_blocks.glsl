@@ -11,8 +11,8 @@ const uint COMPILED_LEAVE = 0xFFFFFFFEu;
 // A block's result when its prefix must run and lives elsewhere (the cpu device builds a
 // unit's prefixes as a library of their own, compiled_prefix_run.glsl): nothing ran.
 const uint COMPILED_NEEDS_PREFIX = 0xFFFFFFFDu;
-// Inside a generated run: the block at r.pc is a call or bulk block, which runs after the
-// run's locals are spilled (never a block function's result).
+// Inside a generated run: the block at r.pc is a call or bulk block of a run with many locals,
+// which runs at the run's shared site after the locals are spilled (unit_codegen.cpp).
 const uint COMPILED_RESUMABLE = 0xFFFFFFFCu;
 // What a dispatch has counted so far (compiled_run.glsl): records executed (fuel charged),
 // iterations of its quantum (a block counts at least one), and the fuel left when limited.
@@ -65,6 +65,11 @@ void compiled_sync(INOUT(CompiledCount) c, uint credit, INOUT(uint) start) {
 #ifndef COMPILED_GOTO
 #define COMPILED_GOTO(label) break
 #define COMPILED_LABEL(label)
+#endif
+// Whether the generated runs' direct continuations after a return and into a recursive call
+// are compiled in (only where COMPILED_GOTO jumps; in GLSL they would only add code).
+#ifndef COMPILED_DIRECT_JUMPS
+#define COMPILED_DIRECT_JUMPS 0
 #endif
 
 // A full block of `n` records and `w` loop work does not fit the run's credit or the budget:

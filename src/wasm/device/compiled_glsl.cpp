@@ -84,8 +84,8 @@ std::string compiled_shader_source(std::string_view unit_text) {
   // The unit's calls and returns run in the run loop (see that file), and its
   // prefixes are a shader of their own: both keep the shader small enough to compile fast.
   append(source, {glsl::compiled_transfers_vulkan, "#define COMPILED_PREFIX(f, r, left, room) COMPILED_NEEDS_PREFIX",
-                  unit_text, "#undef frame_call", "#undef frame_call_defined", "#undef frame_call_indirect", "#undef frame_return",
-                  "#define COMPILED_AFTER_BLOCK(r) compiled_transfer(r)", glsl::compiled_run,
+                  unit_text, "#undef frame_call", "#undef frame_call_defined", "#undef frame_call_indirect",
+                  "#undef frame_return", "#define COMPILED_AFTER_BLOCK(r) compiled_transfer(r)", glsl::compiled_run,
                   glsl::interpreter_vulkan_outcome, "#define RUN_LOOP compiled_run", glsl::interpreter_vulkan_main});
   return source;
 }
@@ -117,6 +117,7 @@ constexpr const char* kUnitContextBegin = R"(
 #define COMPILED_CHARGE(w) ((void)0)
 #define COMPILED_GOTO(label) goto label
 #define COMPILED_LABEL(label) label:
+#define COMPILED_DIRECT_JUMPS 1
 
 struct UnitContext {
   const uint* unit_program;
