@@ -70,6 +70,17 @@ std::uint64_t physical_memory_bytes() {
 
 }  // namespace
 
+// How many instances ahead a pass fetches (prefetch_instance).
+constexpr std::uint32_t kPrefetchAhead = 12;
+
+void CpuInstances::prefetch_instance(std::uint32_t i) const {
+  if (i >= count_) return;
+  const std::uint32_t* s = state_.data() + std::size_t{i} * image_.state_words;
+  __builtin_prefetch(s, 1);
+  __builtin_prefetch(s + dev::S_CONTROL_WORDS - 1, 1);
+  __builtin_prefetch(s + image_.program[dev::H_STACK], 1);
+}
+
 std::uint64_t CpuInstances::estimate_bytes(const InstanceImage& image, std::uint32_t count) {
   return 4ull * (std::uint64_t{count} * (std::uint64_t{image.state_words} + image.memory_words) + image.program.size());
 }
@@ -127,6 +138,7 @@ void CpuInstances::instantiate() {
 }
 
 void CpuInstances::reset() {
+  pending_call_.reset();  // the fresh instances have no call to begin
   instantiate();
 }
 
@@ -134,27 +146,42 @@ void CpuInstances::begin_call(std::uint32_t function, std::span<const std::uint6
                               std::optional<std::uint64_t> fuel) {
   const std::uint32_t params = params_.at(function);
   if (args.size() != std::size_t{count_} * params) throw std::invalid_argument("inputs: wrong number of values");
-  const std::uint32_t stack = image_.program[dev::H_STACK];
   if (params > image_.program[dev::H_STACK_SLOTS])
     throw std::invalid_argument("stack_size: too small for the arguments");
-  for_each_instance(count_, [&](std::uint32_t i) {
-    std::uint32_t* s = state(i);
-    for (std::uint32_t k = 0; k < params; ++k) {
-      const std::uint64_t v = args[std::size_t{i} * params + k];
-      s[stack + 2 * k] = static_cast<std::uint32_t>(v);
-      s[stack + 2 * k + 1] = static_cast<std::uint32_t>(v >> 32);
-    }
-    s[dev::S_FUEL_LIMITED] = fuel ? 1u : 0u;
-    s[dev::S_FUEL] = static_cast<std::uint32_t>(fuel.value_or(0));
-    s[dev::S_FUEL + 1] = static_cast<std::uint32_t>(fuel.value_or(0) >> 32);
-    cpu_begin_call({image_.program.data(), s, memory(i)}, function);
-  });
+  settle_pending_call();  // (a call begun and never run still replaces the previous one's state)
+  pending_call_ = PendingCall{function, params, {args.begin(), args.end()}, fuel};
+}
+
+void CpuInstances::begin_one(const PendingCall& call, std::uint32_t instance) {
+  std::uint32_t* s = state(instance);
+  const std::uint32_t stack = image_.program[dev::H_STACK];
+  for (std::uint32_t k = 0; k < call.params; ++k) {
+    const std::uint64_t v = call.args[std::size_t{instance} * call.params + k];
+    s[stack + 2 * k] = static_cast<std::uint32_t>(v);
+    s[stack + 2 * k + 1] = static_cast<std::uint32_t>(v >> 32);
+  }
+  s[dev::S_FUEL_LIMITED] = call.fuel ? 1u : 0u;
+  s[dev::S_FUEL] = static_cast<std::uint32_t>(call.fuel.value_or(0));
+  s[dev::S_FUEL + 1] = static_cast<std::uint32_t>(call.fuel.value_or(0) >> 32);
+  cpu_begin_call({image_.program.data(), s, memory(instance)}, call.function);
+}
+
+void CpuInstances::settle_pending_call() {
+  if (!pending_call_) return;
+  const PendingCall call = std::move(*pending_call_);
+  pending_call_.reset();
+  for_each_instance(count_, [&](std::uint32_t i) { begin_one(call, i); });
 }
 
 StepProgress CpuInstances::step(std::uint32_t quantum) {
   // Loops need no bound here (no driver watchdog): the budget only keeps bulk chunks large.
   const auto budget = static_cast<std::uint32_t>(std::min<std::uint64_t>(std::uint64_t{quantum} * 64, 1u << 30));
+  // Each instance's progress is read right after its run, while its state is in cache (a
+  // pass over every state afterwards cost a cache miss per instance).
   std::vector<std::uint8_t> running(count_, 0);
+  std::vector<std::uint64_t> executed(count_, 0);
+  const std::optional<PendingCall> call = std::move(pending_call_);
+  pending_call_.reset();
   // batch_size: instances run batch after batch (each batch over the thread pool).
   const std::uint32_t batch = limits_.batch_size.value_or(count_ == 0 ? 1u : count_);
   for (std::uint32_t first = 0; first < count_; first += batch) {
@@ -162,16 +189,17 @@ StepProgress CpuInstances::step(std::uint32_t quantum) {
     for_each_instance(size, [&](std::uint32_t k) {
       const std::uint32_t i = first + k;
       if (k % kChunk == 0) check_float_environment();
+      if (k + kPrefetchAhead < size) prefetch_instance(i + kPrefetchAhead);
+      if (call) begin_one(*call, i);
       running[i] = run_one(i, quantum, budget) == dev::STATUS_RUNNING ? 1 : 0;
       // (a pending WASI call is serviced inside cpu_run, so STATUS_WASI never outlasts it)
+      const std::uint32_t* s = state(i);
+      executed[i] = std::uint64_t{s[dev::S_EXECUTED]} | (std::uint64_t{s[dev::S_EXECUTED + 1]} << 32);
     });
   }
   StepProgress progress;
   progress.running = static_cast<std::uint32_t>(std::count(running.begin(), running.end(), std::uint8_t{1}));
-  for (std::uint32_t i = 0; i < count_; ++i) {
-    const std::uint32_t* s = state(i);
-    progress.executed += std::uint64_t{s[dev::S_EXECUTED]} | (std::uint64_t{s[dev::S_EXECUTED + 1]} << 32);
-  }
+  for (const std::uint64_t count : executed) progress.executed += count;
   return progress;
 }
 
@@ -204,6 +232,7 @@ std::uint32_t CpuInstances::run_one(std::uint32_t instance, std::uint32_t quantu
 }
 
 CallOutcome CpuInstances::outcome(std::uint32_t result_count) {
+  settle_pending_call();
   CallOutcome result;
   result.status.resize(count_);
   result.trap.resize(count_);
@@ -213,6 +242,7 @@ CallOutcome CpuInstances::outcome(std::uint32_t result_count) {
   result.exit_code.resize(count_);
   const std::uint32_t stack = image_.program[dev::H_STACK];
   for (std::uint32_t i = 0; i < count_; ++i) {
+    prefetch_instance(i + kPrefetchAhead);
     const std::uint32_t* s = state_.data() + std::size_t{i} * image_.state_words;
     if (image_.wasi_words != 0) {
       const WasiExit exit = wasi_exit_status(std::span(s + image_.wasi_offset, image_.wasi_words));
@@ -233,6 +263,7 @@ CallOutcome CpuInstances::outcome(std::uint32_t result_count) {
 }
 
 std::uint32_t CpuInstances::memory_size_bytes(std::uint32_t instance) {
+  settle_pending_call();
   if (instance >= count_) throw std::out_of_range("instance: out of range");
   return state_[std::size_t{instance} * image_.state_words + dev::S_PAGES] * 65536u;
 }
@@ -248,6 +279,7 @@ void CpuInstances::read_memory(std::uint32_t instance, std::uint64_t address, st
 }
 
 void CpuInstances::write_memory(std::uint32_t instance, std::uint64_t address, std::span<const std::uint8_t> data) {
+  settle_pending_call();
   if (address + data.size() > memory_size_bytes(instance)) {
     throw std::out_of_range("address: " + std::to_string(address) + " + length " + std::to_string(data.size()) +
                             " is beyond the instance's memory (" + std::to_string(memory_size_bytes(instance)) +
@@ -262,6 +294,7 @@ void CpuInstances::write_memory(std::uint32_t instance, std::uint64_t address, s
 namespace wavestack::wasm {
 
 std::uint64_t CpuInstances::global_value(std::uint32_t instance, std::uint32_t global) {
+  settle_pending_call();
   if (instance >= count_) throw std::out_of_range("instance: out of range");
   if (global >= global_count_) throw std::out_of_range("global: out of range");
   const std::uint32_t* s = state_.data() + std::size_t{instance} * image_.state_words + image_.globals_offset;
@@ -273,6 +306,7 @@ std::uint64_t CpuInstances::global_value(std::uint32_t instance, std::uint32_t g
 namespace wavestack::wasm {
 
 std::vector<std::uint32_t> CpuInstances::wasi_region(std::uint32_t instance) {
+  settle_pending_call();
   if (instance >= count_) throw std::out_of_range("instance: out of range");
   const std::uint32_t* region = state(instance) + image_.wasi_offset;
   return {region, region + image_.wasi_words};

@@ -7,6 +7,7 @@
 
 #include "wasm/compiler/control_records.hpp"
 #include "wasm/compiler/numeric_lowering.hpp"
+#include "wasm/module.hpp"
 #include "wasm/opcodes.hpp"
 
 namespace wavestack::wasm::compiler {
@@ -201,10 +202,12 @@ class BlockWriter {
         entry = copy;
       }
     }
+    // A 32-bit local's variable is stated with a zero high word (local_is_32_bit).
+    const std::string stored = local_is_32_bit(program_, block_.function, index) ? "uvec2(" + value + ".x, 0u)" : value;
     if (prefix_ && locals_.find(index) == locals_.end()) {
-      emit("uvec2 " + name + " = " + value + ";");
+      emit("uvec2 " + name + " = " + stored + ";");
     } else {
-      emit(name + " = " + value + ";");
+      emit(name + " = " + stored + ";");
     }
     locals_[index] = true;
   }
@@ -555,6 +558,12 @@ std::uint32_t record_work(const Program& program, std::uint32_t pc) {
 
 std::string block_function_name(std::uint32_t id) {
   return numbered("b", id);
+}
+
+bool local_is_32_bit(const Program& program, std::uint32_t function, std::uint32_t index) {
+  const FunctionRecord& record = program.functions.at(function);
+  const auto type = static_cast<ValType>(program.local_types.at(record.local_types_begin + index));
+  return type == ValType::kI32 || type == ValType::kF32 || type == ValType::kFuncRef || type == ValType::kExternRef;
 }
 
 std::string block_label(std::uint32_t id) {

@@ -64,6 +64,11 @@ using DirectTarget = std::function<bool(std::uint32_t id)>;
 // Whether `block` is a call or bulk block (a function of its own, resumable).
 [[nodiscard]] bool is_resumable_block(const Program& program, const CompiledBlock& block);
 
+// Whether local `index` of defined function `function` holds a 32-bit value (i32, f32 or a
+// reference): its slot's high word is always zero, which a run's variables state, so that the
+// C++ compiler keeps one register for it instead of two.
+[[nodiscard]] bool local_is_32_bit(const Program& program, std::uint32_t function, std::uint32_t index);
+
 // The name of block `id`'s full function, and the label of its case in its run.
 [[nodiscard]] std::string block_function_name(std::uint32_t id);
 [[nodiscard]] std::string block_label(std::uint32_t id);

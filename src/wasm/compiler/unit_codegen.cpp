@@ -38,6 +38,7 @@ struct ResumableBlock {
 struct Run {
   std::uint32_t first = 0;  // index in the unit of its first block
   std::uint32_t count = 0;
+  std::uint32_t function = 0;            // defined function index
   std::map<std::uint32_t, bool> locals;  // read or written by its blocks: true where written
   std::string cases;                     // the full blocks' cases
   std::vector<ResumableBlock> resumables;
@@ -116,7 +117,7 @@ std::string resumable_run(const ResumableBlock& block) {
 // With direct jumps (C++), two shared sections after the switch's cases continue without it:
 // `run_entered` after a recursive call (the callee's entry with its frame's locals) and
 // `run_returned` after a return (a return site of the run with the caller's locals).
-std::string run_function(const Run& run, std::uint32_t first_id) {
+std::string run_function(const Program& program, const Run& run, std::uint32_t first_id) {
   const std::string base = u32(first_id + run.first);
   std::string spill_written;
   std::string reload;
@@ -126,7 +127,9 @@ std::string run_function(const Run& run, std::uint32_t first_id) {
       spill_written += "slot_set(r.fp + " + u32(index) + ", " + local_name(index) + ");\n";
       ++written_count;
     }
-    reload += local_name(index) + " = slot_get(r.fp + " + u32(index) + ");\n";
+    const std::string slot = "slot_get(r.fp + " + u32(index) + ")";
+    reload += local_name(index) + " = " +
+              (local_is_32_bit(program, run.function, index) ? "uvec2(" + slot + ".x, 0u)" : slot) + ";\n";
   }
   const bool inline_spills = written_count <= kMaxInlineSpills;
   std::string cases = run.cases;
@@ -224,7 +227,7 @@ UnitSource generate_unit(const Program& program, const CompiledLayout& layout, s
     // Ids are contiguous per unit, which makes the step below a dense switch.
     if (block.id != source.first_block + k) throw std::logic_error("compiler: unit block ids not contiguous");
     const bool extends = !runs.empty() && blocks.blocks[runs.back().first].function == block.function;
-    if (!extends) runs.push_back(Run{k, 0, {}, {}, {}, {}, {}});
+    if (!extends) runs.push_back(Run{k, 0, block.function, {}, {}, {}, {}, {}});
     ++runs.back().count;
     run_of[k] = static_cast<std::uint32_t>(runs.size() - 1);
   }
@@ -257,7 +260,7 @@ UnitSource generate_unit(const Program& program, const CompiledLayout& layout, s
                    generated.body + "      }\n";
     }
   }
-  for (const Run& run : runs) source.text += run_function(run, source.first_block);
+  for (const Run& run : runs) source.text += run_function(program, run, source.first_block);
   source.prefix_text += "uint compiled_prefix_step(INOUT(Regs) r, uint left, uint room) {\n";
   source.prefix_text += "  uint n = 0u;\n";
   source.prefix_text += "  switch (r.pc - " + std::to_string(source.first_block) + "u) {\n";
