@@ -216,11 +216,11 @@ class FuncInliner:
         from wave_gpu._kernel import Kernel
 
         if isinstance(function, Kernel):
-            return (f"'{label}' is a kernel; kernels cannot call kernels. Make the shared code a "
-                    "@wave_gpu.func device function")
+            return (f"'{label}' cannot be called in a kernel: it is a kernel, and kernels cannot call kernels; "
+                    "make the shared code a @wave_gpu.func device function")
         if isinstance(function, types.FunctionType):
-            return (f"'{label}' is a plain Python function; decorate it with @wave_gpu.func to call it from "
-                    "kernels")
+            return (f"'{label}' cannot be called in a kernel: it is a plain Python function; decorate it with "
+                    "@wave_gpu.func to call it from kernels")
         return f"'{label}' cannot be called in a kernel"
 
     # ---- calls -----------------------------------------------------------------------------

@@ -230,7 +230,8 @@ def calls_plain(out: wave_gpu.i32[:]):
 @pytest.mark.parametrize("kernel, message", [
     (calls_recursive, r"recursion is not supported in kernels: recurse -> recurse"),
     (calls_mutual, r"recursion is not supported in kernels: ping -> pong -> ping"),
-    (calls_plain, r"'plain_helper' is a plain Python function; decorate it with @wave_gpu.func"),
+    (calls_plain, r"'plain_helper' cannot be called in a kernel: it is a plain Python function; decorate it "
+                  r"with @wave_gpu.func"),
 ])
 def test_recursion_and_undecorated_functions_are_compile_errors(kernel, message):
     with pytest.raises(wave_gpu.CompileError, match=message) as error:
