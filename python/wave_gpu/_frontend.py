@@ -202,6 +202,9 @@ class KernelCompiler(FuncInliner, LanguageMixin):
             return reg
         if value.type == type_:
             return value.reg
+        exact = self.reselect(value, type_)  # a float tuple read used as f64 (_language)
+        if exact is not None:
+            return exact
         return self.emit("cvt", type_, [value.reg]).reg
 
     def constant_as(self, const, type_: str):
@@ -417,6 +420,10 @@ class KernelCompiler(FuncInliner, LanguageMixin):
         if value.const is not None:
             self.builder.const(dst, self.constant_as(value.const, type_), self.line)
         else:
+            exact = self.reselect(value, type_) if value.type != type_ else None
+            if exact is not None:
+                self.builder.emit("mov", dst, [exact], self.line)
+                return
             self.builder.emit("mov" if value.type == type_ else "cvt", dst, [value.reg], self.line)
 
     def copy(self, value: Value) -> Value:

@@ -54,6 +54,18 @@ class LocalArray(Memory):
         self.regs = regs
 
 
+class TupleRead(Value):
+    """An element of a tuple of constants read with a variable index. Like a literal it is
+    weak; used as f64 its select is made again among f64 constants, so 0.1 stays exact."""
+
+    __slots__ = ("values", "checked")
+
+    def __init__(self, reg: int, type_: str, weak: bool, values: tuple, checked: int):
+        super().__init__(reg, type_, weak=weak)
+        self.values = values
+        self.checked = checked
+
+
 def _is_number(value) -> bool:
     return isinstance(value, (bool, int, float, np.integer, np.floating, np.bool_))
 
@@ -198,7 +210,15 @@ class LanguageMixin:
             weak = True
         regs = [self.as_type(item, type_) for item in items]
         checked = self.checked_index(index, self.as_type(constant(len(values)), "i32"), 0, node)
-        return Value(self.select_among(regs, type_, checked), type_, weak=weak)
+        return TupleRead(self.select_among(regs, type_, checked), type_, weak, values, checked)
+
+    def reselect(self, value, type_: str):
+        """For KernelCompiler.as_type and move: a float tuple read converted to f64 selects among
+        f64 constants (exact), instead of widening the f32 selection; None for other values."""
+        if not isinstance(value, TupleRead) or type_ != "f64" or value.type != "f32":
+            return None
+        regs = [self.as_type(constant(v), "f64") for v in value.values]
+        return self.select_among(regs, "f64", value.checked)
 
     # ---- hooks called by KernelCompiler ---------------------------------------------------
 

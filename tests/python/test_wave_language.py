@@ -469,6 +469,32 @@ def test_module_level_tuples_indexed_by_loop_variables_and_constants(rng):
     np.testing.assert_array_equal(out, expected)
 
 
+TENTHS = (0.1, 0.2, 0.7)
+
+
+@wave_gpu.kernel
+def weigh(x64: wave_gpu.f64[:, :], out64: wave_gpu.f64[:], x32: wave_gpu.f32[:, :], out32: wave_gpu.f32[:]):
+    i = thread_id()
+    if i < len(out64):
+        acc64 = wave_gpu.f64(0.0)
+        acc32 = 0.0
+        for k in range(3):
+            acc64 += TENTHS[k] * x64[i, k]
+            acc32 += TENTHS[k] * x32[i, k]
+        out64[i] = acc64
+        out32[i] = acc32
+
+
+def test_float_tuples_are_exact_in_f64_and_f32_code(rng):
+    x64 = rng.uniform(-1, 1, (20, 3))
+    x32 = x64.astype(np.float32)
+    out64, out32 = np.zeros(20), np.zeros(20, np.float32)
+    weigh(x64, out64, x32, out32)
+    np.testing.assert_array_equal(out64, ((0.0 + 0.1 * x64[:, 0]) + 0.2 * x64[:, 1]) + 0.7 * x64[:, 2])
+    f = np.float32
+    np.testing.assert_array_equal(out32, ((f(0) + f(0.1) * x32[:, 0]) + f(0.2) * x32[:, 1]) + f(0.7) * x32[:, 2])
+
+
 # ---- compile errors of the new syntax ---------------------------------------------------------
 
 @wave_gpu.kernel
