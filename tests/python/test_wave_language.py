@@ -539,3 +539,15 @@ def test_misuse_is_a_compile_error_with_the_line():
         with pytest.raises(wave_gpu.CompileError, match=message) as error:
             call()
         assert error.value.lineno > 0 and error.value.source_line
+
+
+def test_heat2d_example_matches_numpy(capsys):
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "examples" / "wave_heat2d.py"
+    spec = importlib.util.spec_from_file_location("wave_heat2d_example", path)
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    assert example.main() == 0
+    assert "heat2d: matches the NumPy reference" in capsys.readouterr().out
