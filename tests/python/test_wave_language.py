@@ -275,6 +275,20 @@ def test_2d_and_3d_arrays_of_every_dtype(rng, dtype):
     np.testing.assert_array_equal(out3, a3 + a3)
     np.testing.assert_array_equal(dims, [5, 7, 2, 3, 4])
 
+    element = getattr(wave_gpu, dtype)
+
+    @wave_gpu.kernel
+    def annotated(a: element[:, :], cube: element[:, :, :], out: element[:, :]):
+        i = thread_id(1)
+        j = thread_id(0)
+        if i < a.shape[0] and j < a.shape[1]:
+            out[i, j] = a[i, j] + cube[1, 2, 3]
+
+    out2 = np.zeros_like(a2)
+    annotated(a2, a3, out2, grid=1, workgroup=(8, 8))
+    np.testing.assert_array_equal(out2, a2 + a3[1, 2, 3])
+    assert repr(element[:, :, :]) == f"wave_gpu.{dtype}[:, :, :]"
+
 
 @wave_gpu.kernel
 def add_one_2d(a: wave_gpu.f32[:, :]):
