@@ -301,13 +301,9 @@ class LanguageMixin:
                 current = Value(self.select_among(target.regs, target.element, checked), target.element)
             self.local_store(target, position, checked, self.binary(op, current, self.expr(node.value), node))
             return True
-        if target is None and self.special_subscript_store_check(node.target):
-            return True
-        return False
-
-    def special_subscript_store_check(self, node) -> bool:
-        if isinstance(node.value, (ast.Name, ast.Attribute)) and isinstance(self.static(node.value), tuple):
-            raise self.error(f"'{ast.unparse(node.value)}' is a tuple of constants; it cannot be changed", node)
+        base = node.target.value
+        if target is None and isinstance(base, (ast.Name, ast.Attribute)) and isinstance(self.static(base), tuple):
+            raise self.error(f"'{ast.unparse(base)}' is a tuple of constants; it cannot be changed", node)
         return False
 
     def special_len(self, argument):
