@@ -15,6 +15,8 @@ STEPS: list[tuple[str, str, int]] = [
     ("Devices and the Vulkan smoke dispatch", "runtime_demo.py", 0),
     ("wave_gpu: the seed's vector_add and a shared-memory reduction on the selected device and the emulator",
      "wave_gpu_demo.py", 0),
+    ("wave_gpu: 2-D heat diffusion with a device function and shaped arrays, checked against NumPy",
+     "wave_heat2d.py", 0),
     ("wasmgpu: one WebAssembly module across 10,000 instances", "wasmgpu_demo.py", 0),
     ("wasmgpu: graphviz.wasm (WASI) renders a different graph on each instance", "wasmgpu_graphviz.py", 0),
     ("cudecomp: autotuned 4-rank transpose cycle and halo update", "cudecomp_demo.py", 4),

@@ -10,13 +10,15 @@ from wave_gpu._intrinsics import (atomic_add, atomic_and, atomic_cas, atomic_exc
                                   wave_all, wave_any, wave_ballot, wave_broadcast, wave_max, wave_min,
                                   wave_prefix_sum, wave_shuffle, wave_sum, wave_width, workgroup_id, workgroup_size)
 from wave_gpu._kernel import Kernel, kernel
+from wave_gpu._func import Func, func  # noqa: I001 - after _kernel, which loads the frontend they extend
+from wave_gpu._language import local
 from wave_gpu._types import DType, f16, f32, f64, i32, i64, u32, u64
 
 __version__: str = _native.__version__
 
 __all__ = [
     "__version__", "WaveArray", "array", "zeros", "ones", "DeviceInfo", "device", "devices", "set_device", "CompileError",
-    "KernelError", "Kernel", "kernel", "DType", "f16", "f32", "f64", "i32", "u32", "i64", "u64",
+    "KernelError", "Kernel", "kernel", "Func", "func", "local", "DType", "f16", "f32", "f64", "i32", "u32", "i64", "u64",
     "thread_id", "local_id", "workgroup_id", "workgroup_size", "num_workgroups", "lane_id", "wave_width", "barrier",
     "shared", "atomic_add", "atomic_sub", "atomic_min", "atomic_max", "atomic_and", "atomic_or", "atomic_xor",
     "atomic_exchange", "atomic_cas", "wave_broadcast", "wave_shuffle", "wave_sum", "wave_min", "wave_max",

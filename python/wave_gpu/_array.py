@@ -12,6 +12,7 @@ from typing import Iterable
 
 import numpy as np
 
+from wave_gpu import _shaped
 from wave_gpu._types import ARRAY_DTYPES, NUMPY_DTYPES, DType, dtype_name
 
 
@@ -83,6 +84,15 @@ class WaveArray:
         return self._dtype
 
     @property
+    def shape(self) -> tuple:
+        """The dimensions, as in NumPy: (n,) for the default 1-D array, (m, n) for a 2-D one."""
+        return tuple(self._storage.shape)
+
+    @property
+    def ndim(self) -> int:
+        return self._storage.ndim
+
+    @property
     def data(self) -> list:
         """The stored values as a list (floats for float dtypes, ints for integer dtypes)."""
         return self._storage.tolist()
@@ -100,12 +110,17 @@ class WaveArray:
         return self._storage.shape[0]
 
     def __getitem__(self, index):
+        if self._storage.ndim != 1 or isinstance(index, tuple):  # shaped arrays index as in NumPy
+            return _shaped.get_item(self._storage, index)
         if isinstance(index, slice):
             return self._storage[index].tolist()
         return self._storage[self._position(index)].item()
 
     def __setitem__(self, index, value) -> None:
         self._host_changed = True
+        if self._storage.ndim != 1 or isinstance(index, tuple):
+            _shaped.set_item(self._storage, index, value, self._dtype, _convert)
+            return
         if isinstance(index, slice):
             replacement = _convert(value, self._dtype)
             if len(range(*index.indices(len(self)))) != len(replacement):
@@ -141,8 +156,10 @@ class WaveArray:
 
 
 def array(data, dtype="f32") -> WaveArray:
-    """A WaveArray holding a copy of `data` converted to `dtype`."""
+    """A WaveArray holding a copy of `data` converted to `dtype`; nested lists give a shaped array."""
     name = dtype_name(dtype)
+    if _shaped.is_nested(data):
+        return WaveArray(_shaped.convert_nested(data, name, _convert), name)
     return WaveArray(_convert(data, name), name)
 
 
@@ -155,15 +172,17 @@ def _count(n) -> int:
 
 
 def zeros(n, dtype="f32") -> WaveArray:
-    """A WaveArray of n zeros."""
+    """A WaveArray of n zeros; n may be a shape such as (m, n)."""
     name = dtype_name(dtype)
-    return WaveArray(np.zeros(_count(n), dtype=NUMPY_DTYPES[name]), name)
+    shape = _shaped.shape_argument(n) if isinstance(n, (tuple, list)) else _count(n)
+    return WaveArray(np.zeros(shape, dtype=NUMPY_DTYPES[name]), name)
 
 
 def ones(n, dtype="f32") -> WaveArray:
-    """A WaveArray of n ones."""
+    """A WaveArray of n ones; n may be a shape such as (m, n)."""
     name = dtype_name(dtype)
-    return WaveArray(np.ones(_count(n), dtype=NUMPY_DTYPES[name]), name)
+    shape = _shaped.shape_argument(n) if isinstance(n, (tuple, list)) else _count(n)
+    return WaveArray(np.ones(shape, dtype=NUMPY_DTYPES[name]), name)
 
 
 __all__ = ["WaveArray", "array", "zeros", "ones", "ARRAY_DTYPES", "DType"]

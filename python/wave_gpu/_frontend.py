@@ -95,8 +95,8 @@ def type_of_annotation(annotation, globals_: dict):
         return None
     if isinstance(annotation, str):
         annotation = eval(annotation, globals_)  # noqa: S307 - the kernel's own annotation
-    if isinstance(annotation, ArrayType):
-        return ("buffer", annotation.dtype.name)
+    if isinstance(annotation, ArrayType):  # "buffer" for f32[:], "array2"/"array3" for f32[:, :] and f32[:, :, :]
+        return ("buffer" if annotation.ndim == 1 else f"array{annotation.ndim}", annotation.dtype.name)
     if isinstance(annotation, DType):
         if annotation.name == "f16":
             raise TypeError("f16 is a storage type: annotate scalars as f32")
@@ -110,7 +110,14 @@ def type_of_annotation(annotation, globals_: dict):
     raise TypeError(f"unsupported annotation {annotation!r}; use wave_gpu.f32[:] for buffers or a scalar type")
 
 
-class KernelCompiler:
+# Kernel-language extensions live in their own modules and build on Value, Memory and
+# type_of_annotation above: device functions (_func), N-D and per-thread arrays and constant
+# tuples (_language).
+from wave_gpu._func import Func, FuncInliner  # noqa: E402
+from wave_gpu._language import LanguageMixin, local  # noqa: E402
+
+
+class KernelCompiler(FuncInliner, LanguageMixin):
     def __init__(self, tree: ast.FunctionDef, name: str, filename: str, first_line: int, source_lines: list[str],
                  globals_: dict, params: list[tuple[str, str, str]], type_hints: dict | None = None):
         self.tree = tree
@@ -128,6 +135,7 @@ class KernelCompiler:
         self.constants: dict = {}
         self.type_hints = dict(type_hints or {})
         self.literal_initialised: set[str] = set()
+        self.init_funcs()
 
     # ---- errors and lines -------------------------------------------------------------
 
@@ -147,6 +155,8 @@ class KernelCompiler:
             if kind == "buffer":
                 self.builder.add_buffer(name, type_)
                 self.names[name] = Memory(name, type_, "buffer")
+            elif kind.startswith("array"):  # 2-D and 3-D arrays (_language)
+                self.declare_array(name, kind, type_)
             else:
                 reg = self.builder.add_scalar(name, type_)
                 self.names[name] = Value(reg, type_, var=True)
@@ -192,6 +202,9 @@ class KernelCompiler:
             return reg
         if value.type == type_:
             return value.reg
+        exact = self.reselect(value, type_)  # a float tuple read used as f64 (_language)
+        if exact is not None:
+            return exact
         return self.emit("cvt", type_, [value.reg]).reg
 
     def constant_as(self, const, type_: str):
@@ -238,11 +251,19 @@ class KernelCompiler:
                 raise self.error("assign a shared array to one plain name: tile = wave_gpu.shared(n, dtype)", node)
             self.declare_shared(node.targets[0].id, node.value)
             return
+        if isinstance(node.value, ast.Call) and self.static(node.value.func) is local:
+            if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
+                raise self.error("assign a local array to one plain name: acc = wave_gpu.local(n, dtype)", node)
+            self.declare_local(node.targets[0].id, node.value)
+            return
         if len(node.targets) == 1 and isinstance(node.targets[0], ast.Tuple):
             target = node.targets[0]
-            if not isinstance(node.value, ast.Tuple) or len(node.value.elts) != len(target.elts):
+            if not isinstance(node.value, ast.Tuple):  # a, b = f(x) or m, n = a.shape
+                values = self.unpack_values(node.value, len(target.elts), node)
+            elif len(node.value.elts) != len(target.elts):
                 raise self.error("tuple assignment needs a tuple of as many values on the right", node)
-            values = [self.copy(self.expr(element)) for element in node.value.elts]
+            else:
+                values = [self.copy(self.expr(element)) for element in node.value.elts]
             for element, value in zip(target.elts, values):
                 self.assign(element, value)
             return
@@ -277,6 +298,8 @@ class KernelCompiler:
             if result is not into:
                 self.assign(node.target, result)
         elif isinstance(node.target, ast.Subscript):
+            if self.special_augassign(node, op):
+                return
             memory, index = self.subscript(node.target)
             current = self.emit("load", self.register_type(memory.element), [index], memory.name)
             result = self.binary(op, current, self.expr(node.value), node)
@@ -308,6 +331,7 @@ class KernelCompiler:
             self.builder.emit_break(line)
         self.loop_body(node.body)
         self.builder.end_loop()
+        self.after_loop(node)
 
     def exit_unless(self, condition: Value, line: int) -> None:
         negated = self.emit("not", "bool", [condition.reg])
@@ -370,6 +394,7 @@ class KernelCompiler:
         self.line = line
         self.builder.emit("add", counter, [counter, step_reg], line)
         self.builder.end_loop()
+        self.after_loop(node)
 
     def stmt_Break(self, node) -> None:
         if self.loop_depth == 0:
@@ -382,6 +407,9 @@ class KernelCompiler:
         self.builder.emit_continue(self.absolute(node))
 
     def stmt_Return(self, node) -> None:
+        if self.func_return is not None:  # inside an inlined device function
+            self.func_return_stmt(node)
+            return
         if node.value is not None and not (isinstance(node.value, ast.Constant) and node.value.value is None):
             raise self.error("kernels cannot return a value; write results into a buffer", node)
         self.builder.emit_return(self.absolute(node))
@@ -392,6 +420,10 @@ class KernelCompiler:
         if value.const is not None:
             self.builder.const(dst, self.constant_as(value.const, type_), self.line)
         else:
+            exact = self.reselect(value, type_) if value.type != type_ else None
+            if exact is not None:
+                self.builder.emit("mov", dst, [exact], self.line)
+                return
             self.builder.emit("mov" if value.type == type_ else "cvt", dst, [value.reg], self.line)
 
     def copy(self, value: Value) -> Value:
@@ -404,6 +436,8 @@ class KernelCompiler:
 
     def assign(self, target, value) -> None:
         if isinstance(target, ast.Subscript):
+            if self.special_subscript_store(target, value):
+                return
             if isinstance(value, Memory):
                 raise self.error("an array cannot be stored into an array element", target)
             memory, index = self.subscript(target)
@@ -421,7 +455,7 @@ class KernelCompiler:
         if isinstance(existing, Memory):
             raise self.error(f"'{name}' names an array; it cannot be assigned a number", target)
         if existing is None:
-            hinted = self.type_hints.get(name)
+            hinted = self.type_hints.get(self.hint_key(name))
             if hinted is not None:  # widened by an earlier compilation attempt
                 existing = Value(self.new_reg(hinted), hinted, var=True)
                 self.names[name] = existing
@@ -438,7 +472,7 @@ class KernelCompiler:
             if name in self.literal_initialised and T.implicit_ok(existing.type, value.type, False):
                 # `acc = 0` then `acc += x[i]` with x float: like Python (and Numba), the
                 # variable takes the wider type; the kernel is compiled again with that hint.
-                raise Retype(name, value.type)
+                raise Retype(self.hint_key(name), value.type)
             hint = " (use int(...) to truncate)" if T.is_int(existing.type) else ""
             raise self.error(f"variable '{name}' has type {existing.type}; assigning a {value.type} value would "
                              f"change it{hint}. Give it its type where it is first assigned, e.g. {name} = 0.0 "
@@ -537,13 +571,16 @@ class KernelCompiler:
         if not isinstance(memory, Memory):
             raise self.error(f"'{ast.unparse(node.value)}' is not an array", node)
         if isinstance(node.slice, (ast.Slice, ast.Tuple)):
-            raise self.error("kernel arrays are one-dimensional: index them with one integer", node)
+            raise self.error(f"'{ast.unparse(node.value)}' has one dimension: index it with one integer", node)
         index = self.expr(node.slice)
         if index.type not in T.INTEGERS:
             raise self.error(f"array indices must be integers, got {index.type}", node)
         return memory, self.as_type(index, "i32" if index.weak else index.type)
 
     def expr_Subscript(self, node):
+        special = self.special_subscript_load(node)
+        if special is not None:
+            return special
         memory, index = self.subscript(node)
         return self.emit("load", self.register_type(memory.element), [index], memory.name)
 
@@ -691,6 +728,8 @@ class KernelCompiler:
         function = self.static(node.func)
         if function is None:
             raise self.error(f"unknown function '{ast.unparse(node.func)}'", node)
+        if isinstance(function, Func):  # a device function: inlined (_func)
+            return self.call_func_node(node)
         if node.keywords:
             raise self.error(f"{ast.unparse(node.func)}() takes no keyword arguments in kernels", node)
         label = ast.unparse(node.func)
@@ -744,6 +783,9 @@ class KernelCompiler:
             return self.binary("pow", self.expr(node.args[0]), self.expr(node.args[1]), node)
         if function is builtins.len:
             self.arity(node, label, 1)
+            special = self.special_len(node.args[0])
+            if special is not None:
+                return special
             memory = self.expr(node.args[0], allow_memory=True)
             if not isinstance(memory, Memory):
                 raise self.error("len() takes an array in kernels", node)
@@ -769,7 +811,7 @@ class KernelCompiler:
             return Value(self.as_type(value, target), target)
         if function is builtins.range:
             raise self.error("range() can only be used in a for loop", node)
-        raise self.error(f"'{label}' cannot be called in a kernel", node)
+        raise self.error(self.cannot_call(function, label), node)
 
     def arity(self, node, label: str, count: int) -> None:
         if len(node.args) != count:
@@ -809,6 +851,7 @@ class KernelCompiler:
         memory = self.expr(node.args[0], allow_memory=True)
         if not isinstance(memory, Memory):
             raise self.error(f"the first argument of {label}() must be a buffer or a shared array", node)
+        self.check_atomic_target(memory, node)
         if memory.element == "f16":
             raise self.error("f16 arrays have no atomics", node)
         if name in ("atomic_and", "atomic_or", "atomic_xor", "atomic_cas") and not T.is_int(memory.element):

@@ -10,6 +10,7 @@ import collections
 import numpy as np
 
 from wave_gpu._array import WaveArray
+from wave_gpu._shaped import Strided
 
 # Per device index: free device buffers of NumPy arguments, by byte size.
 _pools: dict = collections.defaultdict(lambda: collections.defaultdict(list))
@@ -35,7 +36,7 @@ def run(gpu, index: int, program, arguments: list, grid, workgroup) -> dict:
     buffer_position = 0
     try:
         for value in arguments:
-            if not isinstance(value, (WaveArray, np.ndarray)):
+            if not isinstance(value, (WaveArray, np.ndarray, Strided)):
                 native.append(value)
                 continue
             writes = written[buffer_position]
@@ -56,17 +57,20 @@ def run(gpu, index: int, program, arguments: list, grid, workgroup) -> dict:
                     value._host_changed = False
                 buffer = resident[1]
             else:
-                storage = value
+                storage = value.span if isinstance(value, Strided) else value
                 buffer = _buffer_for(gpu, index, storage)
                 borrowed.append((storage.nbytes, buffer))
                 gpu.upload(buffer, storage)
             by_identity[id(value)] = buffer
             native.append(buffer)
             if writes:
-                downloads.append((buffer, storage))
+                downloads.append((buffer, value if isinstance(value, Strided) else storage))
         program.launch(native, list(grid), list(workgroup))
         for buffer, storage in downloads:
-            gpu.download(buffer, storage)
+            if isinstance(storage, Strided):
+                storage.download(gpu, buffer)  # only the view's elements: others may share the span
+            else:
+                gpu.download(buffer, storage)
     except BaseException:
         # The device copies of WaveArrays may be half-written now: upload them next time.
         for value in arguments:

@@ -19,10 +19,11 @@ from typing import Optional
 
 import numpy as np
 
-from wave_gpu import _device, _gpu_dispatch, _native
+from wave_gpu import _device, _gpu_dispatch, _native, _shaped
 from wave_gpu._array import WaveArray
 from wave_gpu._errors import CompileError, KernelError
 from wave_gpu._frontend import KernelCompiler, Retype, type_of_annotation
+from wave_gpu import _func  # after _frontend, which it extends
 from wave_gpu._types import BUFFER_DTYPES, DType, name_of_numpy
 
 DEFAULT_WORKGROUP = 256
@@ -33,7 +34,8 @@ def _frontend_fingerprint() -> str:
     """A hash of the frontend's own sources: an edited compiler never reuses cached IR."""
     digest = hashlib.sha256()
     folder = os.path.dirname(os.path.abspath(__file__))
-    for name in ("_frontend.py", "_typerules.py", "_kernel.py", "_intrinsics.py", "_types.py"):
+    for name in ("_frontend.py", "_typerules.py", "_kernel.py", "_intrinsics.py", "_types.py", "_func.py",
+                 "_language.py", "_shaped.py"):
         with open(os.path.join(folder, name), "rb") as source:
             digest.update(source.read())
     return digest.hexdigest()
@@ -133,6 +135,7 @@ class Kernel:
             raise TypeError(f"{self.__name__}() takes {len(self._params)} argument"
                             f"{'s' if len(self._params) != 1 else ''} ({', '.join(self._params)}), got {len(args)}")
         signature, native, first_length = [], [], None
+        flat_cache: dict = {}  # N-D arrays: one flat buffer per array object
         for name, declared, value in zip(self._params, self._declared(), args):
             if isinstance(value, (WaveArray, np.ndarray)):
                 storage = value._storage if isinstance(value, WaveArray) else value
@@ -142,6 +145,13 @@ class Kernel:
                                     f"supported; use one of {', '.join(BUFFER_DTYPES)}")
                 if storage.dtype.byteorder == ">":
                     raise TypeError(f"argument '{name}' of {self.__name__}(): big-endian arrays are not supported")
+                if storage.ndim != 1 or (declared is not None and declared[0].startswith("array")):
+                    entry, values = _shaped.bind(self.__name__, name, declared, value, storage, dtype, flat_cache)
+                    signature.append(entry)
+                    native.extend(values)
+                    if first_length is None:
+                        first_length = storage.size
+                    continue
                 if not storage.flags.c_contiguous:
                     raise TypeError(f"argument '{name}' of {self.__name__}(): the array must be C-contiguous")
                 if not storage.flags.writeable:
@@ -203,7 +213,10 @@ class Kernel:
         for name in sorted({node.id for node in ast.walk(self._tree) if isinstance(node, ast.Name)}):
             if name in namespace:
                 value = namespace[name]
-                if isinstance(value, (bool, int, float, str, np.generic, DType)):
+                special = _func.fingerprint(value)
+                if special is not None:  # device functions (their source) and tuples of constants
+                    parts.append(f"{name}={special}")
+                elif isinstance(value, (bool, int, float, str, np.generic, DType)):
                     parts.append(f"{name}={value!r}")
                 else:
                     parts.append(f"{name}:{getattr(value, '__module__', '')}.{getattr(value, '__qualname__', '')}"
@@ -276,7 +289,7 @@ class Kernel:
             return None  # an empty first buffer: nothing to run
         if where != "emulator":
             return self._launch_gpu(where, signature, program, native, grid_dims, workgroup_dims)
-        storages = [v._storage if isinstance(v, WaveArray) else v for v in native]
+        storages = [_shaped.host_storage(v) for v in native]
         for value in native:
             if isinstance(value, WaveArray):
                 value._host_changed = True  # the emulator writes the host copy
@@ -342,6 +355,10 @@ class Kernel:
         index = (line or 0) - self._first_line
         if 0 <= index < len(self._source_lines):
             message += f"\n  File \"{self._filename}\", line {line}\n    {self._source_lines[index].strip()}"
+        elif line:  # a line of a @wave_gpu.func the kernel calls
+            found = _func.source_of_line(self._tree, self._namespace(), self._filename, line)
+            if found is not None:
+                message += f"\n  File \"{found[0]}\", line {line}\n    {found[1].strip()}"
         return KernelError(message)
 
 

@@ -26,8 +26,11 @@ class DType:
         self.name = name
 
     def __getitem__(self, item) -> "ArrayType":
+        if isinstance(item, tuple) and 2 <= len(item) <= 3 and all(part == slice(None) for part in item):
+            return ArrayType(self, len(item))  # f32[:, :] and f32[:, :, :]
         if item != slice(None):
-            raise TypeError(f"buffer annotations are written {self.name}[:]")
+            raise TypeError(f"buffer annotations are written {self.name}[:], {self.name}[:, :] or "
+                            f"{self.name}[:, :, :]")
         return ArrayType(self)
 
     def __call__(self, value):
@@ -55,21 +58,22 @@ class DType:
 
 
 class ArrayType:
-    """The annotation of a buffer parameter, `wave_gpu.f32[:]`."""
+    """The annotation of a buffer parameter, `wave_gpu.f32[:]` (ndim 1), `f32[:, :]` or `f32[:, :, :]`."""
 
-    __slots__ = ("dtype",)
+    __slots__ = ("dtype", "ndim")
 
-    def __init__(self, dtype: DType):
+    def __init__(self, dtype: DType, ndim: int = 1):
         self.dtype = dtype
+        self.ndim = ndim
 
     def __repr__(self) -> str:
-        return f"wave_gpu.{self.dtype.name}[:]"
+        return f"wave_gpu.{self.dtype.name}[{', '.join([':'] * self.ndim)}]"
 
     def __eq__(self, other) -> bool:
-        return isinstance(other, ArrayType) and other.dtype == self.dtype
+        return isinstance(other, ArrayType) and other.dtype == self.dtype and other.ndim == self.ndim
 
     def __hash__(self) -> int:
-        return hash(("array", self.dtype.name))
+        return hash(("array", self.dtype.name, self.ndim))
 
 
 f16 = DType("f16")

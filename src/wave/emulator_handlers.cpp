@@ -927,6 +927,7 @@ Handler select_handler(const Module& m, const Stmt& s) {
     case OpClass::Ternary:
       handler = visit_register_type(m.registers[s.dst], [&]<class T>() -> Handler {
         if (s.op == Opcode::Select) return &h_select<T>;
+        if (s.op == Opcode::CheckIndex) return select_check_index(m.registers[s.dst]);
         if constexpr (kNumber<T>) return &h_fma<T>;
         return nullptr;
       });

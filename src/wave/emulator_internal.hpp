@@ -115,6 +115,9 @@ inline void each_lane(const WaveCtx& w, F&& f) {
 // The handler of a compute statement (its types are looked up in the module).
 [[nodiscard]] Handler select_handler(const Module& module, const Stmt& stmt);
 
+// The handler of check_index for an index type (emulator_check_index.cpp); null if not an integer.
+[[nodiscard]] Handler select_check_index(ScalarType type);
+
 [[nodiscard]] LoweredCode lower(const Module& module);
 
 }  // namespace wavestack::wave

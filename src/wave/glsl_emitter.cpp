@@ -161,7 +161,7 @@ std::string Emitter::declarations() const {
   // A fault is noted in the invocation's private variables (cheap: no atomics in the
   // branches of every access, which costs llvmpipe 5x on vector add) and published to the
   // status buffer by wave_report() when the invocation ends.
-  d += "uint wave_code, wave_line, wave_mem, wave_lo, wave_hi, wave_signed;\n"
+  d += "uint wave_code, wave_line, wave_mem, wave_lo, wave_hi, wave_signed, wave_dim, wave_size;\n"
        "void wave_fault(uint code, uint line, uint mem, uint lo, uint hi, uint is_signed) {\n"
        "  if (wave_code == 0u) {\n"
        "    wave_code = code; wave_line = line; wave_mem = mem; wave_lo = lo; wave_hi = hi; wave_signed = is_signed;\n"
@@ -172,6 +172,7 @@ std::string Emitter::declarations() const {
        "    wave_status.w[4] = wave_lo; wave_status.w[5] = wave_hi; wave_status.w[6] = wave_signed;\n"
        "    wave_status.w[7] = gl_WorkGroupID.x; wave_status.w[8] = gl_WorkGroupID.y;\n"
        "    wave_status.w[9] = gl_WorkGroupID.z; wave_status.w[10] = gl_LocalInvocationIndex;\n"
+       "    wave_status.w[11] = wave_dim; wave_status.w[12] = wave_size;\n"
        "  }\n}\n";
   return d;
 }
@@ -238,6 +239,8 @@ void Emitter::statement(const Stmt& s, std::string& out, int depth, int loop_id)
     case OpClass::Ternary:
       if (s.op == Opcode::Select) {
         out += pad + r(s.dst) + " = " + r(s.args[0]) + " ? " + r(s.args[1]) + " : " + r(s.args[2]) + ";\n";
+      } else if (s.op == Opcode::CheckIndex) {
+        check_index(s, out, pad);
       } else if (is_float(type_of(s.dst))) {
         out += pad + r(s.dst) + " = fma(" + r(s.args[0]) + ", " + r(s.args[1]) + ", " + r(s.args[2]) + ");\n";
       } else {
@@ -355,6 +358,10 @@ std::string describe_fault(const Module& m, const std::vector<uint32_t>& status,
              "' (length " + std::to_string(length) + ")";
       break;
     }
+    case FaultCode::IndexOutOfRange:
+      what = "index " + join_value(status) + " out of range for dimension " + std::to_string(status[kStatusDim]) +
+             " of size " + std::to_string(status[kStatusSize]);
+      break;
     case FaultCode::DivisionByZero:
       what = "integer division by zero";
       break;

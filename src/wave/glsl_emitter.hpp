@@ -52,10 +52,18 @@ enum StatusWord : uint32_t {
   kStatusGroupY,
   kStatusGroupZ,
   kStatusLocal,  // gl_LocalInvocationIndex
+  kStatusDim,    // IndexOutOfRange: the dimension
+  kStatusSize,   // IndexOutOfRange: the size of that dimension
   kStatusWords = 16,
 };
 
-enum class FaultCode : uint32_t { OutOfBounds = 1, DivisionByZero = 2, NegativeExponent = 3, InactiveLane = 4 };
+enum class FaultCode : uint32_t {
+  OutOfBounds = 1,
+  DivisionByZero = 2,
+  NegativeExponent = 3,
+  InactiveLane = 4,
+  IndexOutOfRange = 5,  // check_index: an index outside one dimension of an array
+};
 
 struct GlslShader {
   std::string source;

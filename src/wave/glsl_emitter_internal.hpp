@@ -101,6 +101,9 @@ class Emitter {
 
   void memory(const Stmt& s, std::string& out, const std::string& pad);
 
+  // check_index (glsl_check_index.cpp): the per-dimension bounds check of an array index.
+  void check_index(const Stmt& s, std::string& out, const std::string& pad);
+
   std::string atomic_op(const Stmt& s);
 
   // Float atomics: f32 add natively where GL_EXT_shader_atomic_float is present, otherwise

@@ -67,6 +67,8 @@ enum class Opcode : uint8_t {
   Ge,
   // ternary
   Fma,
+  // index, size, dimension (one integer type) -> the index; faults unless 0 <= index < size
+  CheckIndex,
   // launch geometry (dim operand 0..2 where it applies)
   ThreadId,
   LocalId,

@@ -50,6 +50,7 @@ constexpr std::array kOps = {
     OpInfo{"gt", C::Compare, 2},
     OpInfo{"ge", C::Compare, 2},
     OpInfo{"fma", C::Ternary, 3},
+    OpInfo{"check_index", C::Ternary, 3},
     OpInfo{"thread_id", C::Geometry, 0},
     OpInfo{"local_id", C::Geometry, 0},
     OpInfo{"workgroup_id", C::Geometry, 0},

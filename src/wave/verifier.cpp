@@ -105,6 +105,10 @@ class Verifier {
         if (s.op == Opcode::Select) {
           require(s, arg(s, 0) == ScalarType::Bool, "condition must be bool");
           require(s, arg(s, 1) == dst(s) && arg(s, 2) == dst(s), "values and result must have one type");
+        } else if (s.op == Opcode::CheckIndex) {
+          const auto t = dst(s);
+          require(s, is_integer(t) && arg(s, 0) == t && arg(s, 1) == t && arg(s, 2) == t,
+                  "index, size, dimension and result must have one integer type");
         } else {
           const auto t = dst(s);
           require(s, is_numeric(t) && arg(s, 0) == t && arg(s, 1) == t && arg(s, 2) == t,

@@ -243,7 +243,8 @@ def test_tiled_matmul_with_shared_memory(rng, n, m, k):
     b = rng.integers(-8, 8, (k, m)).astype(np.float32)
     c = np.zeros((n, m), np.float32)
     grid = (math.ceil(m / TILE), math.ceil(n / TILE), 1)
-    tiled_matmul(a, b, c, n, m, k, grid=grid, workgroup=(TILE, TILE, 1))
+    # f32[:] parameters take 1-D arrays (a 2-D one is a rank error): pass flat views.
+    tiled_matmul(a.reshape(-1), b.reshape(-1), c.reshape(-1), n, m, k, grid=grid, workgroup=(TILE, TILE, 1))
     np.testing.assert_array_equal(c, a @ b)
 
 
@@ -605,7 +606,7 @@ def row_sums(x: f32[:], out: f32[:], width: i32):
 def test_literal_initialised_variables_take_the_wider_type(rng):
     x = rng.standard_normal((50, 7)).astype(np.float32)
     out = np.zeros(50, np.float32)
-    row_sums(x, out, 7)
+    row_sums(x.reshape(-1), out, 7)
     expected = np.zeros(50, np.float32)
     for j in range(7):
         expected += x[:, j]
