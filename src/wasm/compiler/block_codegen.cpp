@@ -154,9 +154,14 @@ class BlockWriter {
     emit(transfer_to(target));
   }
 
-  std::string push_temp(const std::string& expression) {
+  // An f64 result's temporary is an F64_VARIABLE, like an f64 local's (local_is_f64).
+  std::string push_temp(const std::string& expression, bool f64 = false) {
     std::string name = fresh();
-    emit("uvec2 " + name + " = " + expression + ";");
+    if (f64) {
+      emit("F64_VARIABLE " + name + " = F64_VARIABLE(" + expression + ");");
+    } else {
+      emit("uvec2 " + name + " = " + expression + ";");
+    }
     stack_.push_back(name);
     return name;
   }
@@ -435,7 +440,7 @@ class BlockWriter {
     std::string second;
     if (numeric.arity == 2) second = pop();
     const std::string first = pop();
-    push_temp(instantiate_numeric(numeric, first, second, "trap"));
+    push_temp(instantiate_numeric(numeric, first, second, "trap"), numeric_result_is_f64(numeric.opcode));
     if (numeric.traps) {
       uses_trap_ = true;
       trap_if("trap != WASM_TRAP_NONE", "trap");
@@ -564,6 +569,11 @@ bool local_is_32_bit(const Program& program, std::uint32_t function, std::uint32
   const FunctionRecord& record = program.functions.at(function);
   const auto type = static_cast<ValType>(program.local_types.at(record.local_types_begin + index));
   return type == ValType::kI32 || type == ValType::kF32 || type == ValType::kFuncRef || type == ValType::kExternRef;
+}
+
+bool local_is_f64(const Program& program, std::uint32_t function, std::uint32_t index) {
+  const FunctionRecord& record = program.functions.at(function);
+  return static_cast<ValType>(program.local_types.at(record.local_types_begin + index)) == ValType::kF64;
 }
 
 std::string block_label(std::uint32_t id) {

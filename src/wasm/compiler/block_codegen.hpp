@@ -69,6 +69,10 @@ using DirectTarget = std::function<bool(std::uint32_t id)>;
 // C++ compiler keeps one register for it instead of two.
 [[nodiscard]] bool local_is_32_bit(const Program& program, std::uint32_t function, std::uint32_t index);
 
+// Whether local `index` of defined function `function` holds an f64: a run declares its
+// variable as F64_VARIABLE (compiled_blocks.glsl), which C++ keeps in a floating-point register.
+[[nodiscard]] bool local_is_f64(const Program& program, std::uint32_t function, std::uint32_t index);
+
 // The name of block `id`'s full function, and the label of its case in its run.
 [[nodiscard]] std::string block_function_name(std::uint32_t id);
 [[nodiscard]] std::string block_label(std::uint32_t id);

@@ -166,6 +166,11 @@ const NumericLowering* find_numeric_lowering(std::uint16_t opcode) {
   return &kLowerings.at(index);
 }
 
+bool numeric_result_is_f64(std::uint16_t opcode) {
+  // f64.abs .. f64.copysign, f64.convert_i32_s .. f64.promote_f32, f64.reinterpret_i64.
+  return (opcode >= 0x99 && opcode <= 0xA6) || (opcode >= 0xB7 && opcode <= 0xBB) || opcode == 0xBF;
+}
+
 std::string instantiate_numeric(const NumericLowering& lowering, const std::string& a, const std::string& b,
                                 const std::string& trap) {
   return replace_all(replace_all(replace_all(lowering.expression, "$a", a), "$b", b), "$t", trap);

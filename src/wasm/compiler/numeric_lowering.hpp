@@ -20,6 +20,9 @@ struct NumericLowering {
 // The lowering of numeric opcode `opcode` (0x45..0xC4, 0x100..0x107), or nullptr.
 [[nodiscard]] const NumericLowering* find_numeric_lowering(std::uint16_t opcode);
 
+// Whether numeric opcode `opcode` produces an f64 (f64 arithmetic, conversions to f64).
+[[nodiscard]] bool numeric_result_is_f64(std::uint16_t opcode);
+
 // `lowering`'s expression with its operands and trap word substituted.
 [[nodiscard]] std::string instantiate_numeric(const NumericLowering& lowering, const std::string& a,
                                               const std::string& b, const std::string& trap);

@@ -177,7 +177,10 @@ std::string run_function(const Program& program, const Run& run, std::uint32_t f
       "uint " + run_function_name(first_id + run.first) + "(INOUT(Regs) io, INOUT(CompiledCount) ic) {\n";
   // Private copies (the compiler may keep them in registers: they alias no buffer).
   text += "  Regs r = io;\n  CompiledCount c = ic;\n";
-  for (const auto& [index, written] : run.locals) text += "  uvec2 " + local_name(index) + " = uvec2(0u, 0u);\n";
+  for (const auto& [index, written] : run.locals) {
+    const char* type = local_is_f64(program, run.function, index) ? "F64_VARIABLE" : "uvec2";
+    text += std::string("  ") + type + " " + local_name(index) + " = " + type + "(uvec2(0u, 0u));\n";
+  }
   text += "  uint start = compiled_credit(c);\n  uint credit = start;\n";
   text += "  bool spill = false;\n  uint result = 0u;\n";
   text += "  while (true) {\n";

@@ -66,6 +66,11 @@ void compiled_sync(INOUT(CompiledCount) c, uint credit, INOUT(uint) start) {
 #define COMPILED_GOTO(label) break
 #define COMPILED_LABEL(label)
 #endif
+// The type of a run's variable for an f64 local: a uvec2 in GLSL; C++ defines its own, which
+// the compiler keeps in a floating-point register between operations (compiled_glsl.cpp).
+#ifndef F64_VARIABLE
+#define F64_VARIABLE uvec2
+#endif
 // Whether the generated runs' direct continuations after a return and into a recursive call
 // are compiled in (only where COMPILED_GOTO jumps; in GLSL they would only add code).
 #ifndef COMPILED_DIRECT_JUMPS

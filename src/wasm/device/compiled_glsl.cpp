@@ -119,6 +119,26 @@ constexpr const char* kUnitContextBegin = R"(
 #define COMPILED_LABEL(label) label:
 #define COMPILED_DIRECT_JUMPS 1
 
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+// A run's variable for an f64 local (F64_VARIABLE): the value as a double, so that it stays in
+// a floating-point register; as a uvec2 (the f64's bit pattern), GCC keeps it in an integer
+// register and moves it to and from the FPU around every operation, on a loop's chain of
+// dependent operations. Conversions copy bits: payloads are kept. It converts to a uvec2
+// implicitly and from one only explicitly or by assignment, so that mixing it with a uvec2 in
+// a conditional expression has one meaning.
+struct HostF64 {
+  double value = 0.0;
+  HostF64() = default;
+  explicit HostF64(uvec2 bits) : value(std::bit_cast<double>(bits)) {}
+  HostF64& operator=(uvec2 bits) {
+    value = std::bit_cast<double>(bits);
+    return *this;
+  }
+  operator uvec2() const { return std::bit_cast<uvec2>(value); }
+};
+#define F64_VARIABLE HostF64
+#endif
+
 struct UnitContext {
   const uint* unit_program;
   uint* unit_state;
@@ -138,15 +158,13 @@ struct UnitContext {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
   // A slot as one 64-bit access: a slot written as two words and read back as one (the SLP
   // vectorizer joins the words of a uvec2) would stall store-to-load forwarding.
+  // (Copied as a whole, not word by word: an f64 then stays in a floating-point register.)
   uvec2 slot_get(uint slot) {
-    std::uint64_t v = 0;
+    uvec2 v;
     std::memcpy(&v, unit_stack + 2u * slot, 8);
-    return uvec2(static_cast<uint>(v), static_cast<uint>(v >> 32));
+    return v;
   }
-  void slot_set(uint slot, uvec2 v) {
-    const std::uint64_t both = (std::uint64_t{v.y} << 32) | v.x;
-    std::memcpy(unit_stack + 2u * slot, &both, 8);
-  }
+  void slot_set(uint slot, uvec2 v) { std::memcpy(unit_stack + 2u * slot, &v, 8); }
 #else
   uvec2 slot_get(uint slot) { return uvec2(unit_stack[2u * slot], unit_stack[2u * slot + 1u]); }
   void slot_set(uint slot, uvec2 v) {
@@ -163,9 +181,9 @@ struct UnitContext {
   uvec2 memory_read(uint ea, uint n) {
     const unsigned char* at = reinterpret_cast<const unsigned char*>(unit_memory) + ea;
     if (n == 8u) {
-      std::uint64_t v = 0;
+      uvec2 v;
       std::memcpy(&v, at, 8);
-      return uvec2(static_cast<uint>(v), static_cast<uint>(v >> 32));
+      return v;
     }
     if (n == 4u) {
       uint v = 0;
@@ -183,8 +201,7 @@ struct UnitContext {
   void memory_write(uint ea, uint n, uvec2 v) {
     unsigned char* at = reinterpret_cast<unsigned char*>(unit_memory) + ea;
     if (n == 8u) {
-      const std::uint64_t both = (std::uint64_t{v.y} << 32) | v.x;
-      std::memcpy(at, &both, 8);
+      std::memcpy(at, &v, 8);
     } else if (n == 4u) {
       std::memcpy(at, &v.x, 4);
     } else if (n == 2u) {

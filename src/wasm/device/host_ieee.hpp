@@ -104,21 +104,32 @@ inline double host_ieee_rounded(double v) {
   return v;
 }
 
-// The bits of the hardware result `r` of an operation on `operands`, or, when `r` is a NaN,
-// what the software function `soft` returns for them (the positive canonical NaN, whatever the
-// operands' payloads and signs).
-template <typename... Operands>
-inline uint f32_result(float r, uint (*soft)(Operands...), Operands... operands) {
+// The bits of the hardware result `r`, or, when `r` is a NaN, what the software library
+// returns for the same operands: the positive canonical NaN, whatever their payloads and signs
+// (every NaN result of the library is; the numerics tests compare both paths on NaN operands).
+// The choice is made on the value itself: a fallback to the software function, which takes
+// the operands' bit patterns, made GCC keep f64 values in integer registers and move them to
+// and from the FPU around every operation, a few cycles each on a loop's chain of dependent
+// operations.
+// (A call, not a constant: the compiler would turn a select of the constant into a
+// conditional move through an integer register, on the chain again. It returns a float so that
+// the result stays one in both branches.)
+[[gnu::noinline, gnu::cold]] inline float f32_canonical_nan_host() {
+  return std::bit_cast<float>(F32_CANONICAL_NAN);
+}
+[[gnu::noinline, gnu::cold]] inline double f64_canonical_nan_host() {
+  return std::bit_cast<double>(std::uint64_t{0x7FF8000000000000});
+}
+inline uint f32_result(float r) {
   r = host_ieee_rounded(r);
   if (__builtin_isnan(r)) [[unlikely]]
-    return soft(operands...);
+    r = f32_canonical_nan_host();
   return f32_from_host(r);
 }
-template <typename... Operands>
-inline uvec2 f64_result(double r, uvec2 (*soft)(Operands...), Operands... operands) {
+inline uvec2 f64_result(double r) {
   r = host_ieee_rounded(r);
   if (__builtin_isnan(r)) [[unlikely]]
-    return soft(operands...);
+    r = f64_canonical_nan_host();
   return f64_from_host(r);
 }
 
@@ -126,35 +137,35 @@ inline uvec2 f64_result(double r, uvec2 (*soft)(Operands...), Operands... operan
 // (sqrt: with -fmath-errno, the default, the builtin still compiles to the sqrt instruction
 // and calls libm only for a negative operand, to set errno; the result is a NaN either way.)
 inline uint f32_add(uint a, uint b) {
-  return f32_result(f32_to_host(a) + f32_to_host(b), f32_add_soft, a, b);
+  return f32_result(f32_to_host(a) + f32_to_host(b));
 }
 inline uint f32_sub(uint a, uint b) {
-  return f32_result(f32_to_host(a) - f32_to_host(b), f32_sub_soft, a, b);
+  return f32_result(f32_to_host(a) - f32_to_host(b));
 }
 inline uint f32_mul(uint a, uint b) {
-  return f32_result(f32_to_host(a) * f32_to_host(b), f32_mul_soft, a, b);
+  return f32_result(f32_to_host(a) * f32_to_host(b));
 }
 inline uint f32_div(uint a, uint b) {
-  return f32_result(f32_to_host(a) / f32_to_host(b), f32_div_soft, a, b);
+  return f32_result(f32_to_host(a) / f32_to_host(b));
 }
 inline uint f32_sqrt(uint a) {
-  return f32_result(__builtin_sqrtf(f32_to_host(a)), f32_sqrt_soft, a);
+  return f32_result(__builtin_sqrtf(f32_to_host(a)));
 }
 
 inline uvec2 f64_add(uvec2 a, uvec2 b) {
-  return f64_result(f64_to_host(a) + f64_to_host(b), f64_add_soft, a, b);
+  return f64_result(f64_to_host(a) + f64_to_host(b));
 }
 inline uvec2 f64_sub(uvec2 a, uvec2 b) {
-  return f64_result(f64_to_host(a) - f64_to_host(b), f64_sub_soft, a, b);
+  return f64_result(f64_to_host(a) - f64_to_host(b));
 }
 inline uvec2 f64_mul(uvec2 a, uvec2 b) {
-  return f64_result(f64_to_host(a) * f64_to_host(b), f64_mul_soft, a, b);
+  return f64_result(f64_to_host(a) * f64_to_host(b));
 }
 inline uvec2 f64_div(uvec2 a, uvec2 b) {
-  return f64_result(f64_to_host(a) / f64_to_host(b), f64_div_soft, a, b);
+  return f64_result(f64_to_host(a) / f64_to_host(b));
 }
 inline uvec2 f64_sqrt(uvec2 a) {
-  return f64_result(__builtin_sqrt(f64_to_host(a)), f64_sqrt_soft, a);
+  return f64_result(__builtin_sqrt(f64_to_host(a)));
 }
 
 // --- comparisons --------------------------------------------------------------------------
@@ -247,28 +258,28 @@ inline uvec2 f64_max(uvec2 a, uvec2 b) {
 // Clang 14 lacks it.)
 #if defined(__SSE4_1__) || defined(__aarch64__)
 inline uint f32_ceil(uint a) {
-  return f32_result(__builtin_ceilf(f32_to_host(a)), f32_ceil_soft, a);
+  return f32_result(__builtin_ceilf(f32_to_host(a)));
 }
 inline uint f32_floor(uint a) {
-  return f32_result(__builtin_floorf(f32_to_host(a)), f32_floor_soft, a);
+  return f32_result(__builtin_floorf(f32_to_host(a)));
 }
 inline uint f32_trunc(uint a) {
-  return f32_result(__builtin_truncf(f32_to_host(a)), f32_trunc_soft, a);
+  return f32_result(__builtin_truncf(f32_to_host(a)));
 }
 inline uint f32_nearest(uint a) {
-  return f32_result(__builtin_nearbyintf(f32_to_host(a)), f32_nearest_soft, a);
+  return f32_result(__builtin_nearbyintf(f32_to_host(a)));
 }
 inline uvec2 f64_ceil(uvec2 a) {
-  return f64_result(__builtin_ceil(f64_to_host(a)), f64_ceil_soft, a);
+  return f64_result(__builtin_ceil(f64_to_host(a)));
 }
 inline uvec2 f64_floor(uvec2 a) {
-  return f64_result(__builtin_floor(f64_to_host(a)), f64_floor_soft, a);
+  return f64_result(__builtin_floor(f64_to_host(a)));
 }
 inline uvec2 f64_trunc(uvec2 a) {
-  return f64_result(__builtin_trunc(f64_to_host(a)), f64_trunc_soft, a);
+  return f64_result(__builtin_trunc(f64_to_host(a)));
 }
 inline uvec2 f64_nearest(uvec2 a) {
-  return f64_result(__builtin_nearbyint(f64_to_host(a)), f64_nearest_soft, a);
+  return f64_result(__builtin_nearbyint(f64_to_host(a)));
 }
 #else
 inline uint f32_ceil(uint a) {
@@ -303,10 +314,10 @@ inline uvec2 f64_nearest(uvec2 a) {
 // their AArch64 counterparts; unsigned 64-bit sources use the compilers' correctly rounded
 // sequences, which the differential test covers). Only promotion and demotion can give NaN.
 inline uvec2 f64_promote_f32(uint a) {
-  return f64_result(static_cast<double>(f32_to_host(a)), f64_promote_f32_soft, a);
+  return f64_result(static_cast<double>(f32_to_host(a)));
 }
 inline uint f32_demote_f64(uvec2 a) {
-  return f32_result(static_cast<float>(f64_to_host(a)), f32_demote_f64_soft, a);
+  return f32_result(static_cast<float>(f64_to_host(a)));
 }
 
 inline uint f32_convert_i32_s(uint a) {
