@@ -4,7 +4,8 @@ A Python float is a double. Passed unannotated, it is a "weak" scalar like a flo
 (`x[i] * s` with an f32 `x` computes in f32), and it keeps its full precision wherever the
 kernel computes in f64: the kernel is compiled with the parameter as f32 and, when the
 resulting IR uses f64 anywhere, compiled again with the parameter as a weak f64 (so a kernel
-without f64 never needs a device with float64)."""
+without f64 never needs a device with float64). With an f64 argument in the signature the
+first compilation is skipped: the IR uses f64 then."""
 
 from __future__ import annotations
 
@@ -34,7 +35,9 @@ def compile_signature(signature: tuple, compile_):
         return tuple((name, PARAM_KIND, float_type) if kind == "scalar" and type_ == PYTHON_FLOAT else
                      (name, kind, type_) for name, kind, type_ in signature)
 
+    if any(type_ == "f64" for _, _, type_ in signature):  # an f64 argument: the IR uses f64
+        return compile_(with_floats_as("f64"))
     module = compile_(with_floats_as("f32"))
     if not uses_f64(module.text):
         return module
-    return compile_(with_floats_as("f64"))
+    return compile_(with_floats_as("f64"))  # f64 from casts or shared arrays only

@@ -85,8 +85,8 @@ BY_NAME = {t.name: t for t in (f16, f32, f64, i32, u32, i64, u64, boolean)}
 
 
 def dtype_name(dtype, argument: str = "dtype", allowed=ARRAY_DTYPES) -> str:
-    """The name of a dtype given as a DType, its name, or a NumPy dtype (`numpy.float32`,
-    `numpy.dtype("float64")`, `"float64"`); ValueError naming the allowed ones otherwise."""
+    """The name of a dtype given as a DType, its name ("f32"), or a NumPy dtype or scalar type
+    (`numpy.dtype("float64")`, `numpy.float32`); ValueError naming the allowed ones otherwise."""
     name = dtype.name if isinstance(dtype, DType) else dtype
     if not (isinstance(name, str) and name in BY_NAME):
         name = _numpy_dtype_name(dtype)
@@ -98,14 +98,9 @@ def dtype_name(dtype, argument: str = "dtype", allowed=ARRAY_DTYPES) -> str:
 
 
 def _numpy_dtype_name(dtype):
-    """The wave_gpu name of a NumPy dtype, scalar type or dtype name; None for anything else
-    (Python's own float and int are not taken as NumPy's float64 and int64)."""
-    if isinstance(dtype, str):
-        try:
-            numpy_dtype = np.dtype(dtype)
-        except TypeError:
-            return None
-        return name_of_numpy(numpy_dtype) if numpy_dtype.name == dtype else None  # "float32", not "f4"
+    """The wave_gpu name of a NumPy dtype or scalar type; None for anything else (strings name
+    wave_gpu types only, "f16" is not NumPy's "f16", and Python's float and int are not taken
+    as NumPy's float64 and int64)."""
     if isinstance(dtype, np.dtype) or (isinstance(dtype, type) and issubclass(dtype, np.generic)):
         return name_of_numpy(dtype)
     return None

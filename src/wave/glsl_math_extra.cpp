@@ -27,7 +27,8 @@ namespace wavestack::wave {
 namespace {
 
 // Bit-level helpers: the only per-type code.
-constexpr const char* kBitsF32 = R"(bool wave_isnan_f32(float x) { return (floatBitsToUint(x) & 0x7fffffffu) > 0x7f800000u; }
+constexpr const char* kBitsF32 =
+    R"(bool wave_isnan_f32(float x) { return (floatBitsToUint(x) & 0x7fffffffu) > 0x7f800000u; }
 bool wave_isinf_f32(float x) { return (floatBitsToUint(x) & 0x7fffffffu) == 0x7f800000u; }
 bool wave_isfinite_f32(float x) { return (floatBitsToUint(x) & 0x7f800000u) != 0x7f800000u; }
 bool wave_signbit_f32(float x) { return (floatBitsToUint(x) >> 31) != 0u; }

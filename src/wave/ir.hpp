@@ -85,7 +85,7 @@ enum class Opcode : uint8_t {
   IsFinite,  // float -> bool
   Atan2,     // atan2(y, x)
   Hypot,
-  Fmod,      // C's fmod: the sign of the dividend (Mod is Python's %)
+  Fmod,  // C's fmod: the sign of the dividend (Mod is Python's %)
   Copysign,
   // ---- end of math functions ----
   // launch geometry (dim operand 0..2 where it applies)

@@ -267,6 +267,21 @@ def test_python_float_scalar_is_weak_beside_f64(rng):
     np.testing.assert_array_equal(out64, x64 * s)
 
 
+def test_python_float_scalar_is_f64_where_only_a_cast_makes_f64(rng):
+    @wave_gpu.kernel
+    def widened(x, s, out):
+        i = thread_id()
+        if i < len(x):
+            out[i] = wave_gpu.f32(wave_gpu.f64(x[i]) * s)
+
+    s = 0.7
+    x = rng.standard_normal(100).astype(np.float32)
+    out = np.zeros_like(x)
+    widened(x, s, out)
+    np.testing.assert_array_equal(out, (x.astype(np.float64) * s).astype(np.float32))
+    assert "scalar s: f64" in widened.ir
+
+
 @wave_gpu.kernel
 def shared_copy(x, out):
     tile = shared(64, np.float64)
@@ -277,7 +292,7 @@ def shared_copy(x, out):
 
 def test_numpy_dtypes_everywhere():
     for dtype, name in [(np.float32, "f32"), (np.dtype("float64"), "f64"), (np.int32, "i32"), (np.uint32, "u32"),
-                        (np.float16, "f16"), ("float64", "f64"), (wave_gpu.f64, "f64"), ("i32", "i32")]:
+                        (np.float16, "f16"), (np.dtype(np.uint32), "u32"), (wave_gpu.f64, "f64"), ("i32", "i32")]:
         assert wave_gpu.array([1, 2, 3], dtype=dtype).dtype == name
         assert wave_gpu.zeros(3, dtype).dtype == name
         assert wave_gpu.ones(3, dtype=dtype).numpy().dtype == np.dtype(wave_gpu._types.NUMPY_DTYPES[name])
@@ -287,7 +302,7 @@ def test_numpy_dtypes_everywhere():
     np.testing.assert_array_equal(out, x * 0.1)
 
 
-@pytest.mark.parametrize("bad", [np.complex64, np.dtype(bool), np.int8, float, "f4", "float128", object()])
+@pytest.mark.parametrize("bad", [np.complex64, np.dtype(bool), np.int8, np.int64, float, "f4", "float32", object()])
 def test_unsupported_dtypes_name_the_argument(bad):
     with pytest.raises(ValueError, match="^dtype: unsupported dtype"):
         wave_gpu.zeros(3, bad)
