@@ -157,6 +157,7 @@ def test_classification_of_special_values(dtype):
     np.testing.assert_array_equal(out[n:2 * n], np.isinf(x), err_msg="isinf")
     np.testing.assert_array_equal(out[2 * n:3 * n], np.isfinite(x), err_msg="isfinite")
     np.testing.assert_array_equal(out[3 * n:], np.isfinite(x), err_msg="isnan and isfinite combined with x == x")
+    assert _native.Module.parse(classify.ir).text == classify.ir  # the new opcodes survive the disk cache
 
 
 @wave_gpu.kernel
