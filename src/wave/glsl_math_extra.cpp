@@ -40,7 +40,7 @@ float wave_nan_f32() { return uintBitsToFloat(0x7fc00000u); }
 // GLSL's exp(x) loses about |x| ulps to the rounding of x * log2(e) on some devices.
 float wave_exp_accurate_f32(float x) {
   if ((floatBitsToUint(x) & 0x7fffffffu) > 0x7f800000u) return x;
-  if (x > 88.8) return uintBitsToFloat(0x7f800000u);
+  if (x >= 88.7228390) return uintBitsToFloat(0x7f800000u);  // the first float whose exp overflows
   if (x < -104.0) return 0.0;
   float k = floor(x * 1.44269504 + 0.5);
   precise float r = (x - k * 0.693145751953125) - k * 1.42860677e-06;

@@ -67,7 +67,8 @@ enum class Opcode : uint8_t {
   Ge,
   // ternary
   Fma,
-  // ---- math functions beyond GLSL's built-ins (emulator_math.cpp, glsl_math_extra.cpp) ----
+  // ---- math functions beyond GLSL's built-ins (emulator_math.cpp, glsl_math_extra.cpp); kept
+  // contiguous from Tanh to Copysign: Emitter::is_math_extra tests the range ----
   Tanh,
   Sinh,
   Cosh,
