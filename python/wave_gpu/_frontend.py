@@ -14,10 +14,11 @@ import operator
 import numpy as np
 
 from wave_gpu import _intrinsics as I
+from wave_gpu import _math as M
 from wave_gpu import _native
 from wave_gpu import _typerules as T
 from wave_gpu._errors import CompileError
-from wave_gpu._types import DType
+from wave_gpu._types import BUFFER_DTYPES, DType, dtype_name
 
 
 class Retype(Exception):
@@ -83,6 +84,7 @@ if hasattr(math, "exp2"):
     _MATH[math.exp2] = "exp2"
 _PURE_CALLS = set(_GEOMETRY) | set(_MATH) | {I.lane_id, I.wave_width, builtins.abs, builtins.min, builtins.max,
                                              builtins.int, builtins.float, builtins.bool, builtins.len, I.fma}
+_PURE_CALLS |= M.PURE  # tanh ... isfinite, math.floor/ceil/trunc (_math.py)
 
 _UNSUPPORTED_BINARY = {ast.MatMult: "@"}
 
@@ -159,7 +161,8 @@ class KernelCompiler(FuncInliner, LanguageMixin):
                 self.declare_array(name, kind, type_)
             else:
                 reg = self.builder.add_scalar(name, type_)
-                self.names[name] = Value(reg, type_, var=True)
+                # an unannotated Python float is weak like a literal (_scalars.py)
+                self.names[name] = Value(reg, type_, var=True, weak=kind == "python_float")
         self.block(self.tree.body)
         try:
             return self.builder.finish()
@@ -498,9 +501,11 @@ class KernelCompiler(FuncInliner, LanguageMixin):
         dtype = self.static(call.args[1])
         if dtype is None and isinstance(call.args[1], ast.Constant):
             dtype = call.args[1].value
-        element = dtype.name if isinstance(dtype, DType) else dtype
-        if element not in ("f16", "f32", "f64", "i32", "u32", "i64", "u64"):
-            raise self.error(f"unknown shared array dtype {dtype!r}; use a wave_gpu type such as wave_gpu.f32", call)
+        try:  # a wave_gpu type, its name or a NumPy dtype
+            element = dtype_name(dtype, "shared dtype", BUFFER_DTYPES)
+        except ValueError:
+            raise self.error(f"unknown shared array dtype {dtype!r}; use a wave_gpu type such as wave_gpu.f32 "
+                             "or a NumPy dtype such as numpy.float32", call) from None
         unique = name
         while unique in self.shared_names or unique in [p[0] for p in self.params]:
             unique += "_"
@@ -752,6 +757,8 @@ class KernelCompiler(FuncInliner, LanguageMixin):
             return self.call_atomic(function, node, label)
         if function in _WAVE_REDUCE or function in _WAVE_VOTE or function in _WAVE_READ:
             return self.call_wave(function, node, label)
+        if function in M.PURE:  # tanh ... isfinite, math.floor/ceil/trunc (_math.py)
+            return M.call(self, function, node, label)
         if function in _MATH:
             self.arity(node, label, 1)
             return self.float_op(_MATH[function], [self.expr(node.args[0])])

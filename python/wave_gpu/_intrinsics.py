@@ -107,8 +107,7 @@ tan = _math.tan
 exp = _math.exp
 log = _math.log
 log2 = _math.log2
-floor = _math.floor
-ceil = _math.ceil
+from wave_gpu._math import ceil, floor  # noqa: E402 - floats, as in GLSL (math.floor gives an int)
 
 
 def exp2(x):

@@ -19,7 +19,7 @@ from typing import Optional
 
 import numpy as np
 
-from wave_gpu import _device, _gpu_dispatch, _native, _shaped
+from wave_gpu import _device, _gpu_dispatch, _native, _scalars, _shaped
 from wave_gpu._array import WaveArray
 from wave_gpu._errors import CompileError, KernelError
 from wave_gpu._frontend import KernelCompiler, Retype, type_of_annotation
@@ -35,7 +35,7 @@ def _frontend_fingerprint() -> str:
     digest = hashlib.sha256()
     folder = os.path.dirname(os.path.abspath(__file__))
     for name in ("_frontend.py", "_typerules.py", "_kernel.py", "_intrinsics.py", "_types.py", "_func.py",
-                 "_language.py", "_shaped.py"):
+                 "_language.py", "_shaped.py", "_math.py", "_scalars.py"):
         with open(os.path.join(folder, name), "rb") as source:
             digest.update(source.read())
     return digest.hexdigest()
@@ -66,7 +66,7 @@ def _scalar_type(value) -> Optional[str]:
     if isinstance(value, int):
         return "i32" if -2**31 <= value < 2**31 else "i64"
     if isinstance(value, float):
-        return "f32"
+        return _scalars.PYTHON_FLOAT  # f32 or f64 as the kernel needs (_scalars.py)
     return None
 
 
@@ -177,7 +177,7 @@ class Kernel:
                     raise TypeError(f"argument '{name}' of {self.__name__}(): expected a {declared[1]} buffer, "
                                     f"got {type(value).__name__}")
                 type_ = declared[1]
-                if type_ != "bool" and not type_.startswith("f") and inferred in ("f32", "f64"):
+                if type_ != "bool" and not type_.startswith("f") and inferred in ("f32", "f64", "float"):
                     raise TypeError(f"argument '{name}' of {self.__name__}(): expected an integer ({type_}), "
                                     f"got {value!r}")
             else:
@@ -246,6 +246,10 @@ class Kernel:
             return program
 
     def _compile(self, signature: tuple):
+        """Frontend compilation (unannotated Python floats: see _scalars.py)."""
+        return _scalars.compile_signature(signature, self._compile_params)
+
+    def _compile_params(self, signature: tuple):
         """Frontend compilation; variables first set from a literal are widened on demand."""
         hints: dict = {}
         while True:

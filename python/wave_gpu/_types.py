@@ -89,11 +89,25 @@ BY_NAME = {t.name: t for t in (f16, f32, f64, i32, u32, i64, u64, boolean)}
 
 
 def dtype_name(dtype, argument: str = "dtype", allowed=ARRAY_DTYPES) -> str:
-    """The name of a dtype given as a string or a DType; ValueError naming the allowed ones otherwise."""
+    """The name of a dtype given as a DType, its name ("f32"), or a NumPy dtype or scalar type
+    (`numpy.dtype("float64")`, `numpy.float32`); ValueError naming the allowed ones otherwise."""
     name = dtype.name if isinstance(dtype, DType) else dtype
-    if not isinstance(name, str) or name not in allowed:
-        raise ValueError(f"{argument}: unknown dtype {dtype!r}; allowed: {', '.join(repr(a) for a in allowed)}")
+    if not (isinstance(name, str) and name in BY_NAME):
+        name = _numpy_dtype_name(dtype)
+    if name is None or name not in allowed:
+        numpy_names = ", ".join(NUMPY_DTYPES[a].name for a in allowed)
+        raise ValueError(f"{argument}: unsupported dtype {dtype!r}; allowed: {', '.join(repr(a) for a in allowed)} "
+                         f"(or wave_gpu.f32 and friends, or the NumPy dtypes {numpy_names})")
     return name
+
+
+def _numpy_dtype_name(dtype):
+    """The wave_gpu name of a NumPy dtype or scalar type; None for anything else (strings name
+    wave_gpu types only, "f16" is not NumPy's "f16", and Python's float and int are not taken
+    as NumPy's float64 and int64)."""
+    if isinstance(dtype, np.dtype) or (isinstance(dtype, type) and issubclass(dtype, np.generic)):
+        return name_of_numpy(dtype)
+    return None
 
 
 def name_of_numpy(dtype: np.dtype):

@@ -947,6 +947,7 @@ Handler select_handler(const Module& m, const Stmt& s) {
     case OpClass::Control:
       break;
   }
+  if (handler == nullptr) handler = select_math_extra(m, s);  // tanh ... copysign (emulator_math.cpp)
   if (handler == nullptr) {
     throw IrError("the emulator has no implementation of " + std::string(op_info(s.op).name) + " for these types");
   }

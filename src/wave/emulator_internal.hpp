@@ -114,6 +114,8 @@ inline void each_lane(const WaveCtx& w, F&& f) {
 
 // The handler of a compute statement (its types are looked up in the module).
 [[nodiscard]] Handler select_handler(const Module& module, const Stmt& stmt);
+// The handler of a math function of emulator_math.cpp (tanh ... copysign), or nullptr.
+[[nodiscard]] Handler select_math_extra(const Module& module, const Stmt& stmt);
 
 // The handler of check_index for an index type (emulator_check_index.cpp); null if not an integer.
 [[nodiscard]] Handler select_check_index(ScalarType type);

@@ -85,6 +85,10 @@ class Emitter {
 
   std::string compare(const Stmt& s);
 
+  // Math functions beyond GLSL's built-ins (tanh ... copysign): glsl_math_extra.cpp.
+  static bool is_math_extra(Opcode op);
+  std::string math_extra(const Stmt& s);
+
   std::string geometry(const Stmt& s);
 
   // ---- memory ------------------------------------------------------------------------------

@@ -47,6 +47,7 @@ std::string Emitter::float_call(const std::string& fn, ScalarType t, const std::
 }
 
 std::string Emitter::unary(const Stmt& s) {
+  if (is_math_extra(s.op)) return math_extra(s);  // glsl_math_extra.cpp
   const ScalarType t = type_of(s.dst);
   std::string a = r(s.args[0]);  // not const: returned by move
   switch (s.op) {
@@ -98,6 +99,7 @@ std::string Emitter::float_quotient(ScalarType t, const std::string& a, const st
 }
 
 std::string Emitter::binary(const Stmt& s) {
+  if (is_math_extra(s.op)) return math_extra(s);  // glsl_math_extra.cpp
   const ScalarType t = type_of(s.dst);
   std::string a = r(s.args[0]);  // not const: returned by move
   const std::string b = r(s.args[1]);

@@ -69,6 +69,28 @@ enum class Opcode : uint8_t {
   Fma,
   // index, size, dimension (one integer type) -> the index; faults unless 0 <= index < size
   CheckIndex,
+  // ---- math functions beyond GLSL's built-ins (emulator_math.cpp, glsl_math_extra.cpp); kept
+  // contiguous from Tanh to Copysign: Emitter::is_math_extra tests the range ----
+  Tanh,
+  Sinh,
+  Cosh,
+  Asin,
+  Acos,
+  Atan,
+  Erf,
+  Erfc,
+  Log10,
+  Log1p,
+  Expm1,
+  Trunc,
+  IsNan,     // float -> bool
+  IsInf,     // float -> bool
+  IsFinite,  // float -> bool
+  Atan2,     // atan2(y, x)
+  Hypot,
+  Fmod,  // C's fmod: the sign of the dividend (Mod is Python's %)
+  Copysign,
+  // ---- end of math functions ----
   // launch geometry (dim operand 0..2 where it applies)
   ThreadId,
   LocalId,

@@ -91,6 +91,8 @@ class Verifier {
           require(s, is_integer(t) || t == ScalarType::Bool, "needs integer or bool operands");
         } else if (s.op == Opcode::Shl || s.op == Opcode::Shr) {
           require(s, is_integer(t), "needs integer operands");
+        } else if (s.op == Opcode::Atan2 || s.op == Opcode::Hypot || s.op == Opcode::Fmod || s.op == Opcode::Copysign) {
+          require(s, is_float(t), "needs f32 or f64 operands");
         } else {
           require(s, is_numeric(t), "needs numeric operands");
         }
@@ -166,6 +168,11 @@ class Verifier {
       case Opcode::Neg:
       case Opcode::Abs:
         require(s, a == t && is_numeric(t), "needs a number");
+        break;
+      case Opcode::IsNan:
+      case Opcode::IsInf:
+      case Opcode::IsFinite:
+        require(s, is_float(a) && t == ScalarType::Bool, "maps f32 or f64 to bool");
         break;
       default:
         require(s, a == t && is_float(t), "needs f32 or f64");
