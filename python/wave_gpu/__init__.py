@@ -10,6 +10,7 @@ from wave_gpu._intrinsics import (atomic_add, atomic_and, atomic_cas, atomic_exc
                                   wave_all, wave_any, wave_ballot, wave_broadcast, wave_max, wave_min,
                                   wave_prefix_sum, wave_shuffle, wave_sum, wave_width, workgroup_id, workgroup_size)
 from wave_gpu._kernel import Kernel, kernel
+from wave_gpu._random import rand_init, randf, randi, randn
 from wave_gpu._types import DType, f16, f32, f64, i32, i64, u32, u64
 
 __version__: str = _native.__version__
@@ -21,5 +22,5 @@ __all__ = [
     "shared", "atomic_add", "atomic_sub", "atomic_min", "atomic_max", "atomic_and", "atomic_or", "atomic_xor",
     "atomic_exchange", "atomic_cas", "wave_broadcast", "wave_shuffle", "wave_sum", "wave_min", "wave_max",
     "wave_prefix_sum", "wave_any", "wave_all", "wave_ballot", "sqrt", "sin", "cos", "tan", "exp", "exp2", "log",
-    "log2", "floor", "ceil", "fma",
+    "log2", "floor", "ceil", "fma", "rand_init", "randf", "randi", "randn",
 ]
