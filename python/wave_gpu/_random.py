@@ -112,14 +112,7 @@ def call(compiler, function, node, label: str):
         return _copy_out(compiler, block[0], "u32")
     if function is randf:
         return _unit_float(compiler, block[0], 0)
-    # randn: Box-Muller on (0, 1] x [0, 1)
-    u1 = _unit_float(compiler, block[0], 1)
-    u2 = _unit_float(compiler, block[1], 0)
-    log_u1 = compiler.emit("log", "f32", [u1.reg])
-    radius = compiler.emit("sqrt", "f32", [compiler.emit("mul", "f32", [
-        compiler.as_type(_constant(compiler, -2.0), "f32"), log_u1.reg]).reg])
-    angle = compiler.emit("mul", "f32", [compiler.as_type(_constant(compiler, 6.283185307179586), "f32"), u2.reg])
-    return compiler.emit("mul", "f32", [radius.reg, compiler.emit("cos", "f32", [angle.reg]).reg])
+    return _normal(compiler, block[0], block[1])
 
 
 def _constant(compiler, value):
@@ -260,3 +253,87 @@ def _unit_float(compiler, word: int, bias: int):
         top = compiler.emit("add", "u32", [top.reg, _u32(compiler, bias)])
     as_float = compiler.emit("cvt", "f32", [top.reg])
     return compiler.emit("mul", "f32", [as_float.reg, compiler.as_type(_constant(compiler, 2.0**-24), "f32")])
+
+
+# ---- randn: Box-Muller from exactly rounded f32 operations -----------------------------------
+#
+# sqrt(-2 ln u1) * cos(2 pi u2) with u1 = m * 2^-24 (m = (word0 >> 8) + 1 in 1 .. 2^24) and
+# u2 = j * 2^-24 (j = word1 >> 8). The logarithm and the cosine are computed here from f32
+# add, sub and mul (bit-identical on every device, unlike the devices' log and cos):
+#   ln u1 = ln f + (e - 24) ln 2, with m = f * 2^e, f in [sqrt(1/2), sqrt(2)), and ln f the
+#   Taylor series of ln(1 + t), t = f - 1, |t| < 0.415, to t^18 (truncation below 2e-8);
+#   cos(2 pi u2) = +-cos x or +-sin x of x = (j mod 2^22) * 2^-22 * pi/2 in [0, pi/2) by the
+#   quadrant j >> 22, each a Taylor polynomial (truncation below 6e-8).
+# sqrt is the IR's, correctly rounded on the emulator and on devices with float64.
+
+LOG_TERMS = 18
+LN2_HIGH = 0.693145751953125  # ln 2 = LN2_HIGH + LN2_LOW; LN2_HIGH has 16 significant bits
+LN2_LOW = 1.4286068203094173e-06
+HALF_PI = 1.5707963267948966
+SIN_TERMS = 6  # x - x^3/3! + ... - x^11/11!
+COS_TERMS = 7  # 1 - x^2/2! + ... + x^12/12!
+
+
+def _f32(compiler, value: float) -> int:
+    return compiler.as_type(_constant(compiler, value), "f32")
+
+
+def _normal(compiler, word0: int, word1: int):
+    emit = compiler.emit
+
+    def f(op, *args):
+        return emit(op, "f32", list(args)).reg
+
+    def u(op, *args):
+        return emit(op, "u32", list(args)).reg
+
+    def pick(condition, a, b, type_="f32"):
+        return emit("select", type_, [condition, a, b]).reg
+
+    # m = f * 2^e: e by binary search over the integer, 2^-e as a product of exact powers of two.
+    m = u("add", u("shr", word0, _u32(compiler, 8)), _u32(compiler, 1))
+    rest, exponent, scale = m, _f32(compiler, 0.0), _f32(compiler, 1.0)
+    for step in (16, 8, 4, 2, 1):
+        big = emit("ge", "bool", [rest, _u32(compiler, 1 << step)]).reg
+        rest = pick(big, u("shr", rest, _u32(compiler, step)), rest, "u32")
+        exponent = f("add", exponent, pick(big, _f32(compiler, float(step)), _f32(compiler, 0.0)))
+        scale = f("mul", scale, pick(big, _f32(compiler, 2.0 ** -step), _f32(compiler, 1.0)))
+    fraction = f("mul", emit("cvt", "f32", [m]).reg, scale)  # in [1, 2)
+    high = emit("gt", "bool", [fraction, _f32(compiler, 1.4142135)]).reg
+    fraction = pick(high, f("mul", fraction, _f32(compiler, 0.5)), fraction)
+    exponent = f("add", exponent, pick(high, _f32(compiler, 1.0), _f32(compiler, 0.0)))
+    t = f("sub", fraction, _f32(compiler, 1.0))
+    series = _f32(compiler, (-1.0) ** (LOG_TERMS + 1) / LOG_TERMS)
+    for n in range(LOG_TERMS - 1, 0, -1):
+        series = f("add", f("mul", series, t), _f32(compiler, (-1.0) ** (n + 1) / n))
+    log_fraction = f("mul", series, t)
+    power = f("sub", exponent, _f32(compiler, 24.0))
+    log_u1 = f("add", f("mul", power, _f32(compiler, LN2_HIGH)),
+               f("add", f("mul", power, _f32(compiler, LN2_LOW)), log_fraction))
+    radius = f("sqrt", f("mul", log_u1, _f32(compiler, -2.0)))
+
+    j = u("shr", word1, _u32(compiler, 8))
+    quadrant = u("shr", j, _u32(compiler, 22))
+    within = emit("cvt", "f32", [u("bitand", j, _u32(compiler, (1 << 22) - 1))]).reg
+    x = f("mul", f("mul", within, _f32(compiler, 2.0 ** -22)), _f32(compiler, HALF_PI))
+    x2 = f("mul", x, x)
+    sine = _f32(compiler, _taylor(SIN_TERMS - 1, odd=True))
+    for k in range(SIN_TERMS - 2, -1, -1):
+        sine = f("add", f("mul", sine, x2), _f32(compiler, _taylor(k, odd=True)))
+    sine = f("mul", sine, x)
+    cosine = _f32(compiler, _taylor(COS_TERMS - 1, odd=False))
+    for k in range(COS_TERMS - 2, -1, -1):
+        cosine = f("add", f("mul", cosine, x2), _f32(compiler, _taylor(k, odd=False)))
+    odd_quadrant = emit("eq", "bool", [u("bitand", quadrant, _u32(compiler, 1)), _u32(compiler, 1)]).reg
+    negative = emit("eq", "bool", [u("bitand", u("add", quadrant, _u32(compiler, 1)), _u32(compiler, 2)),
+                                   _u32(compiler, 2)]).reg  # quadrants 1 and 2
+    magnitude = pick(odd_quadrant, sine, cosine)
+    signed = pick(negative, f("neg", magnitude), magnitude)
+    return emit("mul", "f32", [radius, signed])
+
+
+def _taylor(k: int, odd: bool) -> float:
+    """The k-th coefficient of sin (odd) or cos in powers of x^2: (-1)^k / (2k + 1)! or / (2k)!."""
+    import math
+
+    return (-1.0) ** k / math.factorial(2 * k + 1 if odd else 2 * k)
