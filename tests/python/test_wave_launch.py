@@ -175,8 +175,9 @@ def test_a_wave_array_and_a_numpy_view_of_it_are_one_buffer():
 def test_kernels_can_be_called_from_several_threads_at_once(device, tmp_path):
     # A fresh process, so that the first calls (device opening, compilation) race too.
     script = textwrap.dedent(f"""
-        import concurrent.futures, numpy as np, wave_gpu
+        import concurrent.futures, sys, numpy as np, wave_gpu
         from wave_gpu import f32, thread_id
+        sys.setswitchinterval(1e-6)  # switch threads often, so that first calls really overlap
         wave_gpu.set_device({'"emulator"' if device == "emulator" else "'gpu'"})
 
         @wave_gpu.kernel
