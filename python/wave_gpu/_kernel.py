@@ -60,7 +60,9 @@ def _scalar_type(value) -> Optional[str]:
 
 class Kernel:
     """A Python function compiled to WAVE IR. Call it with its arguments and, optionally,
-    grid=, workgroup=, device=, threads= (1: deterministic) and wave_width=."""
+    dim= (exactly that many threads; default: the first buffer's length) or grid= and
+    workgroup= (every thread of the grid), device=, threads= (1: deterministic), wave_width=
+    and timeout= (seconds; TimeoutError past it). See _launch.py."""
 
     def __init__(self, function: types.FunctionType, bounds_checks: bool = True):
         if not isinstance(function, types.FunctionType):

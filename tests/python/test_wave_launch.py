@@ -284,6 +284,15 @@ def test_a_timeout_bounds_a_kernel_that_never_ends(device):
     np.testing.assert_array_equal(out, 10)
 
 
+def test_a_dispatch_that_returns_after_its_timeout_raises_with_nothing_downloaded(device):
+    if device != "vulkan" or not wave_gpu.device().software:
+        pytest.skip("needs a dispatch that surely takes longer than 1 ms: a software Vulkan device")
+    out = np.full(1 << 16, -1, np.int32)
+    with pytest.raises(TimeoutError, match="not downloaded"):
+        count_up(out, 2000, timeout=1e-3, device=wave_gpu.device())  # 1.3e8 iterations, under the budget
+    assert (out == -1).all()
+
+
 def test_ctrl_c_interrupts_a_kernel_that_never_ends_on_the_emulator(device, tmp_path):
     if device != "emulator":
         pytest.skip("a dispatch cannot be interrupted from the host on Vulkan (timeout= bounds it)")
