@@ -13,7 +13,9 @@ sqrt(-2 ln u1) * cos(2 pi u2) with u1 = ((word 0 >> 8) + 1) * 2^-24 and u2 = (wo
 
 The generator is expanded into plain 32-bit integer WAVE instructions (the 32x32 -> 64-bit
 products are built from 16-bit halves), so randi and randf give identical bits on every
-device, with no 64-bit integer support needed; randn uses the device's f32 log, cos and sqrt.
+device, with no 64-bit integer support needed; randn computes its logarithm and cosine from
+exactly rounded f32 operations (see _normal), so it is identical too wherever f32 sqrt is
+correctly rounded (the emulator, and GPUs with float64).
 """
 
 from __future__ import annotations
