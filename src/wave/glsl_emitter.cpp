@@ -165,7 +165,7 @@ std::string Emitter::declarations() const {
   // A fault is noted in the invocation's private variables (cheap: no atomics in the
   // branches of every access, which costs llvmpipe 5x on vector add) and published to the
   // status buffer by wave_report() when the invocation ends.
-  d += "uint wave_iters;  // loop back-edges of this invocation\n";
+  d += "uint wave_iters;  // loop back-edges of this invocation\n" + loop_limit_declarations();
   d += "uint wave_code, wave_line, wave_mem, wave_lo, wave_hi, wave_signed;\n"
        "void wave_fault(uint code, uint line, uint mem, uint lo, uint hi, uint is_signed) {\n"
        "  if (wave_code == 0u) {\n"
@@ -301,7 +301,7 @@ void Emitter::control(const Stmt& s, std::string& out, int depth, int loop_id) {
       // leaves it (to the continuing block) and break sets the loop's flag first.
       const bool wrap = !s.other.empty() && has_continue(s.body);
       const int id = wrap ? ++loops_ : 0;
-      out += pad + "for (;; wave_iters++) {\n" + loop_header(s, pad + "  ");
+      out += pad + "for (;; " + loop_step() + ") {\n" + loop_header(s, pad + "  ");
       if (wrap) {
         const std::string flag = "wave_break" + std::to_string(id);
         out += pad + "  bool " + flag + " = false;\n" + pad + "  do {\n";

@@ -5,13 +5,17 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <thread>
 #include <vector>
 
 #include "runtime/error.hpp"
+#include "runtime/shader_compiler.hpp"
 #include "wave/builder.hpp"
 #include "wave/emulator.hpp"
 #include "wave/errors.hpp"
+#include "wave/glsl_emitter.hpp"
 
 namespace wavestack::wave {
 namespace {
@@ -113,6 +117,47 @@ TEST(WaveLaunchControl, ThreadIdsMustFitIn32BitInts) {
   config.workgroup = {256, 1, 1};
   EXPECT_THROW(program.launch(args, config), runtime::InvalidArgument);
   EXPECT_EQ(out, std::vector<int32_t>(4, 0));
+}
+
+// out[tid] = the number of iterations of a loop with a continue and a nested loop.
+Module loops() {
+  Builder b("loops");
+  b.add_buffer("out", ScalarType::I32);
+  const Reg tid = b.new_reg(ScalarType::I32);
+  b.emit(Opcode::ThreadId, tid, {}, 2);
+  const Reg k = i32_constant(b, 0);
+  const Reg one = i32_constant(b, 1);
+  const Reg ten = i32_constant(b, 10);
+  b.begin_loop(3);
+  const Reg done = b.new_reg(ScalarType::Bool);
+  b.emit(Opcode::Ge, done, std::vector<Reg>{k, ten}, 4);
+  b.begin_if(done, 4);
+  b.emit_break(4);
+  b.end_if();
+  b.begin_loop(5);
+  b.emit_break(5);
+  b.end_loop();
+  b.begin_continuing();
+  b.emit(Opcode::Add, k, std::vector<Reg>{k, one}, 6);
+  b.end_loop();
+  b.emit(Opcode::Store, kNoReg, std::vector<Reg>{tid, k}, 7, "out");
+  return b.finish();
+}
+
+TEST(WaveLaunchControl, ShadersWithTheLaunchWordsAndLoopCountsCompile) {
+  for (const uint32_t device_loop_limit : {0U, 65535U}) {
+    GlslTarget target;
+    target.device_loop_limit = device_loop_limit;
+    const GlslShader shader = emit_glsl(loops(), target);
+    runtime::ShaderOptions options;
+    options.optimize = false;
+    EXPECT_NO_THROW(
+        (void)runtime::compile_compute_shader(shader.source, options, runtime::DiskCache(std::nullopt), "test"))
+        << shader.source;
+    EXPECT_NE(shader.source.find("gl_GlobalInvocationID.x >= pc.wave_limit_x"), std::string::npos);
+    EXPECT_NE(shader.source.find("wave_iters >= pc.wave_loop_budget"), std::string::npos);
+    EXPECT_EQ(shader.source.find("wave_group_iters") != std::string::npos, device_loop_limit != 0);
+  }
 }
 
 }  // namespace

@@ -232,6 +232,19 @@ def nested_count(out: i32[:], n: i32):
     out[i] = total
 
 
+@wave_gpu.kernel
+def divergent_count(out: i32[:], n: i32):
+    i = thread_id()
+    total = 0
+    if i % 2 == 0:  # the two halves of a group of lanes run their loops one after the other
+        for a in range(n):
+            total += 1
+    else:
+        for b in range(n):
+            total += 2
+    out[i] = total
+
+
 def _loop_limit() -> int:
     return 65535 if "llvmpipe" in wave_gpu.device().name else 0
 
@@ -250,12 +263,18 @@ def test_a_loop_over_the_device_limit_raises_instead_of_ending_early():
         with pytest.raises(wave_gpu.KernelError, match="65535 iterations"):
             count_up(out, 100_000, device=here)
         with pytest.raises(wave_gpu.KernelError, match="ends every loop"):
-            nested_count(out, 300, device=here)  # 90,300 back-edges in all, each loop well under the limit
+            nested_count(out, 300, device=here)  # 90,601 iterations in all, each loop well under the limit
+        with pytest.raises(wave_gpu.KernelError, match="ends every loop"):
+            divergent_count(out, 40_000, device=here)  # 40,001 per thread, 80,002 for a group of lanes
+        divergent_count(out, 30_000, device=here)  # 60,002 for the group: under the limit
+        np.testing.assert_array_equal(out, [30_000, 60_000] * 2)
     else:  # the emulator and hardware GPUs have no such limit
         count_up(out, 100_000, device=here)
         np.testing.assert_array_equal(out, 100_000)
         nested_count(out, 300, device=here)
         np.testing.assert_array_equal(out, 90_000)
+        divergent_count(out, 40_000, device=here)
+        np.testing.assert_array_equal(out, [40_000, 80_000] * 2)
 
 
 @wave_gpu.kernel
