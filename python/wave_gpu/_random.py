@@ -99,7 +99,7 @@ def call(compiler, function, node, label: str):
         words = []
         for argument in list(node.args) + ([] if len(node.args) == 2 else [None]):
             words += _words64(compiler, argument, label, node)
-        zero = compiler.as_type(_constant(compiler, 0), "u32")
+        zero = compiler.as_type(_constant(0), "u32")
         key = [_fresh_copy(compiler, words[0]), _fresh_copy(compiler, words[1])]
         counter = [_fresh_copy(compiler, zero), _fresh_copy(compiler, zero), _fresh_copy(compiler, words[2]),
                    _fresh_copy(compiler, words[3])]
@@ -117,14 +117,14 @@ def call(compiler, function, node, label: str):
     return _normal(compiler, block[0], block[1])
 
 
-def _constant(compiler, value):
+def _constant(value):
     from wave_gpu._frontend import constant
 
     return constant(value)
 
 
 def _u32(compiler, value: int) -> int:
-    return compiler.as_type(_constant(compiler, value), "u32")
+    return compiler.as_type(_constant(value), "u32")
 
 
 def _fresh_copy(compiler, reg: int) -> int:
@@ -153,10 +153,10 @@ def _words64(compiler, argument, label: str, node) -> list:
         high = _u32(compiler, 0)
     elif type_ == "i32":  # sign extension: -1 is 2^64 - 1, as for an i64 seed
         high = compiler.emit("cvt", "u32", [compiler.emit("shr", "i32", [reg, compiler.as_type(
-            _constant(compiler, 31), "i32")]).reg]).reg
+            _constant(31), "i32")]).reg]).reg
     else:
         high = compiler.emit("cvt", "u32", [compiler.emit("shr", type_, [reg, compiler.as_type(
-            _constant(compiler, 32), type_)]).reg]).reg
+            _constant(32), type_)]).reg]).reg
     return [low, high]
 
 
@@ -254,7 +254,7 @@ def _unit_float(compiler, word: int, bias: int):
     if bias:
         top = compiler.emit("add", "u32", [top.reg, _u32(compiler, bias)])
     as_float = compiler.emit("cvt", "f32", [top.reg])
-    return compiler.emit("mul", "f32", [as_float.reg, compiler.as_type(_constant(compiler, 2.0**-24), "f32")])
+    return compiler.emit("mul", "f32", [as_float.reg, compiler.as_type(_constant(2.0**-24), "f32")])
 
 
 # ---- randn: Box-Muller from exactly rounded f32 operations -----------------------------------
@@ -277,7 +277,7 @@ COS_TERMS = 7  # 1 - x^2/2! + ... + x^12/12!
 
 
 def _f32(compiler, value: float) -> int:
-    return compiler.as_type(_constant(compiler, value), "f32")
+    return compiler.as_type(_constant(value), "f32")
 
 
 def _normal(compiler, word0: int, word1: int):

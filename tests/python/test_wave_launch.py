@@ -102,6 +102,22 @@ def test_wave_operations_see_only_the_launched_lanes():
 
 
 @wave_gpu.kernel
+def from_last_lane(x: f32[:], out: f32[:]):
+    i = thread_id()
+    out[i] = wave_gpu.wave_broadcast(x[i], wave_gpu.wave_width() - 1)
+
+
+def test_a_wave_read_of_a_padding_lane_is_a_read_of_an_inactive_lane():
+    width = wave_gpu.device().wave_width
+    x = np.arange(2 * width, dtype=np.float32)
+    out = np.zeros(2 * width, np.float32)
+    from_last_lane(x, out)  # whole waves: every lane exists
+    np.testing.assert_array_equal(out, np.repeat(x[width - 1::width], width))
+    with pytest.raises(wave_gpu.KernelError, match="not an active lane|inactive"):
+        from_last_lane(x[:width + 1].copy(), np.zeros(width + 1, np.float32))
+
+
+@wave_gpu.kernel
 def block_reverse(x: f32[:], out: f32[:]):
     tile = wave_gpu.shared(64, f32)
     i = thread_id()
