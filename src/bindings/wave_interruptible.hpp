@@ -1,6 +1,8 @@
-// Runs a long native call (an emulator launch) so that Python stays in control: the work runs
-// on a helper thread while the calling thread, without the GIL, wakes every few milliseconds
-// to run Python's signal handlers (Ctrl-C) and to check a deadline.
+// Runs a long native call (an emulator launch) so that Python stays in control. With a
+// timeout the work runs on a helper thread while the calling thread, without the GIL, wakes
+// every few milliseconds to run Python's signal handlers (Ctrl-C) and to check the deadline.
+// Without one it runs on the calling thread (a helper costs more than a small launch), and on
+// the main thread a SIGINT handler chained in front of Python's stops it.
 #pragma once
 
 #include <atomic>

@@ -328,10 +328,11 @@ def test_a_dispatch_that_returns_after_its_timeout_raises_with_nothing_downloade
     assert (out == -1).all()
 
 
-def test_ctrl_c_interrupts_a_kernel_that_never_ends_on_the_emulator(device, tmp_path):
+@pytest.mark.parametrize("timeout", [None, 600])  # inline, and on a helper thread watching the clock
+def test_ctrl_c_interrupts_a_kernel_that_never_ends_on_the_emulator(device, tmp_path, timeout):
     if device != "emulator":
         pytest.skip("a dispatch cannot be interrupted from the host on Vulkan (timeout= bounds it)")
-    script = textwrap.dedent("""
+    script = textwrap.dedent(f"""
         import sys, time, numpy as np, wave_gpu
         from wave_gpu import i32, thread_id
         wave_gpu.set_device("emulator")
@@ -345,9 +346,10 @@ def test_ctrl_c_interrupts_a_kernel_that_never_ends_on_the_emulator(device, tmp_
             out[i] = k
 
         out = np.zeros(64, np.int32)
+        spin.ir  # compiled now, so the signal arrives during the launch
         print("running", flush=True)
         try:
-            spin(out, 1)
+            spin(out, 1, timeout={timeout})
         except KeyboardInterrupt:
             print("interrupted", time.perf_counter(), flush=True)
     """)
