@@ -225,10 +225,13 @@ class WorkgroupRunner {
  private:
   // The lanes of wave `wave` whose global ids are all below the launch limit.
   uint64_t launched_within_limit(const uint32_t group[3], uint32_t wave) const {
-    const bool unlimited = geo_.limit[0] == UINT32_MAX && geo_.limit[1] == UINT32_MAX && geo_.limit[2] == UINT32_MAX;
-    if (unlimited) return ~uint64_t{0};
-    uint64_t mask = 0;
     const uint32_t* size = geo_.workgroup;
+    bool whole_group_inside = true;  // every workgroup but the last ones: no lane to test
+    for (int d = 0; d < 3; ++d) {
+      whole_group_inside = whole_group_inside && (static_cast<uint64_t>(group[d]) + 1) * size[d] <= geo_.limit[d];
+    }
+    if (whole_group_inside) return ~uint64_t{0};
+    uint64_t mask = 0;
     for (uint32_t lane = 0; lane < geo_.width; ++lane) {
       const uint64_t local = static_cast<uint64_t>(wave) * geo_.width + lane;
       const uint64_t xyz[3] = {local % size[0], (local / size[0]) % size[1], local / (size[0] * size[1])};
