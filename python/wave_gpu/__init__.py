@@ -14,6 +14,7 @@ from wave_gpu._func import Func, func  # noqa: I001 - after _kernel, which loads
 from wave_gpu._language import local
 from wave_gpu._math import (acos, asin, atan, atan2, copysign, cosh, erf, erfc, expm1, fabs, fmod, hypot, isfinite,
                             isinf, isnan, log1p, log10, sinh, tanh, trunc)
+from wave_gpu._random import rand_init, randf, randi, randn
 from wave_gpu._types import DType, f16, f32, f64, i32, i64, u32, u64
 
 __version__: str = _native.__version__
@@ -25,7 +26,7 @@ __all__ = [
     "shared", "atomic_add", "atomic_sub", "atomic_min", "atomic_max", "atomic_and", "atomic_or", "atomic_xor",
     "atomic_exchange", "atomic_cas", "wave_broadcast", "wave_shuffle", "wave_sum", "wave_min", "wave_max",
     "wave_prefix_sum", "wave_any", "wave_all", "wave_ballot", "sqrt", "sin", "cos", "tan", "exp", "exp2", "log",
-    "log2", "floor", "ceil", "fma",
+    "log2", "floor", "ceil", "fma", "rand_init", "randf", "randi", "randn",
     # _math.py
     "tanh", "sinh", "cosh", "asin", "acos", "atan", "atan2", "hypot", "erf", "erfc", "log10", "log1p", "expm1", "fmod",
     "copysign", "fabs", "trunc", "isnan", "isinf", "isfinite",

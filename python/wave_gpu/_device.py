@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import os
+import threading
 from typing import NamedTuple, Optional, Union
 
 from wave_gpu import _native
@@ -145,7 +146,18 @@ def device() -> DeviceInfo:
     return EMULATOR if where == "emulator" else _info(where)
 
 
-@functools.lru_cache(maxsize=None)
+_open_lock = threading.Lock()
+_open: dict = {}
+
+
 def open_gpu(index: int):
-    """The open native device of a Vulkan index, one per process (kernels and buffers share it)."""
-    return _native.GpuDevice.open(index)
+    """The open native device of a Vulkan index, one per process (kernels and buffers share it).
+    Opened under a lock: first calls from several threads must not open the device twice."""
+    device = _open.get(index)
+    if device is None:
+        with _open_lock:
+            device = _open.get(index)
+            if device is None:
+                device = _native.GpuDevice.open(index)
+                _open[index] = device
+    return device

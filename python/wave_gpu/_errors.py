@@ -5,8 +5,9 @@ from __future__ import annotations
 from wave_gpu import _native
 
 
-class CompileError(Exception):
+class CompileError(RuntimeError):
     """A kernel that cannot be compiled: unsupported syntax, an unknown name or a type error.
+    A RuntimeError too, as the original SDK raised for compile failures.
 
     The message names the file and line and shows the source line; `filename`, `lineno` and
     `source_line` hold them too."""

@@ -16,6 +16,7 @@ import numpy as np
 from wave_gpu import _intrinsics as I
 from wave_gpu import _math as M
 from wave_gpu import _native
+from wave_gpu import _printing, _random
 from wave_gpu import _typerules as T
 from wave_gpu._errors import CompileError
 from wave_gpu._types import BUFFER_DTYPES, DType, dtype_name
@@ -450,6 +451,11 @@ class KernelCompiler(FuncInliner, LanguageMixin):
             raise self.error("assignment needs a name or an array element", target)
         name = target.id
         existing = self.names.get(name)
+        if isinstance(value, _random.RandState):
+            _random.assign(self, name, target, value)
+            return
+        if isinstance(existing, _random.RandState):
+            raise self.error(f"'{name}' holds a random state; it cannot be assigned a number", target)
         if isinstance(value, Memory):
             if existing is not None and not isinstance(existing, Memory):
                 raise self.error(f"'{name}' holds a number; it cannot also name an array", target)
@@ -527,6 +533,8 @@ class KernelCompiler(FuncInliner, LanguageMixin):
             raise self.error("this call has no value", node)
         if isinstance(result, Memory) and not allow_memory:
             raise self.error(f"'{result.name}' is an array; index it to get a value", node)
+        if isinstance(result, _random.RandState) and not allow_memory:
+            raise self.error(f"'{ast.unparse(node)}' is a random state: pass it to randf, randi or randn", node)
         return result
 
     def expr_Constant(self, node):
@@ -735,6 +743,8 @@ class KernelCompiler(FuncInliner, LanguageMixin):
             raise self.error(f"unknown function '{ast.unparse(node.func)}'", node)
         if isinstance(function, Func):  # a device function: inlined (_func)
             return self.call_func_node(node)
+        if function is builtins.print:  # debugging output (_printing.py)
+            return _printing.call(self, node)
         if node.keywords:
             raise self.error(f"{ast.unparse(node.func)}() takes no keyword arguments in kernels", node)
         label = ast.unparse(node.func)
@@ -816,6 +826,8 @@ class KernelCompiler(FuncInliner, LanguageMixin):
                 self.builder.const(reg, self.constant_as(const, target), self.line)
                 return Value(reg, target)
             return Value(self.as_type(value, target), target)
+        if function in _random.INTRINSICS:  # rand_init, randf, randi, randn (_random.py)
+            return _random.call(self, function, node, label)
         if function is builtins.range:
             raise self.error("range() can only be used in a for loop", node)
         raise self.error(self.cannot_call(function, label), node)

@@ -6,6 +6,8 @@ uploaded again while its host values are unchanged; NumPy arrays are uploaded ev
 from __future__ import annotations
 
 import collections
+import threading
+import time
 
 import numpy as np
 
@@ -17,22 +19,37 @@ _pools: dict = collections.defaultdict(lambda: collections.defaultdict(list))
 _POOL_LIMIT = 4  # buffers kept per size
 
 
+_pool_lock = threading.Lock()  # kernels may be called from several threads
+
+
 def _buffer_for(gpu, index: int, storage: np.ndarray):
-    pool = _pools[index][storage.nbytes]
-    if pool:
-        buffer = pool.pop()
+    with _pool_lock:
+        pool = _pools[index][storage.nbytes]
+        buffer = pool.pop() if pool else None
+    if buffer is not None:
         buffer.length = storage.size  # the same bytes may hold another dtype's count
         return buffer
     return gpu.allocate(storage.nbytes, storage.size)
 
 
-def run(gpu, index: int, program, arguments: list, grid, workgroup) -> dict:
+def _memory_key(storage: np.ndarray) -> tuple:
+    """Arrays with equal keys are the same memory seen the same way (a WaveArray and
+    numpy.asarray of it, or one array passed twice): they share one device buffer."""
+    return storage.__array_interface__["data"][0], storage.nbytes, storage.dtype.str
+
+
+def run(gpu, index: int, program, arguments: list, grid, workgroup, limit=None, loop_budget=0xFFFFFFFF,
+        timeout=None) -> dict:
     """Runs `program` with `arguments` (WaveArrays, NumPy arrays and scalars); returns the
-    phase timings of the call."""
+    phase timings of the call. `limit`: invocations at or past it do nothing; `loop_budget`
+    bounds each invocation's loop iterations; a call longer than `timeout` seconds raises
+    TimeoutError with nothing downloaded."""
     gpu.reset_timings()
     written = program.written
     native, borrowed, downloads = [], [], []
-    by_identity: dict = {}
+    by_memory: dict = {}
+    downloaded: set = set()
+    stale: list = []  # WaveArrays whose memory was bound through another argument's buffer
     buffer_position = 0
     try:
         for value in arguments:
@@ -41,8 +58,18 @@ def run(gpu, index: int, program, arguments: list, grid, workgroup) -> dict:
                 continue
             writes = written[buffer_position]
             buffer_position += 1
-            if id(value) in by_identity:  # the same array twice binds the same buffer
-                native.append(by_identity[id(value)])
+            storage = value._storage if isinstance(value, WaveArray) else value
+            # A strided view has a buffer of its own (the span it covers, of which it downloads
+            # only its elements): views are never merged.
+            key = ("strided", id(value)) if isinstance(value, Strided) else _memory_key(storage)
+            if key in by_memory:  # the same memory twice binds the same buffer
+                buffer = by_memory[key]
+                native.append(buffer)
+                if writes and key not in downloaded:  # the kernel writes it through this parameter
+                    downloaded.add(key)
+                    downloads.append((buffer, storage))
+                if isinstance(value, WaveArray) and (value._resident is None or value._resident[1] is not buffer):
+                    stale.append(value)
                 continue
             if isinstance(value, WaveArray):
                 storage = value._storage
@@ -61,11 +88,17 @@ def run(gpu, index: int, program, arguments: list, grid, workgroup) -> dict:
                 buffer = _buffer_for(gpu, index, storage)
                 borrowed.append((storage.nbytes, buffer))
                 gpu.upload(buffer, storage)
-            by_identity[id(value)] = buffer
+            by_memory[key] = buffer
             native.append(buffer)
             if writes:
+                downloaded.add(key)
                 downloads.append((buffer, value if isinstance(value, Strided) else storage))
-        program.launch(native, list(grid), list(workgroup))
+        started = time.perf_counter()
+        program.launch(native, list(grid), list(workgroup), limit, loop_budget)
+        elapsed = time.perf_counter() - started
+        if timeout is not None and elapsed > timeout:
+            raise TimeoutError(f"the kernel ran {elapsed:.3f} s, longer than its timeout of {timeout} s; "
+                               "its results were not downloaded")
         for buffer, storage in downloads:
             if isinstance(storage, Strided):
                 storage.download(gpu, buffer)  # only the view's elements: others may share the span
@@ -78,8 +111,11 @@ def run(gpu, index: int, program, arguments: list, grid, workgroup) -> dict:
                 value._host_changed = True
         raise
     finally:
-        for nbytes, buffer in borrowed:
-            pool = _pools[index][nbytes]
-            if len(pool) < _POOL_LIMIT:
-                pool.append(buffer)
+        for value in stale:
+            value._host_changed = True  # its own device copy missed this call's writes
+        with _pool_lock:
+            for nbytes, buffer in borrowed:
+                pool = _pools[index][nbytes]
+                if len(pool) < _POOL_LIMIT:
+                    pool.append(buffer)
     return gpu.timings()

@@ -19,14 +19,19 @@ from typing import Optional
 
 import numpy as np
 
-from wave_gpu import _device, _gpu_dispatch, _native, _scalars, _shaped
+from wave_gpu import _device, _gpu_dispatch, _launch, _native, _printing, _scalars, _shaped
 from wave_gpu._array import WaveArray
 from wave_gpu._errors import CompileError, KernelError
 from wave_gpu._frontend import KernelCompiler, Retype, type_of_annotation
 from wave_gpu import _func  # after _frontend, which it extends
 from wave_gpu._types import BUFFER_DTYPES, DType, name_of_numpy
 
-DEFAULT_WORKGROUP = 256
+MAX_BUFFER_LENGTH = 2**31 - 1  # len() and indices are i32
+_UNLIMITED = 2**32 - 1
+# On a GPU a dispatch cannot be interrupted from the host: with a timeout, each invocation may
+# run timeout * this many loop iterations before it stops. No device runs one invocation's
+# loop iterations faster than this, so a kernel is never stopped before its timeout.
+GPU_LOOP_ITERATIONS_PER_SECOND = 1e9
 
 
 @functools.lru_cache(maxsize=1)
@@ -35,26 +40,10 @@ def _frontend_fingerprint() -> str:
     digest = hashlib.sha256()
     folder = os.path.dirname(os.path.abspath(__file__))
     for name in ("_frontend.py", "_typerules.py", "_kernel.py", "_intrinsics.py", "_types.py", "_func.py",
-                 "_language.py", "_shaped.py", "_math.py", "_scalars.py"):
+                 "_language.py", "_shaped.py", "_math.py", "_scalars.py", "_random.py", "_printing.py"):
         with open(os.path.join(folder, name), "rb") as source:
             digest.update(source.read())
     return digest.hexdigest()
-
-
-def _dims(value, argument: str):
-    """A launch shape as three positive ints (an int or a 1-3 tuple is accepted)."""
-    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
-        value = (int(value),)
-    if not isinstance(value, (tuple, list)) or not 1 <= len(value) <= 3:
-        raise TypeError(f"{argument}: expected a tuple of one to three ints, got {value!r}")
-    dims = []
-    for item in value:
-        if isinstance(item, bool) or not isinstance(item, (int, np.integer)):
-            raise TypeError(f"{argument}: expected ints, got {value!r}")
-        if item < 1:
-            raise ValueError(f"{argument}: every dimension must be at least 1, got {value!r}")
-        dims.append(int(item))
-    return tuple(dims + [1] * (3 - len(dims)))
 
 
 def _scalar_type(value) -> Optional[str]:
@@ -72,7 +61,9 @@ def _scalar_type(value) -> Optional[str]:
 
 class Kernel:
     """A Python function compiled to WAVE IR. Call it with its arguments and, optionally,
-    grid=, workgroup=, device=, threads= (1: deterministic) and wave_width=."""
+    dim= (exactly that many threads; default: the first buffer's length) or grid= and
+    workgroup= (every thread of the grid), device=, threads= (1: deterministic), wave_width=
+    and timeout= (seconds; TimeoutError past it). See _launch.py."""
 
     def __init__(self, function: types.FunctionType, bounds_checks: bool = True):
         if not isinstance(function, types.FunctionType):
@@ -106,6 +97,8 @@ class Kernel:
         self._last_signature = None
         self.last_timings: Optional[dict] = None  # phase timings of the latest GPU call
         self._lock = threading.Lock()
+        self._prints = None  # whether the kernel calls print() (_printing.py); decided at the first call
+        self._print_formats: dict = {}  # signature -> the formats of its print() calls
 
     def _error(self, message: str, node) -> CompileError:
         line = self._first_line + node.lineno - 1
@@ -143,6 +136,10 @@ class Kernel:
                 if dtype is None or dtype not in BUFFER_DTYPES:
                     raise TypeError(f"argument '{name}' of {self.__name__}(): arrays of {storage.dtype} are not "
                                     f"supported; use one of {', '.join(BUFFER_DTYPES)}")
+                if storage.size > MAX_BUFFER_LENGTH:
+                    raise ValueError(f"argument '{name}' of {self.__name__}(): the array has {storage.size} elements; "
+                                     f"kernels index with 32-bit ints, so at most {MAX_BUFFER_LENGTH} (2^31 - 1) "
+                                     "are supported")
                 if storage.dtype.byteorder == ">":
                     raise TypeError(f"argument '{name}' of {self.__name__}(): big-endian arrays are not supported")
                 if storage.ndim != 1 or (declared is not None and declared[0].startswith("array")):
@@ -231,7 +228,8 @@ class Kernel:
             key = _native.cache_key([_frontend_fingerprint(), self._source, self._filename, str(self._first_line),
                                      repr(signature), self._globals_fingerprint()])
             module = None
-            text = _native.cache_load(key)
+            # Kernels that print are compiled every time: their print formats are not cached.
+            text = None if self._uses_print() else _native.cache_load(key)
             if text is not None:
                 try:
                     module = _native.Module.parse(text)
@@ -256,7 +254,9 @@ class Kernel:
             compiler = KernelCompiler(self._tree, self.__name__, self._filename, self._first_line,
                                       self._source_lines, self._namespace(), list(signature), hints)
             try:
-                return compiler.compile()
+                module = compiler.compile()
+                self._print_formats[signature] = getattr(compiler, "print_formats", [])
+                return module
             except Retype as retype:
                 if retype.name in hints and hints[retype.name] == retype.type:
                     raise
@@ -271,39 +271,62 @@ class Kernel:
                 missing = [p for p, d in zip(self._params, declared) if d is None]
                 raise TypeError(f"{self.__name__}: annotate {', '.join(missing)} or call the kernel once "
                                 "before reading .ir")
-            self._program(tuple((p, d[0], d[1]) for p, d in zip(self._params, declared)))
+            signature = tuple((p, d[0], d[1]) for p, d in zip(self._params, declared))
+            self._program(signature + (_printing.HIDDEN_PARAMS if self._uses_print() else ()))
         return self._programs[self._last_signature].module.text
 
     # ---- launch --------------------------------------------------------------------------
 
-    def __call__(self, *args, grid=None, workgroup=None, device=None, threads=None, wave_width=None):
+    def _uses_print(self) -> bool:
+        if self._prints is None:
+            self._prints = _printing.uses_print(self._tree, self._namespace())
+        return self._prints
+
+    def __call__(self, *args, grid=None, workgroup=None, dim=None, device=None, threads=None, wave_width=None,
+                 timeout=None):
         signature, native, first_length = self._bind(args)
+        printed = None
+        if self._uses_print():  # hidden buffers collect the output (_printing.py)
+            signature += _printing.HIDDEN_PARAMS
+            printed = _printing.hidden_arguments()
+            native = native + printed
+        try:
+            return self._call(signature, native, first_length, grid, workgroup, dim, device, threads, wave_width,
+                              timeout)
+        finally:
+            if printed is not None and self._print_formats.get(signature):
+                _printing.flush(self._print_formats[signature], *printed)
+
+    def _call(self, signature, native, first_length, grid, workgroup, dim, device, threads, wave_width, timeout):
+        timeout = _launch.check_timeout(timeout)
         if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int) or threads < 1):
             raise ValueError(f"threads: expected a positive int or None, got {threads!r}")
         if wave_width is not None and (isinstance(wave_width, bool) or not isinstance(wave_width, int) or
                                        wave_width not in (1, 2, 4, 8, 16, 32, 64)):
             raise ValueError(f"wave_width: must be a power of two from 1 to 64, got {wave_width!r}")
-        grid_dims, workgroup_dims = self._launch_shape(grid, workgroup, first_length)
+        grid_dims, workgroup_dims, limit = _launch.launch_shape(self.__name__, grid, workgroup, dim, first_length)
         where = _device.resolve(device)
         if where != "emulator" and wave_width is not None and wave_width != where["subgroup_size"]:
             raise ValueError(f"wave_width: {where['name']} runs waves of {where['subgroup_size']} lanes, "
                              f"not {wave_width} (wave_width= chooses the width on the emulator only)")
         program = self._program(signature)
         if grid_dims is None:
-            return None  # an empty first buffer: nothing to run
+            return None  # an empty first buffer or dim=0: nothing to run
         if where != "emulator":
-            return self._launch_gpu(where, signature, program, native, grid_dims, workgroup_dims)
+            return self._launch_gpu(where, signature, program, native, grid_dims, workgroup_dims, limit, timeout)
         storages = [_shaped.host_storage(v) for v in native]
         for value in native:
             if isinstance(value, WaveArray):
                 value._host_changed = True  # the emulator writes the host copy
         try:
-            program.launch(storages, list(grid_dims), list(workgroup_dims), wave_width or 32, threads == 1)
+            program.launch(storages, list(grid_dims), list(workgroup_dims), wave_width or 32, threads == 1,
+                           limit=limit, timeout=timeout or 0.0)
         except KernelError as error:
             raise self._with_source(error) from None
         return None
 
-    def _launch_gpu(self, device: dict, signature, program, native, grid_dims, workgroup_dims):
+    def _launch_gpu(self, device: dict, signature, program, native, grid_dims, workgroup_dims, limit=None,
+                    timeout=None):
         index = device["index"]
         gpu = _device.open_gpu(index)
         with self._lock:
@@ -312,7 +335,10 @@ class Kernel:
                 gpu_program = _native.GpuProgram(gpu, program.module, self.bounds_checks)
                 self._gpu_programs[(signature, index)] = gpu_program
         try:
-            self.last_timings = _gpu_dispatch.run(gpu, index, gpu_program, native, grid_dims, workgroup_dims)
+            budget = _UNLIMITED if timeout is None else \
+                max(1, min(_UNLIMITED, math.ceil(timeout * GPU_LOOP_ITERATIONS_PER_SECOND)))
+            self.last_timings = _gpu_dispatch.run(gpu, index, gpu_program, native, grid_dims, workgroup_dims,
+                                                  limit, budget, timeout)
         except KernelError as error:
             raise self._with_source(error) from None
         return None
@@ -328,24 +354,6 @@ class Kernel:
         if where == "emulator":
             raise ValueError("device: the emulator runs WAVE IR, not GLSL")
         return _native.GpuProgram(_device.open_gpu(where["index"]), module, self.bounds_checks).glsl
-
-    def _launch_shape(self, grid, workgroup, first_length):
-        if workgroup is not None:
-            workgroup = _dims(workgroup, "workgroup")
-        if grid is not None:
-            grid = _dims(grid, "grid")
-        if grid is not None and workgroup is not None:
-            return grid, workgroup
-        if first_length is None:
-            raise TypeError(f"{self.__name__}(): pass grid= and workgroup= (the launch is inferred from the first "
-                            "buffer argument, and this call has none)")
-        if first_length == 0 and grid is None:
-            return None, None
-        if workgroup is None:
-            workgroup = (min(DEFAULT_WORKGROUP, max(first_length, 1)), 1, 1)
-        if grid is None:
-            grid = (math.ceil(first_length / workgroup[0]), 1, 1)
-        return grid, workgroup
 
     def _with_source(self, error: Exception) -> Exception:
         message = str(error)

@@ -7,6 +7,8 @@
 #include <nanobind/stl/unique_ptr.h>
 #include <nanobind/stl/vector.h>
 
+#include <array>
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -40,7 +42,8 @@ HostBytes host_bytes(nb::ndarray<nb::device::cpu, nb::c_contig>& array) {
 }
 
 void launch(wave::GpuProgram& program, const nb::list& arguments, const std::vector<uint32_t>& grid,
-            const std::vector<uint32_t>& workgroup) {
+            const std::vector<uint32_t>& workgroup, const std::optional<std::vector<uint32_t>>& limit,
+            uint32_t loop_budget) {
   const auto& m = program.module();
   if (arguments.size() != m.params.size()) {
     throw runtime::InvalidArgument("arguments", "kernel '" + m.name + "' takes " + std::to_string(m.params.size()) +
@@ -59,8 +62,14 @@ void launch(wave::GpuProgram& program, const nb::list& arguments, const std::vec
       args[i].scalar = python_to_wave_value(decl.type, arguments[i], decl.name);
     }
   }
+  std::array<uint32_t, 3> launch_limit{UINT32_MAX, UINT32_MAX, UINT32_MAX};
+  if (limit) {
+    if (limit->size() != 3) throw runtime::InvalidArgument("limit", "must have three dimensions");
+    launch_limit = {(*limit)[0], (*limit)[1], (*limit)[2]};
+  }
   nb::gil_scoped_release release;
-  program.launch(args, {grid[0], grid[1], grid[2]}, {workgroup[0], workgroup[1], workgroup[2]});
+  program.launch(args, {grid[0], grid[1], grid[2]}, {workgroup[0], workgroup[1], workgroup[2]}, launch_limit,
+                 loop_budget);
 }
 
 // A device with every optional feature except the ones named in `disable` (tests use it to
@@ -154,8 +163,10 @@ void bind_wave_gpu(nb::module_& module) {
            "bounds_checks"_a = true)
       .def_prop_ro("glsl", [](const wave::GpuProgram& p) { return p.shader().source; })
       .def_prop_ro("written", [](const wave::GpuProgram& p) { return p.shader().buffer_written; })
-      .def("launch", &launch, "arguments"_a, "grid"_a, "workgroup"_a,
-           "Runs the kernel on its device; buffers are GpuBuffers and stay on the device.");
+      .def("launch", &launch, "arguments"_a, "grid"_a, "workgroup"_a, "limit"_a = nb::none(),
+           "loop_budget"_a = UINT32_MAX,
+           "Runs the kernel on its device; buffers are GpuBuffers and stay on the device. Invocations at or past "
+           "`limit` return at once; `loop_budget` bounds the loop iterations of each invocation.");
 
   module.def(
       "emit_glsl",

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "bindings/wave_interruptible.hpp"
 #include "bindings/wave_value_conversion.hpp"
 #include "runtime/disk_cache.hpp"
 #include "runtime/error.hpp"
@@ -52,7 +53,8 @@ std::array<uint32_t, 3> dims(const std::vector<uint32_t>& values, const char* wh
 }
 
 void launch(const wave::Program& program, const nb::list& arguments, const std::vector<uint32_t>& grid,
-            const std::vector<uint32_t>& workgroup, uint32_t wave_width, bool deterministic) {
+            const std::vector<uint32_t>& workgroup, uint32_t wave_width, bool deterministic,
+            const std::optional<std::vector<uint32_t>>& limit, double timeout) {
   const auto& m = program.module();
   if (arguments.size() != m.params.size()) {
     throw runtime::InvalidArgument("arguments", "kernel '" + m.name + "' takes " + std::to_string(m.params.size()) +
@@ -83,8 +85,14 @@ void launch(const wave::Program& program, const nb::list& arguments, const std::
   config.workgroup = dims(workgroup, "workgroup");
   config.wave_width = wave_width;
   config.deterministic = deterministic;
-  nb::gil_scoped_release release;
-  program.launch(args, config);
+  if (limit) config.limit = dims(*limit, "limit");
+  run_interruptible(
+      [&](const std::atomic<int>& stop) {
+        wave::LaunchConfig stoppable = config;
+        stoppable.stop = &stop;
+        program.launch(args, stoppable);
+      },
+      timeout, "kernel '" + m.name + "'");
 }
 
 nb::list describe_params(const wave::Module& m) {
@@ -104,6 +112,8 @@ nb::list describe_params(const wave::Module& m) {
 void bind_wave_ir(nb::module_& module) {
   static nb::exception<wave::KernelError> kernel_error(module, "KernelError", PyExc_RuntimeError);
   static nb::exception<wave::IrError> ir_error(module, "IrError", PyExc_ValueError);
+  static nb::exception<wave::LaunchTimeout> launch_timeout(module, "LaunchTimeout", PyExc_TimeoutError);
+  static nb::exception<wave::LaunchStopped> launch_stopped(module, "LaunchStopped", PyExc_RuntimeError);
 
   nb::class_<wave::Module>(module, "Module")
       .def_prop_ro("name", [](const wave::Module& m) { return m.name; })
@@ -154,7 +164,9 @@ void bind_wave_ir(nb::module_& module) {
           "__init__", [](wave::Program* p, const wave::Module& m) { new (p) wave::Program(m); }, "module"_a)
       .def_prop_ro("module", &wave::Program::module, nb::rv_policy::reference_internal)
       .def("launch", &launch, "arguments"_a, "grid"_a, "workgroup"_a, "wave_width"_a = 32, "deterministic"_a = false,
-           "Runs the kernel on the emulator; buffers are updated in place.");
+           "limit"_a = nb::none(), "timeout"_a = 0.0,
+           "Runs the kernel on the emulator; buffers are updated in place. Threads with a global id at or past "
+           "`limit` are not launched; Ctrl-C and `timeout` (seconds, > 0) stop it.");
 
   module.def(
       "cache_key",

@@ -106,6 +106,10 @@ Stop run_wave(WaveCtx& w, const LInstr* code) {
         break;
       case Control::LoopEnd:
         if (w.active != 0) {
+          // A kernel that never ends must still answer Ctrl-C and timeouts.
+          if (w.geo->stop->load(std::memory_order_relaxed) != 0) [[unlikely]] {
+            throw LaunchStopped("kernel '" + w.module->name + "' was stopped");
+          }
           pc = in.target;
         } else {
           w.active = w.stack[in.slot];
@@ -173,6 +177,7 @@ class WorkgroupRunner {
     }
     std::fill(shared_.begin(), shared_.end(), 0);
     const uint64_t all = geo_.width == 64 ? ~uint64_t{0} : (uint64_t{1} << geo_.width) - 1;
+    auto& finished = finished_;
     for (uint32_t i = 0; i < waves_count_; ++i) {
       WaveCtx& w = waves_[i];
       w.regs = regs_.data() + regs_per_wave_ * i;
@@ -184,7 +189,10 @@ class WorkgroupRunner {
       w.all_lanes = all;
       const uint32_t lane_count = std::min(geo_.width, geo_.group_threads - i * geo_.width);
       w.launched = lane_count == 64 ? ~uint64_t{0} : (uint64_t{1} << lane_count) - 1;
+      w.launched &= launched_within_limit(group, i);
       w.active = w.launched;
+      // A wave with no thread inside the limit does not exist: it never runs.
+      finished[i] = w.launched == 0;
       w.returned = 0;
       w.wave_index = i;
       std::copy(group, group + 3, w.group);
@@ -195,9 +203,10 @@ class WorkgroupRunner {
                             [&]<class T>() { std::fill_n(lanes<T>(w, m_.scalars[s].reg), geo_.width, get<T>(value)); });
       }
     }
-    auto& finished = finished_;
-    std::fill(finished.begin(), finished.end(), false);
     for (;;) {
+      if (geo_.stop->load(std::memory_order_relaxed) != 0) {
+        throw LaunchStopped("kernel '" + m_.name + "' was stopped");
+      }
       size_t done = 0;
       int waiting = -1;
       for (uint32_t i = 0; i < waves_count_; ++i) {
@@ -214,6 +223,27 @@ class WorkgroupRunner {
   }
 
  private:
+  // The lanes of wave `wave` whose global ids are all below the launch limit.
+  uint64_t launched_within_limit(const uint32_t group[3], uint32_t wave) const {
+    const uint32_t* size = geo_.workgroup;
+    bool whole_group_inside = true;  // every workgroup but the last ones: no lane to test
+    for (int d = 0; d < 3; ++d) {
+      whole_group_inside = whole_group_inside && (static_cast<uint64_t>(group[d]) + 1) * size[d] <= geo_.limit[d];
+    }
+    if (whole_group_inside) return ~uint64_t{0};
+    uint64_t mask = 0;
+    for (uint32_t lane = 0; lane < geo_.width; ++lane) {
+      const uint64_t local = static_cast<uint64_t>(wave) * geo_.width + lane;
+      const uint64_t xyz[3] = {local % size[0], (local / size[0]) % size[1], local / (size[0] * size[1])};
+      bool inside = true;
+      for (int d = 0; d < 3; ++d) {
+        inside = inside && static_cast<uint64_t>(group[d]) * size[d] + xyz[d] < geo_.limit[d];
+      }
+      if (inside) mask |= uint64_t{1} << lane;
+    }
+    return mask;
+  }
+
   size_t scalar_param(size_t scalar_index) const {
     for (size_t p = 0; p < m_.params.size(); ++p) {
       if (m_.params[p].kind == Param::Kind::Scalar && m_.params[p].index == scalar_index) return p;
@@ -227,6 +257,7 @@ class WorkgroupRunner {
     const WaveCtx& lead = waves_[first_waiting];
     const uint32_t line = code_.code[lead.barrier_pc].line;
     for (uint32_t i = 0; i < waves_count_; ++i) {
+      if (waves_[i].launched == 0) continue;  // padding past the limit: not launched
       if (finished[i]) {
         fault(lead, line, 0,
               "deadlock: wave " + std::to_string(first_waiting) + " waits at this barrier but wave " +
@@ -258,6 +289,8 @@ class WorkgroupRunner {
 
 constexpr uint32_t kMaxWorkgroupThreads = 1024;
 constexpr size_t kMaxSharedBytes = 64 * 1024;
+constexpr uint64_t kMaxGlobalThreads = uint64_t{1} << 31;  // ids 0 .. 2^31 - 1
+constexpr int64_t kMaxBufferLength = INT32_MAX;
 
 void check_launch(const Module& m, std::span<const Argument> args, const LaunchConfig& config) {
   using runtime::InvalidArgument;
@@ -277,6 +310,10 @@ void check_launch(const Module& m, std::span<const Argument> args, const LaunchC
       if (args[i].buffer.length < 0 || (args[i].buffer.length > 0 && args[i].buffer.data == nullptr)) {
         throw InvalidArgument(decl.name, "has no storage");
       }
+      if (args[i].buffer.length > kMaxBufferLength) {  // len() and indices are i32
+        throw InvalidArgument(
+            decl.name, "has " + std::to_string(args[i].buffer.length) + " elements; at most 2^31 - 1 are supported");
+      }
     } else if (args[i].is_buffer) {
       throw InvalidArgument(m.scalars[p.index].name, "expects a scalar");
     }
@@ -286,6 +323,15 @@ void check_launch(const Module& m, std::span<const Argument> args, const LaunchC
     if (config.grid[d] == 0) throw InvalidArgument("grid", "every dimension must be at least 1");
     if (config.workgroup[d] == 0) throw InvalidArgument("workgroup", "every dimension must be at least 1");
     threads *= config.workgroup[d];
+    // thread_id() is an i32: every global id of the launch must fit in one.
+    if (static_cast<uint64_t>(config.grid[d]) * config.workgroup[d] > kMaxGlobalThreads) {
+      throw InvalidArgument("grid", "covers " +
+                                        std::to_string(static_cast<uint64_t>(config.grid[d]) * config.workgroup[d]) +
+                                        " threads in dimension " + std::to_string(d) +
+                                        "; thread_id() is a 32-bit int, "
+                                        "so at most " +
+                                        std::to_string(kMaxGlobalThreads) + " are allowed");
+    }
   }
   if (threads > kMaxWorkgroupThreads) {
     throw InvalidArgument("workgroup", "has " + std::to_string(threads) + " threads; at most " +
@@ -323,6 +369,9 @@ void Program::launch(std::span<const Argument> arguments, const LaunchConfig& co
   geo.width = config.wave_width;
   geo.group_threads = config.workgroup[0] * config.workgroup[1] * config.workgroup[2];
   geo.one_dimensional = config.workgroup[1] == 1 && config.workgroup[2] == 1;
+  static const std::atomic<int> never{0};
+  geo.stop = config.stop != nullptr ? config.stop : &never;
+  for (int d = 0; d < 3; ++d) geo.limit[d] = config.limit[d];
   std::vector<MemoryView> buffers;
   for (size_t i = 0; i < arguments.size(); ++i) {
     if (module_.params[i].kind == Param::Kind::Buffer) {

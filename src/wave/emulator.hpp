@@ -7,6 +7,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -20,6 +21,12 @@ struct LaunchConfig {
   std::array<uint32_t, 3> workgroup{1, 1, 1};  // threads per workgroup per dimension
   uint32_t wave_width = 32;                    // lanes per wave: a power of two, 1..64
   bool deterministic = false;                  // one thread, workgroups in order
+  // Threads whose global id reaches limit[d] in any dimension are not launched: they take no
+  // part in barriers or wave operations (the padding of the last workgroup of `dim=n`).
+  std::array<uint32_t, 3> limit{UINT32_MAX, UINT32_MAX, UINT32_MAX};
+  // Polled between scheduling steps and at every loop back-edge: non-zero stops the launch
+  // with LaunchStopped (Ctrl-C, a timeout). nullptr: never stopped.
+  const std::atomic<int>* stop = nullptr;
 };
 
 struct BufferArgument {

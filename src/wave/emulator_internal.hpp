@@ -6,6 +6,7 @@
 // control flow makes the stack depth at every instruction static).
 #pragma once
 
+#include <atomic>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -68,7 +69,9 @@ struct Geometry {
   uint32_t workgroup[3];
   uint32_t width;
   uint32_t group_threads;
-  bool one_dimensional;  // workgroup (n, 1, 1): the local x index is the linear index
+  bool one_dimensional;          // workgroup (n, 1, 1): the local x index is the linear index
+  uint32_t limit[3];             // threads with a global id at or past it are not launched
+  const std::atomic<int>* stop;  // non-zero: stop the launch (never null)
 };
 
 struct WaveCtx {

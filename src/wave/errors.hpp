@@ -22,4 +22,17 @@ class KernelError : public std::runtime_error {
   uint32_t line_;
 };
 
+// The launch was stopped from outside (LaunchConfig::stop): Ctrl-C or a timeout. The caller
+// that set the flag knows which and reports it; the message only names the kernel.
+class LaunchStopped : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// A launch ran past its time budget (`timeout=`). Python sees a TimeoutError.
+class LaunchTimeout : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 }  // namespace wavestack::wave

@@ -27,6 +27,7 @@ GlslShader Emitter::run() {
   shader.push_constant_bytes = push_bytes_;
   shader.length_offsets = length_offsets_;
   shader.scalar_offsets = scalar_offsets_;
+  shader.launch_offset = launch_offset_;
   shader.buffer_written = written_;
   shader.uses_subgroups = uses_subgroup_basic_;
   return shader;
@@ -104,6 +105,8 @@ void Emitter::layout_push_constants() {
     scalar_offsets_.push_back(offset);
     offset += size;
   }
+  launch_offset_ = (offset + 3) / 4 * 4;
+  offset = launch_offset_ + 16;  // limit x, y, z and the loop budget
   push_bytes_ = (offset + 3) / 4 * 4;
 }
 
@@ -156,11 +159,13 @@ std::string Emitter::declarations() const {
       d += "  layout(offset = " + std::to_string(scalar_offsets_[i]) + ") " +
            (t == ScalarType::Bool ? std::string("uint") : glsl_type(t)) + " s" + std::to_string(i) + ";\n";
     }
+    d += launch_declarations();
     d += "} pc;\n";
   }
   // A fault is noted in the invocation's private variables (cheap: no atomics in the
   // branches of every access, which costs llvmpipe 5x on vector add) and published to the
   // status buffer by wave_report() when the invocation ends.
+  d += "uint wave_iters;  // loop back-edges of this invocation\n" + loop_limit_declarations();
   d += "uint wave_code, wave_line, wave_mem, wave_lo, wave_hi, wave_signed, wave_dim, wave_size;\n"
        "void wave_fault(uint code, uint line, uint mem, uint lo, uint hi, uint is_signed) {\n"
        "  if (wave_code == 0u) {\n"
@@ -193,7 +198,7 @@ std::string Emitter::helpers() const {
 }
 
 std::string Emitter::prologue() const {
-  std::string p = "  wave_code = 0u;\n";
+  std::string p = "  wave_code = 0u;\n  wave_iters = 0u;\n";
   for (size_t r = 0; r < m_.registers.size(); ++r) {
     const ScalarType t = m_.registers[r];
     p += std::string("  ") + (is_float(t) ? "precise " : "") + glsl_type(t) + " r" + std::to_string(r) + " = " +
@@ -214,6 +219,7 @@ std::string Emitter::prologue() const {
     }
     p += "    barrier();\n  }\n";
   }
+  p += launch_guard();
   return p;
 }
 
@@ -298,7 +304,7 @@ void Emitter::control(const Stmt& s, std::string& out, int depth, int loop_id) {
       // leaves it (to the continuing block) and break sets the loop's flag first.
       const bool wrap = !s.other.empty() && has_continue(s.body);
       const int id = wrap ? ++loops_ : 0;
-      out += pad + "for (;;) {\n";
+      out += pad + "for (;; " + loop_step() + ") {\n" + loop_header(s, pad + "  ");
       if (wrap) {
         const std::string flag = "wave_break" + std::to_string(id);
         out += pad + "  bool " + flag + " = false;\n" + pad + "  do {\n";
@@ -308,7 +314,7 @@ void Emitter::control(const Stmt& s, std::string& out, int depth, int loop_id) {
         block(s.body, out, depth + 1, 0);
       }
       block(s.other, out, depth + 1, 0);
-      out += pad + "}\n";
+      out += pad + "}\n" + loop_exit_check(s, pad);
       return;
     }
     case Opcode::Break:
@@ -367,6 +373,10 @@ std::string describe_fault(const Module& m, const std::vector<uint32_t>& status,
       break;
     case FaultCode::NegativeExponent:
       what = "negative integer exponent " + join_value(status);
+      break;
+    case FaultCode::LoopBudget:
+    case FaultCode::DeviceLoopLimit:
+      what = glsl_detail::describe_loop_fault(static_cast<FaultCode>(status[kStatusCode]), join_value(status));
       break;
     default:
       what = "reads lane " + join_value(status) + ", which is not an active lane of the wave";

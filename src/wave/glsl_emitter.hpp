@@ -10,8 +10,8 @@
 // turns into a KernelError after the dispatch.
 //
 // Bindings: the kernel's buffers at 0..n-1 (set 0), the status buffer at n. Push constants:
-// one uint length per buffer, then the scalars. Workgroup size: specialisation constants
-// 0, 1 and 2.
+// one uint length per buffer, then the scalars, then the launch words (launch_offset). Workgroup size: specialisation
+// constants 0, 1 and 2.
 #pragma once
 
 #include <cstdint>
@@ -37,6 +37,9 @@ struct GlslTarget {
   // Not a device feature: false drops the index checks of loads, stores and atomics (an
   // out-of-bounds access is then undefined behaviour, as in CUDA).
   bool bounds_checks = true;
+  // Loop back-edges per invocation after which the device itself ends every loop (lavapipe:
+  // 65535 in total); reaching it is reported as a fault instead of giving wrong results. 0: none.
+  uint32_t device_loop_limit = 0;
 };
 
 // Words of the status buffer (uint each).
@@ -63,6 +66,8 @@ enum class FaultCode : uint32_t {
   NegativeExponent = 3,
   InactiveLane = 4,
   IndexOutOfRange = 5,  // check_index: an index outside one dimension of an array
+  LoopBudget = 6,       // an invocation ran more loop iterations than the launch's budget
+  DeviceLoopLimit = 7,  // the device's own loop limit was reached (GlslTarget::device_loop_limit)
 };
 
 struct GlslShader {
@@ -72,6 +77,9 @@ struct GlslShader {
   std::vector<uint32_t> length_offsets;  // per buffer: byte offset of its uint length
   std::vector<uint32_t> scalar_offsets;  // per scalar: byte offset of its value
   std::vector<bool> buffer_written;      // per buffer: stored to or updated atomically
+  // Byte offset of the launch words: uint limit x, y, z (invocations at or past them return at
+  // once) and the loop budget (back-edges per invocation). See glsl_launch_control.cpp.
+  uint32_t launch_offset = 0;
   bool uses_subgroups = false;
 };
 

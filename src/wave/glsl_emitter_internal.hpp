@@ -134,6 +134,21 @@ class Emitter {
 
   void control(const Stmt& s, std::string& out, int depth, int loop_id);
 
+  // ---- launch control (glsl_launch_control.cpp) ---------------------------------------------
+
+  // Declarations of the launch words (inside the push constant block).
+  std::string launch_declarations() const;
+  // Global declarations: the iteration count of each subgroup on devices with a loop limit.
+  std::string loop_limit_declarations() const;
+  // At the start of main (after shared memory is cleared): invocations past the limit return.
+  std::string launch_guard() const;
+  // The increment expression of a loop: counts a back-edge.
+  std::string loop_step();
+  // The top of a loop's body: stops an invocation over its budget.
+  std::string loop_header(const Stmt& s, const std::string& pad) const;
+  // After a loop: the device may have ended it by itself (GlslTarget::device_loop_limit).
+  std::string loop_exit_check(const Stmt& s, const std::string& pad) const;
+
   const Module& m_;
   const GlslTarget& target_;
   bool uses_int64_ = false;
@@ -152,8 +167,13 @@ class Emitter {
   std::vector<uint32_t> length_offsets_;
   std::vector<uint32_t> scalar_offsets_;
   uint32_t push_bytes_ = 0;
+  uint32_t launch_offset_ = 0;
+  bool counts_group_loops_ = false;  // a loop counts its subgroup's iterations (glsl_launch_control.cpp)
   std::set<std::string> helper_names_;
   std::vector<std::pair<std::string, std::string>> helpers_;
 };
+
+// The message of a LoopBudget or DeviceLoopLimit fault; `iterations` is the recorded count.
+[[nodiscard]] std::string describe_loop_fault(FaultCode code, const std::string& iterations);
 
 }  // namespace wavestack::wave::glsl_detail

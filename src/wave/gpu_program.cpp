@@ -23,6 +23,10 @@ GlslTarget GpuDevice::target() const {
   t.subgroup_shuffle = d.features.subgroup_shuffle;
   t.float32_atomic_add = d.features.buffer_float32_atomic_add;
   t.int64_atomics = d.features.int64_atomics && d.features.int64;
+  // Mesa's lavapipe (llvmpipe) ends every loop of an invocation after 65535 back-edges in all.
+  const bool llvmpipe =
+      d.name.find("llvmpipe") != std::string::npos || d.driver_name.find("llvmpipe") != std::string::npos;
+  t.device_loop_limit = llvmpipe ? 65535U : 0U;
   return t;
 }
 
@@ -51,7 +55,7 @@ void GpuProgram::check_launch(std::span<const GpuArgument> arguments, std::array
     const auto& name = m.buffers[m.params[i].index].name;
     if (b == nullptr || !b->buffer.valid()) throw InvalidArgument(name, "expects a device buffer");
     if (b->device.get() != device_.get()) throw InvalidArgument(name, "lives on another device");
-    if (b->length > UINT32_MAX) throw InvalidArgument(name, "has more than 2^32 - 1 elements");
+    if (b->length > INT32_MAX) throw InvalidArgument(name, "has more than 2^31 - 1 elements");  // len() is i32
   }
   static constexpr const char* kAxes[3] = {"x", "y", "z"};
   uint64_t threads = 1;
@@ -69,6 +73,12 @@ void GpuProgram::check_launch(std::span<const GpuArgument> arguments, std::array
                                         std::to_string(device.limits.max_workgroup_count[d]) + ")");
     }
     threads *= workgroup[d];
+    // thread_id() is an i32: every global id of the launch must fit in one.
+    if (static_cast<uint64_t>(grid[d]) * workgroup[d] > (uint64_t{1} << 31)) {
+      throw InvalidArgument("grid", "covers " + std::to_string(static_cast<uint64_t>(grid[d]) * workgroup[d]) +
+                                        " threads in dimension " + std::to_string(d) +
+                                        "; thread_id() is a 32-bit int, so at most 2147483648 are allowed");
+    }
   }
   if (threads > device.limits.max_workgroup_invocations) {
     throw InvalidArgument("workgroup", "has " + std::to_string(threads) + " threads; " + device.name + " allows " +
@@ -99,7 +109,7 @@ const runtime::ComputePipeline& GpuProgram::pipeline(std::array<uint32_t, 3> wor
 }
 
 void GpuProgram::launch(std::span<const GpuArgument> arguments, std::array<uint32_t, 3> grid,
-                        std::array<uint32_t, 3> workgroup) {
+                        std::array<uint32_t, 3> workgroup, std::array<uint32_t, 3> limit, uint32_t loop_budget) {
   check_launch(arguments, grid, workgroup);
   const auto& m = module_;
   std::vector<std::byte> push(shader_.push_constant_bytes);
@@ -124,6 +134,8 @@ void GpuProgram::launch(std::span<const GpuArgument> arguments, std::array<uint3
       }
     }
   }
+  const uint32_t launch_words[4] = {limit[0], limit[1], limit[2], loop_budget};
+  std::memcpy(push.data() + shader_.launch_offset, launch_words, sizeof(launch_words));
   bindings.back() = &status_;
   std::vector<uint32_t> status(kStatusWords, 0);
   {
@@ -139,6 +151,9 @@ void GpuProgram::launch(std::span<const GpuArgument> arguments, std::array<uint3
     status_dirty_ = status[kStatusFlag] != 0;
   }
   if (status[kStatusFlag] != 0) {
+    if (static_cast<FaultCode>(status[kStatusCode]) == FaultCode::LoopBudget) {
+      throw LaunchTimeout(describe_fault(m, status, lengths) + " on " + device_->info().name);
+    }
     throw KernelError(describe_fault(m, status, lengths) + " on " + device_->info().name, status[kStatusLine]);
   }
 }

@@ -56,8 +56,11 @@ class GpuProgram {
 
   // Checks the arguments and the launch against the device limits (InvalidArgument naming
   // the culprit) before anything runs, dispatches and waits; a recorded fault becomes a
-  // KernelError. Buffers stay on the device.
-  void launch(std::span<const GpuArgument> arguments, std::array<uint32_t, 3> grid, std::array<uint32_t, 3> workgroup);
+  // KernelError. Buffers stay on the device. Invocations with a global id at or past `limit`
+  // return at once; one that runs more than `loop_budget` loop back-edges stops, and the
+  // launch throws LaunchTimeout.
+  void launch(std::span<const GpuArgument> arguments, std::array<uint32_t, 3> grid, std::array<uint32_t, 3> workgroup,
+              std::array<uint32_t, 3> limit = {UINT32_MAX, UINT32_MAX, UINT32_MAX}, uint32_t loop_budget = UINT32_MAX);
 
  private:
   const runtime::ComputePipeline& pipeline(std::array<uint32_t, 3> workgroup);

@@ -134,9 +134,11 @@ TEST(WaveGlsl, EveryConstructCompilesWithGlslang) {
   const auto binary = runtime::compile_compute_shader(shader.source, options, runtime::DiskCache(std::nullopt), "test");
   EXPECT_GT(binary.words.size(), 100U) << shader.source;
   EXPECT_EQ(shader.buffer_count, 7U);
-  // lengths (7 x 4 bytes), then f64 scale aligned to 8, then the bool flag
+  // lengths (7 x 4 bytes), then f64 scale aligned to 8, then the bool flag, then the launch
+  // words (limit x, y, z and the loop budget)
   EXPECT_EQ(shader.scalar_offsets, (std::vector<uint32_t>{32, 40}));
-  EXPECT_EQ(shader.push_constant_bytes, 44U);
+  EXPECT_EQ(shader.launch_offset, 44U);
+  EXPECT_EQ(shader.push_constant_bytes, 60U);
   EXPECT_EQ(shader.buffer_written, (std::vector<bool>{true, true, true, true, false, true, true}));
 }
 

@@ -69,12 +69,21 @@ def classify(ir: str, float64: bool = False):
     return tolerant, order_dependent
 
 
-def _copy(value):
-    if isinstance(value, wave_gpu.WaveArray):
-        return wave_gpu.WaveArray(value._storage.copy(), value.dtype)
-    if isinstance(value, np.ndarray):
-        return value.copy()
-    return value
+def _copy_all(values) -> list:
+    """Copies of the arguments; arguments that share memory (one array passed twice, a
+    WaveArray and a view of it) share the copy's memory too, as the kernel saw them."""
+    copies, by_memory = [], {}
+    for value in values:
+        if not isinstance(value, (wave_gpu.WaveArray, np.ndarray)):
+            copies.append(value)
+            continue
+        host = _host(value)
+        key = (host.__array_interface__["data"][0], host.nbytes, host.dtype.str)
+        if key not in by_memory:
+            by_memory[key] = host.copy()
+        storage = by_memory[key]
+        copies.append(wave_gpu.WaveArray(storage, value.dtype) if isinstance(value, wave_gpu.WaveArray) else storage)
+    return copies
 
 
 def _host(value) -> np.ndarray:
@@ -125,7 +134,7 @@ def differential(original, device: dict):
         wave_width = kwargs.get("wave_width")
         if wave_width is not None and wave_width != width:
             pytest.skip(f"wave_width={wave_width} is an emulator setting; {device['name']} runs waves of {width}")
-        copies = [_copy(value) for value in args]
+        copies = _copy_all(args)
         reference_error = None
         try:
             original(self, *copies, **dict(kwargs, device="emulator", wave_width=width))
