@@ -144,6 +144,13 @@ class Emitter {
   std::string launch_guard() const;
   // The increment expression of a loop: counts a back-edge.
   std::string loop_step();
+  // The same for the loops of generated helper code (integer powers, float atomics, wave
+  // reductions): a statement at the top of each pass, and one after the loop (the pass that
+  // leaves it, which the device counts too). Counted like the kernel's loops, so that a kernel
+  // loop around them detects the device's loop limit (loop_exit_check) and the loop budget
+  // covers them.
+  std::string helper_loop_step();
+  [[nodiscard]] std::string helper_loop_exit() const;
   // The top of a loop's body: stops an invocation over its budget.
   std::string loop_header(const Stmt& s, const std::string& pad) const;
   // After a loop: the device may have ended it by itself (GlslTarget::device_loop_limit).

@@ -132,7 +132,10 @@ std::string Emitter::binary(const Stmt& s) {
       const bool f = is_float(t);
       const std::string name = (f ? "wave_pow_" : "wave_ipow_") + glsl::suffix(t);
       if (t == ScalarType::F64) add_helper("f64_math", "");
-      add_helper(name, f ? glsl::float_pow_helper(t) : glsl::int_power_helper(t));
+      if (!helper_names_.contains(name)) {
+        add_helper(name,
+                   f ? glsl::float_pow_helper(t) : glsl::int_power_helper(t, helper_loop_step(), helper_loop_exit()));
+      }
       return name + "(" + a + ", " + b + (f ? ")" : ", " + line + ")");
     }
     case Opcode::Min:  // the emulator's b < a ? b : a, NaN behaviour included

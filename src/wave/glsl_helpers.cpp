@@ -171,7 +171,7 @@ std::string int_division_helper(ScalarType type) {
   return body;
 }
 
-std::string int_power_helper(ScalarType type) {
+std::string int_power_helper(ScalarType type, const std::string& step, const std::string& exit) {
   const std::string t = glsl_type(type);
   const std::string s = suffix(type);
   std::string body = t + " wave_ipow_" + s + "(" + t + " base, " + t + " e, uint line) {\n";
@@ -179,9 +179,9 @@ std::string int_power_helper(ScalarType type) {
     body += "  if (e < " + zero(type) + ") { wave_fault(3u, line, 0u, uint(e), " + high_word(type, "e") +
             ", 1u); return " + zero(type) + "; }\n";
   }
-  body += "  " + t + " r = " + t + "(1);\n" + "  while (e != " + zero(type) + ") {\n" + "    if ((e & " + t +
-          "(1)) != " + zero(type) + ") r = r * base;\n" + "    base = base * base;\n" + "    e = e >> 1;\n  }\n" +
-          "  return r;\n}\n";
+  body += "  " + t + " r = " + t + "(1);\n" + "  while (e != " + zero(type) + ") {\n    " + step + "\n" +
+          "    if ((e & " + t + "(1)) != " + zero(type) + ") r = r * base;\n" + "    base = base * base;\n" +
+          "    e = e >> 1;\n  }\n  " + exit + "\n  return r;\n}\n";
   return body;
 }
 

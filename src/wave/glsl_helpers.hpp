@@ -23,7 +23,8 @@ namespace wavestack::wave::glsl {
 // wave_div_<t>(a, b, line, kind): kind 0 truncating /, 1 floor //, 2 floor %.
 [[nodiscard]] std::string int_division_helper(ScalarType type);
 // wave_ipow_<t>(base, exponent, line): wrapping integer power; a negative exponent faults.
-[[nodiscard]] std::string int_power_helper(ScalarType type);
+// `step` and `exit` count the loop's passes (Emitter::helper_loop_step, helper_loop_exit).
+[[nodiscard]] std::string int_power_helper(ScalarType type, const std::string& step, const std::string& exit);
 // wave_fmod_<t>(a, b): Python's float %, the sign of the divisor.
 [[nodiscard]] std::string float_mod_helper(ScalarType type);
 // wave_pow_<t>(a, b): std::pow's results for negative bases with integral exponents and zero.

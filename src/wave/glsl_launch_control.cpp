@@ -70,6 +70,14 @@ std::string Emitter::loop_step() {
   return "wave_iters += wave_group_step()";
 }
 
+std::string Emitter::helper_loop_step() {
+  return loop_step() + ";";
+}
+
+std::string Emitter::helper_loop_exit() const {
+  return target_.device_loop_limit == 0 ? "" : "wave_group_step();";
+}
+
 std::string Emitter::loop_header(const Stmt& s, const std::string& pad) const {
   return pad + "if (wave_iters >= pc.wave_loop_budget) {\n" + pad + "  wave_fault(" +
          std::to_string(static_cast<uint32_t>(FaultCode::LoopBudget)) + "u, " + std::to_string(s.line) +

@@ -156,9 +156,10 @@ std::string Emitter::float_atomic(const Stmt& s) {
   const std::string name = "wave_atomic_" + std::string(op_info(s.op).name) + "_" + std::to_string(key(s.mem));
   // A helper per (operation, memory) because GLSL cannot pass a buffer element by reference.
   add_helper(name, t + " " + name + "(uint i, " + t + " value_in) {\n  " + bits + " old_bits = " + cell_at(s.mem) +
-                       ";\n  for (;;) {\n    " + t + " old_value = " + from_bits(e, "old_bits") + ";\n    precise " +
-                       t + " wanted = " + wanted + ";\n    if (" + settled + ") break;\n    " + bits +
-                       " seen = atomicCompSwap(" + cell_at(s.mem) + ", old_bits, " + to_bits(e, "wanted") +
+                       ";\n  for (;;) {\n    " + helper_loop_step() + "\n    " + t +
+                       " old_value = " + from_bits(e, "old_bits") + ";\n    precise " + t + " wanted = " + wanted +
+                       ";\n    if (" + settled + ") break;\n    " + bits + " seen = atomicCompSwap(" + cell_at(s.mem) +
+                       ", old_bits, " + to_bits(e, "wanted") +
                        ");\n    if (seen == old_bits) break;\n    old_bits = seen;\n  }\n  return " +
                        from_bits(e, "old_bits") + ";\n}\n");
   return name + "(uint(" + r(s.args[0]) + "), " + v + ")";

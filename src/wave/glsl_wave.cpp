@@ -80,10 +80,11 @@ void Emitter::wave(const Stmt& s, std::string& out, const std::string& pad) {
                                   : "subgroupBallotBitExtract(wave_active, wave_l)";
   out += pad + "{\n" + pad + "  uvec4 wave_active = subgroupBallot(true);\n" + pad + "  precise " + tn +
          " wave_acc = " + glsl::zero(t) + ";\n" + pad + "  bool wave_first = true;\n" + pad +
-         "  for (uint wave_l = 0u; wave_l < gl_SubgroupSize; ++wave_l) {\n" + pad + "    " + tn +
-         " wave_v = " + shuffle(t, a, "wave_l") + ";\n" + pad + "    if (" + take +
+         "  for (uint wave_l = 0u; wave_l < gl_SubgroupSize; ++wave_l) {\n" + pad + "    " + helper_loop_step() + "\n" +
+         pad + "    " + tn + " wave_v = " + shuffle(t, a, "wave_l") + ";\n" + pad + "    if (" + take +
          ") { wave_acc = " + (prefix ? std::string("wave_acc + wave_v") : "wave_first ? wave_v : " + combine) +
-         "; wave_first = false; }\n" + pad + "  }\n" + pad + "  " + d + " = wave_acc;\n" + pad + "}\n";
+         "; wave_first = false; }\n" + pad + "  }\n" + pad + "  " + helper_loop_exit() + "\n" + pad + "  " + d +
+         " = wave_acc;\n" + pad + "}\n";
 }
 
 }  // namespace wavestack::wave::glsl_detail

@@ -294,6 +294,33 @@ def test_a_loop_over_the_device_limit_raises_instead_of_ending_early():
 
 
 @wave_gpu.kernel
+def powers_in_a_loop(out: i32[:], n: i32, e: i32):
+    i = thread_id()
+    total = 0
+    for k in range(n):
+        total += (k % 3) ** e  # an integer power: a loop in generated helper code
+    out[i] = total
+
+
+def test_loops_of_helper_code_count_towards_the_device_limit():
+    out = np.zeros(4, np.int32)
+    here = wave_gpu.device()
+    # 2**30 - 1 needs 30 passes of the power's loop: 12,000 kernel iterations make about
+    # 384,000 in all, far over lavapipe's limit though the kernel's own loop is under it.
+    expected = sum((k % 3) ** 30 for k in range(12_000)) % 2**32
+    expected = expected - 2**32 if expected >= 2**31 else expected
+    if _loop_limit():
+        with pytest.raises(wave_gpu.KernelError, match="ends every loop"):
+            powers_in_a_loop(out, 12_000, 30, device=here)
+        powers_in_a_loop(out, 1_000, 30, device=here)  # about 32,000: under the limit
+        small = sum((k % 3) ** 30 for k in range(1_000)) % 2**32
+        np.testing.assert_array_equal(out, small - 2**32 if small >= 2**31 else small)
+    else:
+        powers_in_a_loop(out, 12_000, 30, device=here)
+        np.testing.assert_array_equal(out, expected)
+
+
+@wave_gpu.kernel
 def spin(out: i32[:], n: i32):
     i = thread_id()
     k = 0
