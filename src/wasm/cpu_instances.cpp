@@ -95,6 +95,7 @@ CpuInstances::CpuInstances(const Module& module, std::uint32_t count, const Rese
       limits_(limits) {
   for (std::size_t f = 0; f < module.function_types.size(); ++f) {
     params_.push_back(static_cast<std::uint32_t>(module.function_type(static_cast<std::uint32_t>(f)).params.size()));
+    results_.push_back(static_cast<std::uint32_t>(module.function_type(static_cast<std::uint32_t>(f)).results.size()));
   }
   global_count_ = static_cast<std::uint32_t>(module.global_types.size());
   if (image_.instantiation_trap != 0) throw InstantiationTrap(image_.instantiation_trap);
@@ -139,6 +140,7 @@ void CpuInstances::instantiate() {
 
 void CpuInstances::reset() {
   pending_call_.reset();  // the fresh instances have no call to begin
+  finished_noted_.assign(count_, 0);
   instantiate();
 }
 
@@ -150,6 +152,15 @@ void CpuInstances::begin_call(std::uint32_t function, std::span<const std::uint6
     throw std::invalid_argument("stack_size: too small for the arguments");
   settle_pending_call();  // (a call begun and never run still replaces the previous one's state)
   pending_call_ = PendingCall{function, params, {args.begin(), args.end()}, fuel};
+  finished_results_ = results_.at(function);
+  finished_.status.assign(count_, 0);
+  finished_.trap.assign(count_, 0);
+  finished_.trap_index.assign(count_, 0);
+  finished_.results.assign(std::size_t{count_} * finished_results_, 0);
+  finished_.exit_state.assign(count_, 0);
+  finished_.exit_code.assign(count_, 0);
+  finished_noted_.assign(count_, 0);
+  finished_executed_.assign(count_, 0);
 }
 
 void CpuInstances::begin_one(const PendingCall& call, std::uint32_t instance) {
@@ -195,6 +206,7 @@ StepProgress CpuInstances::step(std::uint32_t quantum) {
       // (a pending WASI call is serviced inside cpu_run, so STATUS_WASI never outlasts it)
       const std::uint32_t* s = state(i);
       executed[i] = std::uint64_t{s[dev::S_EXECUTED]} | (std::uint64_t{s[dev::S_EXECUTED + 1]} << 32);
+      if (running[i] == 0 && !finished_noted_.empty() && finished_noted_[i] == 0) note_outcome(i);
     });
   }
   StepProgress progress;
@@ -231,33 +243,54 @@ std::uint32_t CpuInstances::run_one(std::uint32_t instance, std::uint32_t quantu
   return status;
 }
 
+void CpuInstances::read_outcome(std::uint32_t instance, std::uint32_t result_count, CallOutcome& into) const {
+  const std::uint32_t* s = state_.data() + std::size_t{instance} * image_.state_words;
+  if (image_.wasi_words != 0) {
+    const WasiExit exit = wasi_exit_status(std::span(s + image_.wasi_offset, image_.wasi_words));
+    into.exit_state[instance] = static_cast<std::uint32_t>(exit.kind);
+    into.exit_code[instance] = exit.value;
+  }
+  into.status[instance] = s[dev::S_STATUS];
+  into.trap[instance] = s[dev::S_TRAP];
+  into.trap_index[instance] = s[dev::S_TRAP_INDEX];
+  if (s[dev::S_STATUS] != dev::STATUS_RETURNED) return;
+  const std::uint32_t stack = image_.program[dev::H_STACK];
+  for (std::uint32_t k = 0; k < result_count; ++k) {
+    into.results[std::size_t{instance} * result_count + k] =
+        std::uint64_t{s[stack + 2 * k]} | (std::uint64_t{s[stack + 2 * k + 1]} << 32);
+  }
+}
+
+void CpuInstances::note_outcome(std::uint32_t instance) {
+  read_outcome(instance, finished_results_, finished_);
+  const std::uint32_t* s = state(instance);
+  finished_executed_[instance] = std::uint64_t{s[dev::S_EXECUTED]} | (std::uint64_t{s[dev::S_EXECUTED + 1]} << 32);
+  finished_noted_[instance] = 1;
+}
+
 CallOutcome CpuInstances::outcome(std::uint32_t result_count) {
   settle_pending_call();
   CallOutcome result;
-  result.status.resize(count_);
-  result.trap.resize(count_);
-  result.trap_index.resize(count_);
-  result.results.resize(std::size_t{count_} * result_count);
-  result.exit_state.resize(count_);
-  result.exit_code.resize(count_);
-  const std::uint32_t stack = image_.program[dev::H_STACK];
+  const bool noted = result_count == finished_results_ && finished_noted_.size() == count_;
+  if (noted) {
+    result = finished_;  // a copy: outcome() may be asked again
+  } else {
+    result.status.resize(count_);
+    result.trap.resize(count_);
+    result.trap_index.resize(count_);
+    result.results.resize(std::size_t{count_} * result_count);
+    result.exit_state.resize(count_);
+    result.exit_code.resize(count_);
+  }
   for (std::uint32_t i = 0; i < count_; ++i) {
+    if (noted && finished_noted_[i] != 0) {
+      result.executed += finished_executed_[i];
+      continue;
+    }
     prefetch_instance(i + kPrefetchAhead);
+    read_outcome(i, result_count, result);
     const std::uint32_t* s = state_.data() + std::size_t{i} * image_.state_words;
-    if (image_.wasi_words != 0) {
-      const WasiExit exit = wasi_exit_status(std::span(s + image_.wasi_offset, image_.wasi_words));
-      result.exit_state[i] = static_cast<std::uint32_t>(exit.kind);
-      result.exit_code[i] = exit.value;
-    }
-    result.status[i] = s[dev::S_STATUS];
-    result.trap[i] = s[dev::S_TRAP];
-    result.trap_index[i] = s[dev::S_TRAP_INDEX];
     result.executed += std::uint64_t{s[dev::S_EXECUTED]} | (std::uint64_t{s[dev::S_EXECUTED + 1]} << 32);
-    if (s[dev::S_STATUS] != dev::STATUS_RETURNED) continue;
-    for (std::uint32_t k = 0; k < result_count; ++k) {
-      result.results[std::size_t{i} * result_count + k] =
-          std::uint64_t{s[stack + 2 * k]} | (std::uint64_t{s[stack + 2 * k + 1]} << 32);
-    }
   }
   return result;
 }

@@ -68,6 +68,10 @@ class CpuInstances final : public InstanceSet {
   };
   void begin_one(const PendingCall& call, std::uint32_t instance);
   void settle_pending_call();
+  // Likewise an instance's outcome is read in the pass whose run finished its call (into
+  // finished_), so that outcome() reads only the instances still running (a cancelled call).
+  void note_outcome(std::uint32_t instance);
+  void read_outcome(std::uint32_t instance, std::uint32_t result_count, CallOutcome& into) const;
   std::uint32_t* memory(std::uint32_t i) { return memory_.get() + std::size_t{i} * image_.memory_words; }
   [[nodiscard]] const std::uint32_t* memory(std::uint32_t i) const {
     return memory_.get() + std::size_t{i} * image_.memory_words;
@@ -88,8 +92,13 @@ class CpuInstances final : public InstanceSet {
   std::size_t memory_total_words_ = 0;
   std::uint32_t global_count_ = 0;
   bool instantiated_ = false;
-  std::vector<std::uint32_t> params_;  // per function
+  std::vector<std::uint32_t> params_;   // per function
+  std::vector<std::uint32_t> results_;  // per function
   std::optional<PendingCall> pending_call_;
+  CallOutcome finished_;                          // the current call's outcomes noted so far
+  std::vector<std::uint8_t> finished_noted_;      // per instance: finished_ holds its outcome
+  std::vector<std::uint64_t> finished_executed_;  // per noted instance: records its call executed
+  std::uint32_t finished_results_ = 0;            // results per instance in finished_
 };
 
 }  // namespace wavestack::wasm
