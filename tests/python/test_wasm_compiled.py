@@ -176,6 +176,18 @@ def test_a_function_larger_than_a_unit_spans_several_units(target):
         assert instances.last_call.units_compiled == module.compiled["units"]
 
 
+def test_every_function_of_a_unit_of_many_small_functions_runs(target):
+    # 100 one-block functions, most in one unit: lavapipe once selected the wrong function
+    # for the unit's low block ids (compiled_unit_step, unit_codegen.cpp).
+    text = "(module " + " ".join(f'(func (export "f{i}") (result i32) i32.const {i * 7 + 1})' for i in range(100)) + ")"
+    module = wasmgpu.Module(wasm(text), execution="compiled")
+    assert module.compiled["units"] >= 2
+    with module.spawn(2, **target) as instances:
+        for i in (0, 1, 2, 5, 30, 60, 98, 99):
+            assert instances.call(f"f{i}") == [i * 7 + 1] * 2, i
+            assert instances.last_call.instructions == 2 * 2
+
+
 def test_compile_limit_1_gives_one_instruction_per_unit(target):
     binary = wasm(WORKLOAD)
     module = wasmgpu.Module(binary, execution="compiled", compile_limit=1)

@@ -211,6 +211,16 @@ std::string run_function(const Program& program, const Run& run, std::uint32_t f
   return text;
 }
 
+// The step's search for the run of block `at` among runs [low, high) (unit_codegen's step).
+std::string run_search(const std::vector<Run>& runs, std::size_t low, std::size_t high, std::uint32_t first_id,
+                       const std::string& indent) {
+  if (high - low == 1) return indent + "result = " + run_function_name(first_id + runs[low].first) + "(r, c);\n";
+  const std::size_t middle = low + (high - low) / 2;
+  return indent + "if (at < " + u32(runs[middle].first) + ") {\n" +
+         run_search(runs, low, middle, first_id, indent + "  ") + indent + "} else {\n" +
+         run_search(runs, middle, high, first_id, indent + "  ") + indent + "}\n";
+}
+
 }  // namespace
 
 UnitSource generate_unit(const Program& program, const CompiledLayout& layout, std::uint32_t unit) {
@@ -274,23 +284,20 @@ UnitSource generate_unit(const Program& program, const CompiledLayout& layout, s
   }
   source.prefix_text += "    default: break;\n  }\n  return n;\n}\n";
   // The dispatch loop's step (compiled_run.glsl): the run that holds the block at r.pc, or
-  // COMPILED_LEAVE for a block of another unit. Two switches (block to run, run to its call)
-  // so each run is called once: shader compilers inline every call, and a call per block
-  // would copy a run once per block it holds.
+  // COMPILED_LEAVE for a block of another unit. A binary search over the runs' first blocks
+  // (they tile the unit's ids) calls each run once: shader compilers inline every call, and a
+  // call per block would copy a run once per block it holds. (Not a switch from block to run
+  // then one from run to call: lavapipe (Mesa 22.3, LLVM 15) selected the wrong run for the
+  // low block ids of a unit of 87 runs that way.)
   source.text += "uint compiled_unit_step(INOUT(Regs) r, INOUT(CompiledCount) c) {\n";
-  source.text += "  uint run = 0xFFFFFFFFu;\n";
-  source.text += "  switch (r.pc - " + std::to_string(source.first_block) + "u) {\n";
-  for (std::size_t index = 0; index < runs.size(); ++index) {
-    for (std::uint32_t k = runs[index].first; k < runs[index].first + runs[index].count; ++k)
-      source.text += "    case " + u32(k) + ":\n";
-    source.text += "      run = " + u32(static_cast<std::uint32_t>(index)) + ";\n      break;\n";
+  source.text += "  uint at = r.pc - " + u32(source.first_block) + ";\n";
+  source.text += "  uint result = COMPILED_LEAVE;\n";
+  if (!runs.empty()) {
+    source.text += "  if (at < " + u32(source.block_count) + ") {\n";
+    source.text += run_search(runs, 0, runs.size(), source.first_block, "    ");
+    source.text += "  }\n";
   }
-  source.text += "    default:\n      break;\n  }\n  switch (run) {\n";
-  for (std::size_t index = 0; index < runs.size(); ++index) {
-    source.text += "    case " + u32(static_cast<std::uint32_t>(index)) + ": return " +
-                   run_function_name(source.first_block + runs[index].first) + "(r, c);\n";
-  }
-  source.text += "    default:\n      break;\n  }\n  return COMPILED_LEAVE;\n}\n";
+  source.text += "  return result;\n}\n";
   return source;
 }
 
