@@ -9,9 +9,14 @@
  * cuDecomp compiles unchanged. Only the MPI communication backends are supported; the NCCL and
  * NVSHMEM enum values exist and are answered with CUDECOMP_RESULT_NOT_SUPPORTED.
  *
+ * The ABI is cuDecomp 0.7's: the public structs begin with struct_size, magic and version, and
+ * the functions that fill or read them are inline wrappers over exported *Versioned functions,
+ * so programs compiled against upstream's 0.7 header link and run against this library.
+ *
  * Differences from upstream's CPU-only build, all additions: process-grid and backend
- * autotuning work (upstream rejects them on the CPU), and uneven decompositions with empty
- * pencils are accepted.
+ * autotuning work (upstream rejects them on the CPU), uneven decompositions with empty
+ * pencils are accepted, and a null work pointer to a transpose or halo update uses a
+ * workspace the library keeps with the grid descriptor.
  */
 #ifndef CUDECOMP_H
 #define CUDECOMP_H

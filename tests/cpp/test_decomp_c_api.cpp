@@ -109,7 +109,7 @@ TEST(DecompCApiStandalone, DataTypesAndNames) {
   EXPECT_STREQ(cudecompTransposeCommBackendToString(CUDECOMP_TRANSPOSE_COMM_MPI_A2A), "MPI_A2A");
   EXPECT_STREQ(cudecompTransposeCommBackendToString(static_cast<cudecompTransposeCommBackend_t>(out_of_range)),
                "ERROR");
-  EXPECT_STREQ(cudecompHaloCommBackendToString(CUDECOMP_HALO_COMM_MPI_BLOCKING), "MPI_BLOCKING");
+  EXPECT_STREQ(cudecompHaloCommBackendToString(CUDECOMP_HALO_COMM_MPI_BLOCKING), "MPI (blocking)");
 }
 
 TEST_F(DecompCApi, RejectsBadArgumentsWithCodes) {
