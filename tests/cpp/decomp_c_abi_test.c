@@ -6,6 +6,7 @@
  * whose every element must equal a function of its global index. Run by mpiexec (1 and 3 ranks
  * on a 1 x N grid, whose 2x2x2 case leaves some pencils empty).
  */
+#define _POSIX_C_SOURCE 200112L /* setenv */
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -140,7 +141,6 @@ static void transpose_cycle(cudecompHandle_t handle, int nranks, const int32_t g
   EXPECT(cudecompTransposeYToZ(handle, grid, pencil[1], pencil[2], NULL, CUDECOMP_DOUBLE, NULL, NULL, NULL, NULL,
                                NULL) == CUDECOMP_RESULT_SUCCESS);
   EXPECT(check(pencil[2], &info[2], gdims) == 0);
-  fill(pencil[1], &info[1], gdims);
   for (int64_t i = 0; i < info[1].size; ++i) pencil[1][i] = 0.0;
   EXPECT(cudecompTransposeZToY(handle, grid, pencil[2], pencil[1], NULL, CUDECOMP_DOUBLE, NULL, NULL, NULL, NULL,
                                NULL) == CUDECOMP_RESULT_SUCCESS);
@@ -151,6 +151,74 @@ static void transpose_cycle(cudecompHandle_t handle, int nranks, const int32_t g
   EXPECT(check(pencil[0], &info[0], gdims) == 0);
   for (axis = 0; axis < 3; ++axis) free(pencil[axis]);
   EXPECT(cudecompGridDescDestroy(handle, grid) == CUDECOMP_RESULT_SUCCESS);
+}
+
+/*
+ * Grids with empty pencils, every process grid of the communicator, every backend, in and out
+ * of place, with halos or padding: buffers of exactly the pencil's size (or the larger of the
+ * two in place) followed by guard cells, which no transpose may touch.
+ */
+static void empty_pencil_sweep(cudecompHandle_t handle, int nranks) {
+  static const int32_t grids[][3] = {{2, 2, 2}, {1, 3, 2}, {3, 1, 1}, {1, 1, 1}};
+  for (size_t gi = 0; gi < sizeof(grids) / sizeof(grids[0]); ++gi) {
+    for (int rows = 1; rows <= nranks; ++rows) {
+      if (nranks % rows != 0) continue;
+      for (int backend = CUDECOMP_TRANSPOSE_COMM_MPI_P2P; backend <= CUDECOMP_TRANSPOSE_COMM_MPI_A2A; ++backend) {
+        for (int variant = 0; variant < 4; ++variant) {
+          const int in_place = variant & 1, with_halo = variant >> 1;
+          const int32_t halo[3] = {with_halo, with_halo, with_halo}, padding[3] = {1 - with_halo, 0, 2};
+          cudecompGridDescConfig_t config;
+          cudecompGridDesc_t grid = NULL;
+          cudecompPencilInfo_t info[3];
+          double* pencil[3];
+          int64_t size[3], largest = 0;
+          int axis, bad = 0;
+          EXPECT(cudecompGridDescConfigSetDefaults(&config) == CUDECOMP_RESULT_SUCCESS);
+          memcpy(config.gdims, grids[gi], sizeof(config.gdims));
+          config.pdims[0] = rows;
+          config.pdims[1] = nranks / rows;
+          config.transpose_comm_backend = (cudecompTransposeCommBackend_t)backend;
+          config.transpose_axis_contiguous[0] = config.transpose_axis_contiguous[2] = true;
+          if (cudecompGridDescCreate(handle, &grid, &config, NULL) != CUDECOMP_RESULT_SUCCESS) {
+            EXPECT(!"cudecompGridDescCreate");
+            continue;
+          }
+          for (axis = 0; axis < 3; ++axis) {
+            EXPECT(cudecompGetPencilInfo(handle, grid, &info[axis], axis, halo, padding) == CUDECOMP_RESULT_SUCCESS);
+            if (info[axis].size > largest) largest = info[axis].size;
+          }
+          for (axis = 0; axis < 3; ++axis) {
+            size[axis] = in_place ? largest : info[axis].size;
+            pencil[axis] = guarded_buffer(size[axis]);
+            for (int64_t i = 0; i < size[axis]; ++i) pencil[axis][i] = 1.0;
+          }
+          {
+            double* in = pencil[0];
+            double* y = in_place ? in : pencil[1];
+            double* z = in_place ? in : pencil[2];
+            bad += cudecompTransposeXToY(handle, grid, in, y, NULL, CUDECOMP_DOUBLE, halo, halo, padding, padding,
+                                         NULL) != CUDECOMP_RESULT_SUCCESS;
+            bad += cudecompTransposeYToZ(handle, grid, y, z, NULL, CUDECOMP_DOUBLE, halo, halo, padding, padding,
+                                         NULL) != CUDECOMP_RESULT_SUCCESS;
+            bad += cudecompTransposeZToY(handle, grid, z, y, NULL, CUDECOMP_DOUBLE, halo, halo, padding, padding,
+                                         NULL) != CUDECOMP_RESULT_SUCCESS;
+            bad += cudecompTransposeYToX(handle, grid, y, in, NULL, CUDECOMP_DOUBLE, halo, halo, padding, padding,
+                                         NULL) != CUDECOMP_RESULT_SUCCESS;
+          }
+          for (axis = 0; axis < 3; ++axis) {
+            for (int i = 0; i < kGuard; ++i) bad += pencil[axis][size[axis] + i] != kSentinel;
+            free(pencil[axis]);
+          }
+          if (bad != 0) {
+            fprintf(stderr, "rank %d: empty-pencil sweep: gdims %d,%d,%d pdims %dx%d backend %d in_place %d halo %d\n",
+                    rank, grids[gi][0], grids[gi][1], grids[gi][2], rows, nranks / rows, backend, in_place, with_halo);
+            ++failures;
+          }
+          EXPECT(cudecompGridDescDestroy(handle, grid) == CUDECOMP_RESULT_SUCCESS);
+        }
+      }
+    }
+  }
 }
 
 static void check_validation(cudecompHandle_t handle, int nranks) {
@@ -220,6 +288,7 @@ int main(int argc, char** argv) {
     transpose_cycle(handle, nranks, uneven, CUDECOMP_TRANSPOSE_COMM_MPI_A2A);
     transpose_cycle(handle, nranks, with_empty_pencils, CUDECOMP_TRANSPOSE_COMM_MPI_P2P_PL);
     transpose_cycle(handle, nranks, with_empty_pencils, CUDECOMP_TRANSPOSE_COMM_MPI_A2A);
+    empty_pencil_sweep(handle, nranks);
     EXPECT(cudecompFinalize(handle) == CUDECOMP_RESULT_SUCCESS);
   }
   MPI_Allreduce(MPI_IN_PLACE, &failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
