@@ -187,8 +187,7 @@ cudecompResult_t cudecompFinalize(cudecompHandle_t handle);
 cudecompResult_t cudecompGridDescCreateVersioned(cudecompHandle_t handle, cudecompGridDesc_t* grid_desc,
                                                  cudecompGridDescConfig_t* config,
                                                  const cudecompGridDescAutotuneOptions_t* options, int64_t config_size,
-                                                 int32_t config_version, int64_t options_size,
-                                                 int32_t options_version);
+                                                 int32_t config_version, int64_t options_size, int32_t options_version);
 cudecompResult_t cudecompGridDescConfigSetDefaultsVersioned(cudecompGridDescConfig_t* config, int64_t struct_size,
                                                             int32_t version);
 cudecompResult_t cudecompGridDescAutotuneOptionsSetDefaultsVersioned(cudecompGridDescAutotuneOptions_t* options,
@@ -204,10 +203,9 @@ cudecompResult_t cudecompGetGridDescConfigVersioned(cudecompHandle_t handle, cud
 static inline cudecompResult_t cudecompGridDescCreate(cudecompHandle_t handle, cudecompGridDesc_t* grid_desc,
                                                       cudecompGridDescConfig_t* config,
                                                       const cudecompGridDescAutotuneOptions_t* options) {
-  return cudecompGridDescCreateVersioned(handle, grid_desc, config, options, (int64_t)sizeof(cudecompGridDescConfig_t),
-                                         CUDECOMP_GRID_DESC_CONFIG_VERSION,
-                                         (int64_t)sizeof(cudecompGridDescAutotuneOptions_t),
-                                         CUDECOMP_GRID_DESC_AUTOTUNE_OPTIONS_VERSION);
+  return cudecompGridDescCreateVersioned(
+      handle, grid_desc, config, options, (int64_t)sizeof(cudecompGridDescConfig_t), CUDECOMP_GRID_DESC_CONFIG_VERSION,
+      (int64_t)sizeof(cudecompGridDescAutotuneOptions_t), CUDECOMP_GRID_DESC_AUTOTUNE_OPTIONS_VERSION);
 }
 cudecompResult_t cudecompGridDescDestroy(cudecompHandle_t handle, cudecompGridDesc_t grid_desc);
 static inline cudecompResult_t cudecompGridDescConfigSetDefaults(cudecompGridDescConfig_t* config) {

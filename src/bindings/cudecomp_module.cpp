@@ -5,9 +5,8 @@
 
 #include <string>
 
-#include "cudecomp_version.h"
-
 #include "bindings/cudecomp_bindings.hpp"
+#include "cudecomp_version.h"
 #include "runtime/version.hpp"
 
 NB_MODULE(_native, module) {

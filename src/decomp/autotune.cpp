@@ -113,8 +113,8 @@ std::array<int, 2> p_range(const char* variable) {
       used = 0;
     }
     if (used == 0 || part.find_first_not_of(" \t", used) != std::string::npos || number < 1) {
-      invalid_argument(variable, "expected 'MIN:MAX' with positive integers (either side may be omitted), got '" +
-                                     text + "'");
+      invalid_argument(variable,
+                       "expected 'MIN:MAX' with positive integers (either side may be omitted), got '" + text + "'");
     }
     return number;
   };

@@ -13,9 +13,8 @@ int64_t size_of(int32_t version) {
   return version == 1 ? static_cast<int64_t>(sizeof(Struct)) : 0;
 }
 
-void check_header(int64_t stored_size, int32_t stored_magic, int32_t stored_version, int32_t magic,
-                  int64_t struct_size, int32_t version, int64_t expected_size, const char* argument,
-                  const char* initializer) {
+void check_header(int64_t stored_size, int32_t stored_magic, int32_t stored_version, int32_t magic, int64_t struct_size,
+                  int32_t version, int64_t expected_size, const char* argument, const char* initializer) {
   check_caller_abi(struct_size, version, expected_size, argument);
   if (stored_magic != magic) {
     invalid_argument(argument, std::string("was not initialized; call ") + initializer + " first");
@@ -42,9 +41,8 @@ int64_t struct_size_of_version(const cudecompPencilInfo_t*, int32_t version) {
 void check_caller_abi(int64_t struct_size, int32_t version, int64_t expected_size, const char* argument) {
   if (expected_size == 0) {
     invalid_argument(argument, "struct version " + std::to_string(version) +
-                                   " is unknown to this library (built for cuDecomp " +
-                                   std::to_string(CUDECOMP_MAJOR) + "." + std::to_string(CUDECOMP_MINOR) + "." +
-                                   std::to_string(CUDECOMP_PATCH) + ")");
+                                   " is unknown to this library (built for cuDecomp " + std::to_string(CUDECOMP_MAJOR) +
+                                   "." + std::to_string(CUDECOMP_MINOR) + "." + std::to_string(CUDECOMP_PATCH) + ")");
   }
   if (struct_size != expected_size) {
     invalid_argument(argument, "struct_size " + std::to_string(struct_size) + " does not match version " +
@@ -54,8 +52,8 @@ void check_caller_abi(int64_t struct_size, int32_t version, int64_t expected_siz
 }
 
 void check_initialized(const cudecompGridDescConfig_t& config, int64_t struct_size, int32_t version) {
-  check_header(config.struct_size, config.magic, config.version, CUDECOMP_GRID_DESC_CONFIG_MAGIC, struct_size,
-               version, struct_size_of_version(&config, version), "config", "cudecompGridDescConfigSetDefaults");
+  check_header(config.struct_size, config.magic, config.version, CUDECOMP_GRID_DESC_CONFIG_MAGIC, struct_size, version,
+               struct_size_of_version(&config, version), "config", "cudecompGridDescConfigSetDefaults");
 }
 
 void check_initialized(const cudecompGridDescAutotuneOptions_t& options, int64_t struct_size, int32_t version) {

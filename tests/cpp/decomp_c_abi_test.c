@@ -18,12 +18,12 @@
 static int failures = 0;
 static int rank = 0;
 
-#define EXPECT(condition)                                                          \
-  do {                                                                             \
-    if (!(condition)) {                                                            \
+#define EXPECT(condition)                                                                    \
+  do {                                                                                       \
+    if (!(condition)) {                                                                      \
       fprintf(stderr, "rank %d: %s:%d: failed: %s\n", rank, __FILE__, __LINE__, #condition); \
-      ++failures;                                                                  \
-    }                                                                              \
+      ++failures;                                                                            \
+    }                                                                                        \
   } while (0)
 
 /* Guard elements after each pencil buffer: a write outside the pencil changes one of them. */
@@ -83,9 +83,8 @@ static void check_struct_abi(void) {
   EXPECT(!options.disable_mpi_backends && !options.disable_nccl_backends && !options.disable_nvshmem_backends);
   EXPECT(options.n_warmup_trials == 3 && options.n_trials == 5);
   /* A caller whose header describes another size or an unknown version is refused. */
-  EXPECT(cudecompGridDescConfigSetDefaultsVersioned(&config, (int64_t)sizeof(config) - 8,
-                                                    CUDECOMP_GRID_DESC_CONFIG_VERSION) ==
-         CUDECOMP_RESULT_INVALID_USAGE);
+  EXPECT(cudecompGridDescConfigSetDefaultsVersioned(
+             &config, (int64_t)sizeof(config) - 8, CUDECOMP_GRID_DESC_CONFIG_VERSION) == CUDECOMP_RESULT_INVALID_USAGE);
   EXPECT(cudecompGridDescConfigSetDefaultsVersioned(&config, (int64_t)sizeof(config), 99) ==
          CUDECOMP_RESULT_INVALID_USAGE);
   EXPECT(cudecompGridDescAutotuneOptionsSetDefaultsVersioned(&options, 16, 1) == CUDECOMP_RESULT_INVALID_USAGE);
@@ -100,8 +99,7 @@ static void check_names(void) {
   EXPECT(strcmp(cudecompTransposeCommBackendToString(CUDECOMP_TRANSPOSE_COMM_NCCL), "NCCL") == 0);
   EXPECT(strcmp(cudecompTransposeCommBackendToString(CUDECOMP_TRANSPOSE_COMM_NCCL_PL), "NCCL (pipelined)") == 0);
   EXPECT(strcmp(cudecompTransposeCommBackendToString(CUDECOMP_TRANSPOSE_COMM_NVSHMEM), "NVSHMEM") == 0);
-  EXPECT(strcmp(cudecompTransposeCommBackendToString(CUDECOMP_TRANSPOSE_COMM_NVSHMEM_PL), "NVSHMEM (pipelined)") ==
-         0);
+  EXPECT(strcmp(cudecompTransposeCommBackendToString(CUDECOMP_TRANSPOSE_COMM_NVSHMEM_PL), "NVSHMEM (pipelined)") == 0);
   EXPECT(strcmp(cudecompTransposeCommBackendToString((cudecompTransposeCommBackend_t)42), "ERROR") == 0);
   EXPECT(strcmp(cudecompHaloCommBackendToString(CUDECOMP_HALO_COMM_MPI), "MPI") == 0);
   EXPECT(strcmp(cudecompHaloCommBackendToString(CUDECOMP_HALO_COMM_MPI_BLOCKING), "MPI (blocking)") == 0);
