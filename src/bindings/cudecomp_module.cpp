@@ -13,7 +13,7 @@ NB_MODULE(_native, module) {
   module.doc() = "cudecomp native layer: pencil decompositions, transposes and halo updates over MPI";
   // "+cpu" is the local version label upstream's CPU-only build reports: this module serves host
   // (NumPy) buffers only, whatever CUDA kernels the library was compiled with.
-  module.attr("__version__") = std::string(wavestack::runtime::kProjectVersion) + "+cpu";
+  module.attr("__version__") = nanobind::str((std::string(wavestack::runtime::kProjectVersion) + "+cpu").c_str());
   // The cuDecomp release whose API this implements (cudecomp_version.h).
   module.attr("cudecomp_api_version") = nanobind::make_tuple(CUDECOMP_MAJOR, CUDECOMP_MINOR, CUDECOMP_PATCH);
   wavestack::bindings::bind_cudecomp_types(module);
