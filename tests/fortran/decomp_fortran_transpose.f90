@@ -2,6 +2,8 @@
 ! 1 x N and an N x 1 process grid with uneven (and, for some N, empty) pencils, with and
 ! without an explicit workspace. Every element owned by a rank must equal a function of its
 ! global index before and after each transpose; cells past a pencil's end must stay untouched.
+! Then periodic halo updates of a Y-pencil in X, Y and Z: every cell, halos and corners
+! included, must hold the value of its periodically wrapped global index.
 program decomp_fortran_transpose
   use mpi
   use cudecomp
@@ -20,6 +22,7 @@ program decomp_fortran_transpose
   call run_cycle([7, 5, 4], [1, nranks], CUDECOMP_TRANSPOSE_COMM_MPI_P2P, .false.)
   call run_cycle([7, 5, 4], [nranks, 1], CUDECOMP_TRANSPOSE_COMM_MPI_A2A, .true.)
   call run_cycle([2, 2, 2], [1, nranks], CUDECOMP_TRANSPOSE_COMM_MPI_P2P_PL, .true.)
+  call periodic_halos([6, 5, 2 * nranks + 1], [1, nranks])
   call expect(cudecompFinalize(handle) == CUDECOMP_RESULT_SUCCESS, "cudecompFinalize")
 
   call MPI_Allreduce(MPI_IN_PLACE, failures, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
@@ -147,6 +150,60 @@ contains
       call expect(cudecompTransposeYToX(handle, grid, y, x, dtype=CUDECOMP_DOUBLE) == CUDECOMP_RESULT_SUCCESS, "YToX")
       call expect(mismatches(x, info(1), gdims) == 0, "X pencil after YToX")
     end if
+    call expect(cudecompGridDescDestroy(handle, grid) == CUDECOMP_RESULT_SUCCESS, "GridDescDestroy")
+  end subroutine
+
+  ! Y-pencil with halos (1, 2, 1), filled in its owned cells, updated along X, Y and Z in turn.
+  subroutine periodic_halos(gdims, pdims)
+    integer, intent(in) :: gdims(3), pdims(2)
+    integer(c_int32_t), parameter :: halo(3) = [1, 2, 1]
+    logical, parameter :: periods(3) = [.true., .true., .true.]
+    type(cudecompGridDescConfig) :: config
+    type(cudecompGridDesc) :: grid
+    type(cudecompPencilInfo) :: info
+    real(c_double), allocatable :: data(:)
+    integer :: dim, i, j, k, local(3), g(3), p, wrong
+
+    call expect(cudecompGridDescConfigSetDefaults(config) == CUDECOMP_RESULT_SUCCESS, "SetDefaults")
+    config%gdims = gdims
+    config%pdims = pdims
+    call expect(cudecompGridDescCreate(handle, grid, config) == CUDECOMP_RESULT_SUCCESS, "GridDescCreate")
+    call expect(cudecompGetPencilInfo(handle, grid, info, 2, halo) == CUDECOMP_RESULT_SUCCESS, "GetPencilInfo")
+    allocate(data(info%size))
+    data = -1
+    do k = 1, info%shape(3)
+      do j = 1, info%shape(2)
+        do i = 1, info%shape(1)
+          local = [i, j, k]
+          ! Owned cells: local index past the halo on every axis.
+          if (all(local > halo(info%order)) .and. all(local <= info%shape - halo(info%order))) then
+            do p = 1, 3
+              g(info%order(p)) = info%lo(p) + local(p) - 1 - halo(info%order(p))
+            end do
+            data(i + info%shape(1) * ((j - 1) + info%shape(2) * (k - 1))) = global_value(g, gdims)
+          end if
+        end do
+      end do
+    end do
+    do dim = 1, 3
+      call expect(cudecompUpdateHalosY(handle, grid, data, dtype=CUDECOMP_DOUBLE, halo_extents=halo, &
+                                       halo_periods=periods, dim=dim) == CUDECOMP_RESULT_SUCCESS, "UpdateHalosY")
+    end do
+    wrong = 0
+    do k = 1, info%shape(3)
+      do j = 1, info%shape(2)
+        do i = 1, info%shape(1)
+          local = [i, j, k]
+          do p = 1, 3
+            ! 1-based global index, wrapped into 1..gdims.
+            g(info%order(p)) = modulo(info%lo(p) + local(p) - 2 - halo(info%order(p)), gdims(info%order(p))) + 1
+          end do
+          if (data(i + info%shape(1) * ((j - 1) + info%shape(2) * (k - 1))) /= global_value(g, gdims)) &
+            wrong = wrong + 1
+        end do
+      end do
+    end do
+    call expect(wrong == 0, "periodic halos")
     call expect(cudecompGridDescDestroy(handle, grid) == CUDECOMP_RESULT_SUCCESS, "GridDescDestroy")
   end subroutine
 
