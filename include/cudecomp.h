@@ -44,6 +44,7 @@ typedef struct CUstream_st* cudaStream_t;
  * wrappers below pass the size and version this program was compiled with, so the library can
  * tell which fields the caller's struct holds; the magic marks a struct that *SetDefaults
  * initialized, and functions that read a struct reject one without it (INVALID_USAGE).
+ * The magic values are wavestack's own; they have not been checked against upstream cuDecomp.
  */
 #define CUDECOMP_GRID_DESC_CONFIG_MAGIC 0x43444743           /* "CGDC" */
 #define CUDECOMP_GRID_DESC_AUTOTUNE_OPTIONS_MAGIC 0x43444f41 /* "AODC" */

@@ -10,6 +10,7 @@
 #define CUDECOMP_MINOR 7
 #define CUDECOMP_PATCH 0
 
+/* The aliases and CUDECOMP_VERSION below are wavestack additions; upstream defines only the rest. */
 #define CUDECOMP_VERSION_MAJOR CUDECOMP_MAJOR
 #define CUDECOMP_VERSION_MINOR CUDECOMP_MINOR
 #define CUDECOMP_VERSION_PATCH CUDECOMP_PATCH
