@@ -9,9 +9,14 @@
  * cuDecomp compiles unchanged. Only the MPI communication backends are supported; the NCCL and
  * NVSHMEM enum values exist and are answered with CUDECOMP_RESULT_NOT_SUPPORTED.
  *
+ * The ABI is cuDecomp 0.7's: the public structs begin with struct_size, magic and version, and
+ * the functions that fill or read them are inline wrappers over exported *Versioned functions,
+ * so programs compiled against upstream's 0.7 header link and run against this library.
+ *
  * Differences from upstream's CPU-only build, all additions: process-grid and backend
- * autotuning work (upstream rejects them on the CPU), and uneven decompositions with empty
- * pencils are accepted.
+ * autotuning work (upstream rejects them on the CPU), uneven decompositions with empty
+ * pencils are accepted, and a null work pointer to a transpose or halo update uses a
+ * workspace the library keeps with the grid descriptor.
  */
 #ifndef CUDECOMP_H
 #define CUDECOMP_H
@@ -32,9 +37,18 @@
 typedef struct CUstream_st* cudaStream_t;
 #endif
 
-#define CUDECOMP_MAJOR 0
-#define CUDECOMP_MINOR 6
-#define CUDECOMP_PATCH 0
+#include "cudecomp_version.h"
+
+/*
+ * Every public struct begins with struct_size, magic and version. The *SetDefaults and *Get*
+ * wrappers below pass the size and version this program was compiled with, so the library can
+ * tell which fields the caller's struct holds; the magic marks a struct that *SetDefaults
+ * initialized, and functions that read a struct reject one without it (INVALID_USAGE).
+ * The magic values are wavestack's own; they have not been checked against upstream cuDecomp.
+ */
+#define CUDECOMP_GRID_DESC_CONFIG_MAGIC 0x43444743           /* "CGDC" */
+#define CUDECOMP_GRID_DESC_AUTOTUNE_OPTIONS_MAGIC 0x43444f41 /* "AODC" */
+#define CUDECOMP_PENCIL_INFO_MAGIC 0x43445049                /* "IPDC" */
 
 #ifdef __cplusplus
 extern "C" {
@@ -48,7 +62,8 @@ typedef enum {
   CUDECOMP_TRANSPOSE_COMM_NCCL = 4,       /**< not supported in this build */
   CUDECOMP_TRANSPOSE_COMM_NCCL_PL = 5,    /**< not supported in this build */
   CUDECOMP_TRANSPOSE_COMM_NVSHMEM = 6,    /**< not supported in this build */
-  CUDECOMP_TRANSPOSE_COMM_NVSHMEM_PL = 7  /**< not supported in this build */
+  CUDECOMP_TRANSPOSE_COMM_NVSHMEM_PL = 7, /**< not supported in this build */
+  CUDECOMP_TRANSPOSE_COMM_NVSHMEM_SM = 8  /**< NVSHMEM driven by SM kernels; not supported in this build */
 } cudecompTransposeCommBackend_t;
 
 /** Halo communication backends. */
@@ -99,6 +114,10 @@ typedef struct cudecompGridDesc* cudecompGridDesc_t;
 
 /** Grid descriptor configuration; cudecompGridDescConfigSetDefaults fills every field. */
 typedef struct {
+  int64_t struct_size; /**< sizeof the caller's struct (set by cudecompGridDescConfigSetDefaults) */
+  int32_t magic;       /**< CUDECOMP_GRID_DESC_CONFIG_MAGIC once initialized */
+  int32_t version;     /**< CUDECOMP_GRID_DESC_CONFIG_VERSION of the caller's header */
+
   int32_t gdims[3];               /**< global grid X, Y, Z */
   int32_t gdims_dist[3];          /**< grid used to distribute (default 0: gdims); the rest goes to the last rank */
   int32_t pdims[2];               /**< Prows, Pcols; 0,0 requests autotuning */
@@ -113,6 +132,10 @@ typedef struct {
 
 /** Autotuning options; cudecompGridDescAutotuneOptionsSetDefaults fills every field. */
 typedef struct {
+  int64_t struct_size; /**< sizeof the caller's struct (set by cudecompGridDescAutotuneOptionsSetDefaults) */
+  int32_t magic;       /**< CUDECOMP_GRID_DESC_AUTOTUNE_OPTIONS_MAGIC once initialized */
+  int32_t version;     /**< CUDECOMP_GRID_DESC_AUTOTUNE_OPTIONS_VERSION of the caller's header */
+
   int32_t n_warmup_trials;              /**< untimed trials per candidate (default 3) */
   int32_t n_trials;                     /**< timed trials per candidate (default 5) */
   cudecompAutotuneGridMode_t grid_mode; /**< default TRANSPOSE */
@@ -120,6 +143,7 @@ typedef struct {
   bool allow_uneven_decompositions;     /**< default true */
   bool disable_nccl_backends;           /**< default false (no NCCL backend exists in this build) */
   bool disable_nvshmem_backends;        /**< default false (no NVSHMEM backend exists in this build) */
+  bool disable_mpi_backends;            /**< default false; true leaves no backend to tune in this build */
   double skip_threshold;                /**< skip a candidate when skip_threshold * t_first > t_best (default 0) */
 
   bool autotune_transpose_backend;       /**< default false */
@@ -139,6 +163,10 @@ typedef struct {
 
 /** Geometry of one pencil buffer. */
 typedef struct {
+  int64_t struct_size; /**< sizeof the caller's struct (set by cudecompGetPencilInfo) */
+  int32_t magic;       /**< CUDECOMP_PENCIL_INFO_MAGIC */
+  int32_t version;     /**< CUDECOMP_PENCIL_INFO_VERSION of the caller's header */
+
   int32_t shape[3];        /**< local order (fastest first), halos and padding included */
   int32_t lo[3];           /**< local order, first global index owned (halos excluded) */
   int32_t hi[3];           /**< local order, last global index owned, inclusive (lo - 1 when empty) */
@@ -149,18 +177,53 @@ typedef struct {
 } cudecompPencilInfo_t;
 
 cudecompResult_t cudecompInit(cudecompHandle_t* handle, MPI_Comm mpi_comm);
+/** Fortran entry: the communicator as an MPI_Fint (converted with MPI_Comm_f2c). */
+cudecompResult_t cudecompInit_F(cudecompHandle_t* handle, MPI_Fint mpi_comm);
 cudecompResult_t cudecompFinalize(cudecompHandle_t handle);
 
-cudecompResult_t cudecompGridDescCreate(cudecompHandle_t handle, cudecompGridDesc_t* grid_desc,
-                                        cudecompGridDescConfig_t* config,
-                                        const cudecompGridDescAutotuneOptions_t* options);
-cudecompResult_t cudecompGridDescDestroy(cudecompHandle_t handle, cudecompGridDesc_t grid_desc);
-cudecompResult_t cudecompGridDescConfigSetDefaults(cudecompGridDescConfig_t* config);
-cudecompResult_t cudecompGridDescAutotuneOptionsSetDefaults(cudecompGridDescAutotuneOptions_t* options);
+/*
+ * The exported entry points behind the struct functions. config_size/options_size/struct_size
+ * and the versions are those of the caller's header; call the inline wrappers instead.
+ */
+cudecompResult_t cudecompGridDescCreateVersioned(cudecompHandle_t handle, cudecompGridDesc_t* grid_desc,
+                                                 cudecompGridDescConfig_t* config,
+                                                 const cudecompGridDescAutotuneOptions_t* options, int64_t config_size,
+                                                 int32_t config_version, int64_t options_size, int32_t options_version);
+cudecompResult_t cudecompGridDescConfigSetDefaultsVersioned(cudecompGridDescConfig_t* config, int64_t struct_size,
+                                                            int32_t version);
+cudecompResult_t cudecompGridDescAutotuneOptionsSetDefaultsVersioned(cudecompGridDescAutotuneOptions_t* options,
+                                                                     int64_t struct_size, int32_t version);
+cudecompResult_t cudecompGetPencilInfoVersioned(cudecompHandle_t handle, cudecompGridDesc_t grid_desc,
+                                                cudecompPencilInfo_t* pencil_info, int32_t axis,
+                                                const int32_t halo_extents[], const int32_t padding[],
+                                                int64_t struct_size, int32_t version);
+cudecompResult_t cudecompGetGridDescConfigVersioned(cudecompHandle_t handle, cudecompGridDesc_t grid_desc,
+                                                    cudecompGridDescConfig_t* config, int64_t struct_size,
+                                                    int32_t version);
 
-cudecompResult_t cudecompGetPencilInfo(cudecompHandle_t handle, cudecompGridDesc_t grid_desc,
-                                       cudecompPencilInfo_t* pencil_info, int32_t axis, const int32_t halo_extents[],
-                                       const int32_t padding[]);
+static inline cudecompResult_t cudecompGridDescCreate(cudecompHandle_t handle, cudecompGridDesc_t* grid_desc,
+                                                      cudecompGridDescConfig_t* config,
+                                                      const cudecompGridDescAutotuneOptions_t* options) {
+  return cudecompGridDescCreateVersioned(
+      handle, grid_desc, config, options, (int64_t)sizeof(cudecompGridDescConfig_t), CUDECOMP_GRID_DESC_CONFIG_VERSION,
+      (int64_t)sizeof(cudecompGridDescAutotuneOptions_t), CUDECOMP_GRID_DESC_AUTOTUNE_OPTIONS_VERSION);
+}
+cudecompResult_t cudecompGridDescDestroy(cudecompHandle_t handle, cudecompGridDesc_t grid_desc);
+static inline cudecompResult_t cudecompGridDescConfigSetDefaults(cudecompGridDescConfig_t* config) {
+  return cudecompGridDescConfigSetDefaultsVersioned(config, (int64_t)sizeof(cudecompGridDescConfig_t),
+                                                    CUDECOMP_GRID_DESC_CONFIG_VERSION);
+}
+static inline cudecompResult_t cudecompGridDescAutotuneOptionsSetDefaults(cudecompGridDescAutotuneOptions_t* options) {
+  return cudecompGridDescAutotuneOptionsSetDefaultsVersioned(
+      options, (int64_t)sizeof(cudecompGridDescAutotuneOptions_t), CUDECOMP_GRID_DESC_AUTOTUNE_OPTIONS_VERSION);
+}
+
+static inline cudecompResult_t cudecompGetPencilInfo(cudecompHandle_t handle, cudecompGridDesc_t grid_desc,
+                                                     cudecompPencilInfo_t* pencil_info, int32_t axis,
+                                                     const int32_t halo_extents[], const int32_t padding[]) {
+  return cudecompGetPencilInfoVersioned(handle, grid_desc, pencil_info, axis, halo_extents, padding,
+                                        (int64_t)sizeof(cudecompPencilInfo_t), CUDECOMP_PENCIL_INFO_VERSION);
+}
 cudecompResult_t cudecompGetTransposeWorkspaceSize(cudecompHandle_t handle, cudecompGridDesc_t grid_desc,
                                                    int64_t* workspace_size);
 cudecompResult_t cudecompGetHaloWorkspaceSize(cudecompHandle_t handle, cudecompGridDesc_t grid_desc, int32_t axis,
@@ -170,12 +233,15 @@ cudecompResult_t cudecompMalloc(cudecompHandle_t handle, cudecompGridDesc_t grid
                                 size_t buffer_size_bytes);
 cudecompResult_t cudecompFree(cudecompHandle_t handle, cudecompGridDesc_t grid_desc, void* buffer);
 
-/** "MPI_P2P", "MPI_P2P_PL", ...; "ERROR" for a value outside the enum. */
+/** cuDecomp's display names ("MPI_P2P", "MPI_P2P (pipelined)", ...); "ERROR" outside the enum. */
 const char* cudecompTransposeCommBackendToString(cudecompTransposeCommBackend_t comm_backend);
 const char* cudecompHaloCommBackendToString(cudecompHaloCommBackend_t comm_backend);
 
-cudecompResult_t cudecompGetGridDescConfig(cudecompHandle_t handle, cudecompGridDesc_t grid_desc,
-                                           cudecompGridDescConfig_t* config);
+static inline cudecompResult_t cudecompGetGridDescConfig(cudecompHandle_t handle, cudecompGridDesc_t grid_desc,
+                                                         cudecompGridDescConfig_t* config) {
+  return cudecompGetGridDescConfigVersioned(handle, grid_desc, config, (int64_t)sizeof(cudecompGridDescConfig_t),
+                                            CUDECOMP_GRID_DESC_CONFIG_VERSION);
+}
 cudecompResult_t cudecompGetShiftedRank(cudecompHandle_t handle, cudecompGridDesc_t grid_desc, int32_t axis,
                                         int32_t dim, int32_t displacement, bool periodic, int32_t* shifted_rank);
 

@@ -10,7 +10,7 @@ apt_packages=(
   python3-venv python3-dev
   libvulkan-dev libvulkan-volk-dev glslang-dev glslang-tools spirv-tools
   mesa-vulkan-drivers vulkan-tools
-  libopenmpi-dev openmpi-bin
+  libopenmpi-dev openmpi-bin gfortran
   libgtest-dev googletest
   clang-format clang-tidy
   wabt clang lld wasi-libc libclang-rt-14-dev-wasm32

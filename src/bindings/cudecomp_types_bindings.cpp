@@ -56,6 +56,7 @@ std::tuple<size_t, std::vector<Field>> options_layout() {
            FIELD(O, allow_uneven_decompositions, "?"),
            FIELD(O, disable_nccl_backends, "?"),
            FIELD(O, disable_nvshmem_backends, "?"),
+           FIELD(O, disable_mpi_backends, "?"),
            FIELD(O, skip_threshold, "<f8"),
            FIELD(O, autotune_transpose_backend, "?"),
            FIELD(O, transpose_use_inplace_buffers, "?", 4),
@@ -92,7 +93,8 @@ void bind_cudecomp_types(nb::module_& m) {
       .value("NCCL", CUDECOMP_TRANSPOSE_COMM_NCCL)
       .value("NCCL_PL", CUDECOMP_TRANSPOSE_COMM_NCCL_PL)
       .value("NVSHMEM", CUDECOMP_TRANSPOSE_COMM_NVSHMEM)
-      .value("NVSHMEM_PL", CUDECOMP_TRANSPOSE_COMM_NVSHMEM_PL);
+      .value("NVSHMEM_PL", CUDECOMP_TRANSPOSE_COMM_NVSHMEM_PL)
+      .value("NVSHMEM_SM", CUDECOMP_TRANSPOSE_COMM_NVSHMEM_SM);
   nb::enum_<cudecompHaloCommBackend_t>(m, "HaloCommBackend", "Halo communication backends")
       .value("MPI", CUDECOMP_HALO_COMM_MPI)
       .value("MPI_BLOCKING", CUDECOMP_HALO_COMM_MPI_BLOCKING)

@@ -10,6 +10,7 @@
 #include <limits>
 #include <memory>
 #include <sstream>
+#include <string>
 #include <vector>
 
 #include "decomp/config.hpp"
@@ -42,35 +43,90 @@ bool is_even(const std::array<int, 2>& p, const cudecompGridDescConfig_t& config
   return dist(0) % p[0] == 0 && dist(1) % p[0] == 0 && dist(1) % p[1] == 0 && dist(2) % p[1] == 0;
 }
 
-std::vector<cudecompTransposeCommBackend_t> transpose_candidates(const cudecompGridDescConfig_t& config, bool tune) {
-  if (!tune) return {config.transpose_comm_backend};
-  std::vector<cudecompTransposeCommBackend_t> all = {
-      CUDECOMP_TRANSPOSE_COMM_MPI_P2P, CUDECOMP_TRANSPOSE_COMM_MPI_P2P_PL, CUDECOMP_TRANSPOSE_COMM_MPI_A2A};
-  const char* restrict_to = env("CUDECOMP_AUTOTUNE_TRANSPOSE_BACKENDS");
-  if (restrict_to == nullptr) return all;
-  std::vector<cudecompTransposeCommBackend_t> chosen;
-  for (const auto& name : split_list(restrict_to)) {
-    const auto backend = transpose_backend_from_name(name);
-    if (!backend) invalid_argument("CUDECOMP_AUTOTUNE_TRANSPOSE_BACKENDS", "unknown backend name '" + name + "'");
-    if (std::find(all.begin(), all.end(), *backend) != all.end()) chosen.push_back(*backend);
+// Applies a backend list from the environment to `all`. "A,B" keeps only the named backends;
+// "^A,B" (a leading caret, as in NCCL's lists) keeps every backend except the named ones. Names
+// are the enum tokens (MPI_P2P_PL, NCCL, ...); a name of a backend this build lacks is accepted
+// and has no effect, an unknown name is an error.
+template <typename Backend, typename FromName>
+std::vector<Backend> filter_backends(std::vector<Backend> all, const char* variable, FromName from_name) {
+  const char* value = env(variable);
+  if (value == nullptr) return all;
+  std::string text = value;
+  const bool exclude = !text.empty() && text.front() == '^';
+  if (exclude) text.erase(0, 1);
+  std::vector<Backend> named;
+  for (const auto& name : split_list(text)) {
+    const auto backend = from_name(name);
+    if (!backend) invalid_argument(variable, "unknown backend name '" + name + "'");
+    named.push_back(*backend);
   }
-  if (chosen.empty()) invalid_argument("CUDECOMP_AUTOTUNE_TRANSPOSE_BACKENDS", "names no backend of this build");
+  std::vector<Backend> chosen;
+  for (const Backend backend : all) {
+    const bool listed = std::find(named.begin(), named.end(), backend) != named.end();
+    if (listed != exclude) chosen.push_back(backend);
+  }
+  if (chosen.empty()) invalid_argument(variable, "leaves no backend of this build to try");
   return chosen;
 }
 
-std::vector<cudecompHaloCommBackend_t> halo_candidates(const cudecompGridDescConfig_t& config, bool tune) {
-  if (!tune) return {config.halo_comm_backend};
-  std::vector<cudecompHaloCommBackend_t> all = {CUDECOMP_HALO_COMM_MPI, CUDECOMP_HALO_COMM_MPI_BLOCKING};
-  const char* restrict_to = env("CUDECOMP_AUTOTUNE_HALO_BACKENDS");
-  if (restrict_to == nullptr) return all;
-  std::vector<cudecompHaloCommBackend_t> chosen;
-  for (const auto& name : split_list(restrict_to)) {
-    const auto backend = halo_backend_from_name(name);
-    if (!backend) invalid_argument("CUDECOMP_AUTOTUNE_HALO_BACKENDS", "unknown backend name '" + name + "'");
-    if (std::find(all.begin(), all.end(), *backend) != all.end()) chosen.push_back(*backend);
+// Every backend of this build is an MPI backend, so disable_mpi_backends leaves none; NCCL and
+// NVSHMEM backends do not exist here, so their flags change nothing.
+void check_mpi_backends_allowed(const cudecompGridDescAutotuneOptions_t& options, const char* what) {
+  if (options.disable_mpi_backends) {
+    not_supported(std::string("options.disable_mpi_backends is set, which leaves no ") + what +
+                  " backend to autotune in this build (CPU-only: MPI backends only)");
   }
-  if (chosen.empty()) invalid_argument("CUDECOMP_AUTOTUNE_HALO_BACKENDS", "names no backend of this build");
-  return chosen;
+}
+
+std::vector<cudecompTransposeCommBackend_t> transpose_candidates(const cudecompGridDescConfig_t& config,
+                                                                 const cudecompGridDescAutotuneOptions_t& options) {
+  if (!options.autotune_transpose_backend) return {config.transpose_comm_backend};
+  check_mpi_backends_allowed(options, "transpose");
+  return filter_backends<cudecompTransposeCommBackend_t>(
+      {CUDECOMP_TRANSPOSE_COMM_MPI_P2P, CUDECOMP_TRANSPOSE_COMM_MPI_P2P_PL, CUDECOMP_TRANSPOSE_COMM_MPI_A2A},
+      "CUDECOMP_AUTOTUNE_TRANSPOSE_BACKENDS", transpose_backend_from_name);
+}
+
+std::vector<cudecompHaloCommBackend_t> halo_candidates(const cudecompGridDescConfig_t& config,
+                                                       const cudecompGridDescAutotuneOptions_t& options) {
+  if (!options.autotune_halo_backend) return {config.halo_comm_backend};
+  check_mpi_backends_allowed(options, "halo");
+  return filter_backends<cudecompHaloCommBackend_t>({CUDECOMP_HALO_COMM_MPI, CUDECOMP_HALO_COMM_MPI_BLOCKING},
+                                                    "CUDECOMP_AUTOTUNE_HALO_BACKENDS", halo_backend_from_name);
+}
+
+// Inclusive bounds on Prows or Pcols from CUDECOMP_AUTOTUNE_P_ROW_RANGE / _P_COL_RANGE:
+// "MIN:MAX", "MIN," "MIN,MAX", a single value "N" (exactly N), or an open side ("2:", ":4").
+std::array<int, 2> p_range(const char* variable) {
+  std::array<int, 2> range{1, std::numeric_limits<int>::max()};
+  const char* value = env(variable);
+  if (value == nullptr) return range;
+  std::string text = value;
+  const auto separator = text.find_first_of(":,");
+  const auto parse = [&](const std::string& part, int fallback) {
+    if (part.find_first_not_of(" \t") == std::string::npos) return fallback;
+    size_t used = 0;
+    int number = 0;
+    try {
+      number = std::stoi(part, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || part.find_first_not_of(" \t", used) != std::string::npos || number < 1) {
+      invalid_argument(variable,
+                       "expected 'MIN:MAX' with positive integers (either side may be omitted), got '" + text + "'");
+    }
+    return number;
+  };
+  if (separator == std::string::npos) {
+    range[0] = range[1] = parse(text, 0);
+    if (range[0] == 0) invalid_argument(variable, "expected 'MIN:MAX', got an empty value");
+  } else {
+    range[0] = parse(text.substr(0, separator), 1);
+    range[1] = parse(text.substr(separator + 1), std::numeric_limits<int>::max());
+  }
+  if (range[0] > range[1]) invalid_argument(variable, "MIN exceeds MAX in '" + text + "'");
+  return range;
 }
 
 Int3 to_int3(const int32_t values[3]) {
@@ -224,6 +280,17 @@ std::vector<std::array<int, 2>> pdims_candidates(int nranks, const cudecompGridD
     }
     all = chosen;
   }
+  const auto rows = p_range("CUDECOMP_AUTOTUNE_P_ROW_RANGE");
+  const auto cols = p_range("CUDECOMP_AUTOTUNE_P_COL_RANGE");
+  std::vector<std::array<int, 2>> in_range;
+  for (const auto& p : all) {
+    if (p[0] >= rows[0] && p[0] <= rows[1] && p[1] >= cols[0] && p[1] <= cols[1]) in_range.push_back(p);
+  }
+  if (in_range.empty()) {
+    invalid_argument("CUDECOMP_AUTOTUNE_P_ROW_RANGE/CUDECOMP_AUTOTUNE_P_COL_RANGE",
+                     "no candidate process grid of " + std::to_string(nranks) + " ranks lies in the ranges");
+  }
+  all = in_range;
   if (!allow_uneven) {
     std::vector<std::array<int, 2>> even;
     for (const auto& p : all) {
@@ -245,8 +312,8 @@ AutotuneChoice autotune(const Handle& handle, const cudecompGridDescConfig_t& co
   std::vector<std::array<int, 2>> grids =
       tune_pdims ? pdims_candidates(handle.size(), config, options.allow_uneven_decompositions)
                  : std::vector<std::array<int, 2>>{{config.pdims[0], config.pdims[1]}};
-  const auto transposes = transpose_candidates(config, options.autotune_transpose_backend);
-  const auto halos = halo_candidates(config, options.autotune_halo_backend);
+  const auto transposes = transpose_candidates(config, options);
+  const auto halos = halo_candidates(config, options);
 
   std::ostringstream log;
   log.precision(4);

@@ -20,7 +20,8 @@ struct AutotuneChoice {
 };
 
 // Candidate process grids Prows x Pcols for `nranks` ranks, Prows ascending, restricted by
-// CUDECOMP_AUTOTUNE_PDIMS ("2x2,1x4") when set and, unless allowed, to even decompositions.
+// CUDECOMP_AUTOTUNE_PDIMS ("2x2,1x4"), CUDECOMP_AUTOTUNE_P_ROW_RANGE and _P_COL_RANGE ("MIN:MAX")
+// when set and, unless allowed, to even decompositions.
 std::vector<std::array<int, 2>> pdims_candidates(int nranks, const cudecompGridDescConfig_t& config, bool allow_uneven);
 
 // `config` is valid; pdims 0,0 means the grid is tuned, else it stays fixed.

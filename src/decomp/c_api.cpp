@@ -2,6 +2,7 @@
 // codes, remembers the message for cudecompGetLastErrorMessage, and prints it to stderr (as
 // cuDecomp does) unless CUDECOMP_QUIET_ERRORS=1. Handles and grid descriptors are registered so
 // that a stale or foreign pointer is an INVALID_USAGE error instead of a crash.
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -11,6 +12,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 #include "cudecomp.h"
 #include "decomp/config.hpp"
@@ -18,6 +20,7 @@
 #include "decomp/error.hpp"
 #include "decomp/grid_desc.hpp"
 #include "decomp/handle.hpp"
+#include "decomp/struct_abi.hpp"
 
 namespace decomp = wavestack::decomp;
 
@@ -27,6 +30,16 @@ struct cudecompHandle {
 struct cudecompGridDesc {
   cudecompHandle* owner = nullptr;
   std::unique_ptr<decomp::GridDesc> core;
+  // Used when a caller passes a null work pointer: grown on demand and reused, so that a null
+  // workspace never reaches the packing code (operations on one grid do not overlap).
+  std::vector<std::byte> managed_work;
+
+  void* workspace(void* caller_work, int64_t elements, cudecompDataType_t dtype) {
+    if (caller_work != nullptr || elements == 0) return caller_work;
+    const auto bytes = static_cast<size_t>(elements) * static_cast<size_t>(decomp::data_type_size(dtype));
+    if (managed_work.size() < bytes) managed_work.resize(bytes);
+    return managed_work.data();
+  }
 };
 
 namespace {
@@ -110,7 +123,7 @@ cudecompResult_t transpose(const char* function, decomp::TransposeOp op, cudecom
     decomp::TransposeArgs args;
     args.input = input;
     args.output = output;
-    args.work = work;
+    args.work = grid->workspace(work, grid->core->transpose_workspace_size(), dtype);
     args.dtype = dtype;
     args.input_halo = optional3(input_halo_extents);
     args.output_halo = optional3(output_halo_extents);
@@ -129,9 +142,9 @@ cudecompResult_t update_halos(const char* function, int axis, cudecompHandle_t h
     decomp::HaloArgs args;
     args.axis = axis;
     args.data = input;
-    args.work = work;
     args.dtype = dtype;
     args.halo = optional3(halo_extents);
+    args.work = grid->workspace(work, grid->core->halo_workspace_size(axis, args.halo), dtype);
     if (halo_periods != nullptr) args.periods = {halo_periods[0], halo_periods[1], halo_periods[2]};
     args.dim = dim;
     args.padding = optional3(padding);
@@ -155,6 +168,11 @@ cudecompResult_t cudecompInit(cudecompHandle_t* handle, MPI_Comm mpi_comm) {
   });
 }
 
+cudecompResult_t cudecompInit_F(cudecompHandle_t* handle, MPI_Fint mpi_comm) {
+  // Fortran passes its communicator handle; MPI_Comm_f2c gives the C communicator it names.
+  return cudecompInit(handle, MPI_Comm_f2c(mpi_comm));
+}
+
 cudecompResult_t cudecompFinalize(cudecompHandle_t handle) {
   return guarded("cudecompFinalize", [&] {
     lookup(handle);
@@ -173,13 +191,17 @@ cudecompResult_t cudecompFinalize(cudecompHandle_t handle) {
   });
 }
 
-cudecompResult_t cudecompGridDescCreate(cudecompHandle_t handle, cudecompGridDesc_t* grid_desc,
-                                        cudecompGridDescConfig_t* config,
-                                        const cudecompGridDescAutotuneOptions_t* options) {
+cudecompResult_t cudecompGridDescCreateVersioned(cudecompHandle_t handle, cudecompGridDesc_t* grid_desc,
+                                                 cudecompGridDescConfig_t* config,
+                                                 const cudecompGridDescAutotuneOptions_t* options, int64_t config_size,
+                                                 int32_t config_version, int64_t options_size,
+                                                 int32_t options_version) {
   return guarded("cudecompGridDescCreate", [&] {
     auto* owner = lookup(handle);
     require(grid_desc, "grid_desc");
     require(config, "config");
+    decomp::check_initialized(*config, config_size, config_version);
+    if (options != nullptr) decomp::check_initialized(*options, options_size, options_version);
     auto wrapper = std::make_unique<cudecompGridDesc>();
     wrapper->owner = owner;
     wrapper->core = decomp::create_grid_desc(*owner->core, *config, options);
@@ -202,26 +224,32 @@ cudecompResult_t cudecompGridDescDestroy(cudecompHandle_t handle, cudecompGridDe
   });
 }
 
-cudecompResult_t cudecompGridDescConfigSetDefaults(cudecompGridDescConfig_t* config) {
+cudecompResult_t cudecompGridDescConfigSetDefaultsVersioned(cudecompGridDescConfig_t* config, int64_t struct_size,
+                                                            int32_t version) {
   return guarded("cudecompGridDescConfigSetDefaults", [&] {
     require(config, "config");
+    decomp::check_caller_struct<cudecompGridDescConfig_t>(struct_size, version, "config");
     *config = decomp::default_config();
   });
 }
 
-cudecompResult_t cudecompGridDescAutotuneOptionsSetDefaults(cudecompGridDescAutotuneOptions_t* options) {
+cudecompResult_t cudecompGridDescAutotuneOptionsSetDefaultsVersioned(cudecompGridDescAutotuneOptions_t* options,
+                                                                     int64_t struct_size, int32_t version) {
   return guarded("cudecompGridDescAutotuneOptionsSetDefaults", [&] {
     require(options, "options");
+    decomp::check_caller_struct<cudecompGridDescAutotuneOptions_t>(struct_size, version, "options");
     *options = decomp::default_autotune_options();
   });
 }
 
-cudecompResult_t cudecompGetPencilInfo(cudecompHandle_t handle, cudecompGridDesc_t grid_desc,
-                                       cudecompPencilInfo_t* pencil_info, int32_t axis, const int32_t halo_extents[],
-                                       const int32_t padding[]) {
+cudecompResult_t cudecompGetPencilInfoVersioned(cudecompHandle_t handle, cudecompGridDesc_t grid_desc,
+                                                cudecompPencilInfo_t* pencil_info, int32_t axis,
+                                                const int32_t halo_extents[], const int32_t padding[],
+                                                int64_t struct_size, int32_t version) {
   return guarded("cudecompGetPencilInfo", [&] {
     auto* grid = lookup(handle, grid_desc);
     require(pencil_info, "pencil_info");
+    decomp::check_caller_struct<cudecompPencilInfo_t>(struct_size, version, "pencil_info");
     *pencil_info = grid->core->pencil_info(axis, optional3(halo_extents), optional3(padding));
   });
 }
@@ -257,10 +285,13 @@ cudecompResult_t cudecompMalloc(cudecompHandle_t handle, cudecompGridDesc_t grid
   return guarded("cudecompMalloc", [&] {
     lookup(handle, grid_desc);
     require(buffer, "buffer");
+    // cuDecomp rejects empty allocations: a zero size is almost always a size computed wrongly.
+    if (buffer_size_bytes == 0) decomp::invalid_argument("buffer_size_bytes", "must be > 0");
     // Host memory, aligned for any element type and for vector loads; never null on success.
     constexpr size_t kAlignment = 64;
     const size_t rounded = ((buffer_size_bytes + kAlignment - 1) / kAlignment) * kAlignment;
-    void* memory = std::aligned_alloc(kAlignment, rounded == 0 ? kAlignment : rounded);
+    if (rounded < buffer_size_bytes) throw std::bad_alloc();  // the rounding wrapped around
+    void* memory = std::aligned_alloc(kAlignment, rounded);
     if (memory == nullptr) throw std::bad_alloc();
     *buffer = memory;
   });
@@ -274,20 +305,22 @@ cudecompResult_t cudecompFree(cudecompHandle_t handle, cudecompGridDesc_t grid_d
 }
 
 const char* cudecompTransposeCommBackendToString(cudecompTransposeCommBackend_t comm_backend) {
-  const char* name = decomp::transpose_backend_name(comm_backend);
+  const char* name = decomp::transpose_backend_display_name(comm_backend);
   return name == nullptr ? "ERROR" : name;
 }
 
 const char* cudecompHaloCommBackendToString(cudecompHaloCommBackend_t comm_backend) {
-  const char* name = decomp::halo_backend_name(comm_backend);
+  const char* name = decomp::halo_backend_display_name(comm_backend);
   return name == nullptr ? "ERROR" : name;
 }
 
-cudecompResult_t cudecompGetGridDescConfig(cudecompHandle_t handle, cudecompGridDesc_t grid_desc,
-                                           cudecompGridDescConfig_t* config) {
+cudecompResult_t cudecompGetGridDescConfigVersioned(cudecompHandle_t handle, cudecompGridDesc_t grid_desc,
+                                                    cudecompGridDescConfig_t* config, int64_t struct_size,
+                                                    int32_t version) {
   return guarded("cudecompGetGridDescConfig", [&] {
     auto* grid = lookup(handle, grid_desc);
     require(config, "config");
+    decomp::check_caller_struct<cudecompGridDescConfig_t>(struct_size, version, "config");
     *config = grid->core->config();
   });
 }

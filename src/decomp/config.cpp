@@ -9,6 +9,9 @@ namespace wavestack::decomp {
 
 cudecompGridDescConfig_t default_config() {
   cudecompGridDescConfig_t config{};
+  config.struct_size = static_cast<int64_t>(sizeof(config));
+  config.magic = CUDECOMP_GRID_DESC_CONFIG_MAGIC;
+  config.version = CUDECOMP_GRID_DESC_CONFIG_VERSION;
   config.rank_order = CUDECOMP_RANK_ORDER_DEFAULT;
   config.transpose_comm_backend = CUDECOMP_TRANSPOSE_COMM_MPI_P2P;
   config.halo_comm_backend = CUDECOMP_HALO_COMM_MPI;
@@ -20,6 +23,9 @@ cudecompGridDescConfig_t default_config() {
 
 cudecompGridDescAutotuneOptions_t default_autotune_options() {
   cudecompGridDescAutotuneOptions_t options{};
+  options.struct_size = static_cast<int64_t>(sizeof(options));
+  options.magic = CUDECOMP_GRID_DESC_AUTOTUNE_OPTIONS_MAGIC;
+  options.version = CUDECOMP_GRID_DESC_AUTOTUNE_OPTIONS_VERSION;
   options.n_warmup_trials = 3;
   options.n_trials = 5;
   options.grid_mode = CUDECOMP_AUTOTUNE_GRID_TRANSPOSE;
@@ -59,6 +65,30 @@ const char* transpose_backend_name(cudecompTransposeCommBackend_t backend) {
       return "NVSHMEM";
     case CUDECOMP_TRANSPOSE_COMM_NVSHMEM_PL:
       return "NVSHMEM_PL";
+    case CUDECOMP_TRANSPOSE_COMM_NVSHMEM_SM:
+      return "NVSHMEM_SM";
+  }
+  return nullptr;
+}
+
+const char* transpose_backend_display_name(cudecompTransposeCommBackend_t backend) {
+  switch (backend) {
+    case CUDECOMP_TRANSPOSE_COMM_MPI_P2P:
+      return "MPI_P2P";
+    case CUDECOMP_TRANSPOSE_COMM_MPI_P2P_PL:
+      return "MPI_P2P (pipelined)";
+    case CUDECOMP_TRANSPOSE_COMM_MPI_A2A:
+      return "MPI_A2A";
+    case CUDECOMP_TRANSPOSE_COMM_NCCL:
+      return "NCCL";
+    case CUDECOMP_TRANSPOSE_COMM_NCCL_PL:
+      return "NCCL (pipelined)";
+    case CUDECOMP_TRANSPOSE_COMM_NVSHMEM:
+      return "NVSHMEM";
+    case CUDECOMP_TRANSPOSE_COMM_NVSHMEM_PL:
+      return "NVSHMEM (pipelined)";
+    case CUDECOMP_TRANSPOSE_COMM_NVSHMEM_SM:
+      return "NVSHMEM (SM)";
   }
   return nullptr;
 }
@@ -79,8 +109,24 @@ const char* halo_backend_name(cudecompHaloCommBackend_t backend) {
   return nullptr;
 }
 
+const char* halo_backend_display_name(cudecompHaloCommBackend_t backend) {
+  switch (backend) {
+    case CUDECOMP_HALO_COMM_MPI:
+      return "MPI";
+    case CUDECOMP_HALO_COMM_MPI_BLOCKING:
+      return "MPI (blocking)";
+    case CUDECOMP_HALO_COMM_NCCL:
+      return "NCCL";
+    case CUDECOMP_HALO_COMM_NVSHMEM:
+      return "NVSHMEM";
+    case CUDECOMP_HALO_COMM_NVSHMEM_BLOCKING:
+      return "NVSHMEM (blocking)";
+  }
+  return nullptr;
+}
+
 std::optional<cudecompTransposeCommBackend_t> transpose_backend_from_name(const std::string& name) {
-  for (int value = 1; value <= 7; ++value) {
+  for (int value = 1; value <= CUDECOMP_TRANSPOSE_COMM_NVSHMEM_SM; ++value) {
     const auto backend = static_cast<cudecompTransposeCommBackend_t>(value);
     if (name == transpose_backend_name(backend)) return backend;
   }
@@ -88,7 +134,7 @@ std::optional<cudecompTransposeCommBackend_t> transpose_backend_from_name(const 
 }
 
 std::optional<cudecompHaloCommBackend_t> halo_backend_from_name(const std::string& name) {
-  for (int value = 1; value <= 5; ++value) {
+  for (int value = 1; value <= CUDECOMP_HALO_COMM_NVSHMEM_BLOCKING; ++value) {
     const auto backend = static_cast<cudecompHaloCommBackend_t>(value);
     if (name == halo_backend_name(backend)) return backend;
   }

@@ -15,9 +15,12 @@ cudecompGridDescAutotuneOptions_t default_autotune_options();
 // Element size in bytes; throws DecompError (INVALID_USAGE naming `argument`) for other values.
 int64_t data_type_size(cudecompDataType_t dtype, const char* argument = "dtype");
 
-// "MPI_P2P", ...; nullptr outside the enum.
+// The enum's token ("MPI_P2P_PL", ...), used by environment variables; nullptr outside the enum.
 const char* transpose_backend_name(cudecompTransposeCommBackend_t backend);
 const char* halo_backend_name(cudecompHaloCommBackend_t backend);
+// cuDecomp's display name ("MPI_P2P (pipelined)", ...), as *CommBackendToString returns it.
+const char* transpose_backend_display_name(cudecompTransposeCommBackend_t backend);
+const char* halo_backend_display_name(cudecompHaloCommBackend_t backend);
 std::optional<cudecompTransposeCommBackend_t> transpose_backend_from_name(const std::string& name);
 std::optional<cudecompHaloCommBackend_t> halo_backend_from_name(const std::string& name);
 

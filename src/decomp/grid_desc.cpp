@@ -74,8 +74,14 @@ int64_t GridDesc::transpose_workspace_size() const {
   int64_t largest = 0;
   for (int rank = 0; rank < grid_.size(); ++rank) {
     const auto c = grid_.coords(rank);
-    const int64_t x = box(0, c).volume(), y = box(1, c).volume(), z = box(2, c).volume();
-    largest = std::max({largest, x + y, y + z});
+    // Built through make_layout so that a grid too large to count in int64 is refused.
+    const auto volume = [&](int axis) { return make_layout(box(axis, c), {0, 1, 2}, {0, 0, 0}, {0, 0, 0}).size; };
+    const int64_t x = volume(0), y = volume(1), z = volume(2);
+    int64_t xy = 0, yz = 0;
+    if (__builtin_add_overflow(x, y, &xy) || __builtin_add_overflow(y, z, &yz)) {
+      invalid_argument("gdims", "the transpose workspace exceeds INT64_MAX elements");
+    }
+    largest = std::max({largest, xy, yz});
   }
   return largest;
 }
@@ -89,10 +95,13 @@ int64_t GridDesc::halo_workspace_size(int axis, const Int3& halo) const {
     const Box b = box(axis, grid_.coords(rank));
     for (int dim = 0; dim < 3; ++dim) {
       int64_t face = halo[dim];
+      bool overflow = false;
       for (int other = 0; other < 3; ++other) {
-        if (other != dim) face *= b.count[other] + 2 * halo[other];
+        if (other != dim) overflow |= __builtin_mul_overflow(face, b.count[other] + 2 * halo[other], &face);
       }
-      largest = std::max(largest, 4 * face);
+      overflow |= __builtin_mul_overflow(face, int64_t{4}, &face);
+      if (overflow) invalid_argument("halo_extents", "the halo workspace exceeds INT64_MAX elements");
+      largest = std::max(largest, face);
     }
   }
   return largest;

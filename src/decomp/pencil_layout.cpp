@@ -1,5 +1,10 @@
 #include "decomp/pencil_layout.hpp"
 
+#include <limits>
+#include <string>
+
+#include "decomp/error.hpp"
+
 namespace wavestack::decomp {
 
 PencilLayout make_layout(const Box& box, const std::array<int, 3>& order, const Int3& halo, const Int3& padding) {
@@ -8,11 +13,23 @@ PencilLayout make_layout(const Box& box, const std::array<int, 3>& order, const 
   layout.order = order;
   layout.halo = halo;
   layout.padding = padding;
-  for (int dim = 0; dim < 3; ++dim) layout.extent[dim] = box.count[dim] + 2 * halo[dim] + padding[dim];
+  // cudecompPencilInfo_t reports extents as int32 and the size as int64: a layout that does not
+  // fit them is refused here rather than reported with wrapped, negative numbers.
+  constexpr int64_t kMaxExtent = std::numeric_limits<int32_t>::max();
+  for (int dim = 0; dim < 3; ++dim) {
+    // halo and padding come from int32 arguments, so this sum cannot overflow int64.
+    layout.extent[dim] = box.count[dim] + 2 * halo[dim] + padding[dim];
+    if (layout.extent[dim] > kMaxExtent) {
+      invalid_argument("halo_extents/padding", "the pencil extent along dim " + std::to_string(dim) + " (" +
+                                                   std::to_string(layout.extent[dim]) + ") exceeds INT32_MAX");
+    }
+  }
   int64_t stride = 1;
   for (int position = 0; position < 3; ++position) {
     layout.stride[order[position]] = stride;
-    stride *= layout.extent[order[position]];
+    if (__builtin_mul_overflow(stride, layout.extent[order[position]], &stride)) {
+      invalid_argument("gdims", "the pencil holds more than INT64_MAX elements");
+    }
   }
   layout.size = stride;
   return layout;
@@ -20,6 +37,9 @@ PencilLayout make_layout(const Box& box, const std::array<int, 3>& order, const 
 
 cudecompPencilInfo_t PencilLayout::info() const {
   cudecompPencilInfo_t info{};
+  info.struct_size = static_cast<int64_t>(sizeof(info));
+  info.magic = CUDECOMP_PENCIL_INFO_MAGIC;
+  info.version = CUDECOMP_PENCIL_INFO_VERSION;
   for (int position = 0; position < 3; ++position) {
     const int dim = order[position];
     info.shape[position] = static_cast<int32_t>(extent[dim]);

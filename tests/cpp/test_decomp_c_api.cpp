@@ -109,7 +109,7 @@ TEST(DecompCApiStandalone, DataTypesAndNames) {
   EXPECT_STREQ(cudecompTransposeCommBackendToString(CUDECOMP_TRANSPOSE_COMM_MPI_A2A), "MPI_A2A");
   EXPECT_STREQ(cudecompTransposeCommBackendToString(static_cast<cudecompTransposeCommBackend_t>(out_of_range)),
                "ERROR");
-  EXPECT_STREQ(cudecompHaloCommBackendToString(CUDECOMP_HALO_COMM_MPI_BLOCKING), "MPI_BLOCKING");
+  EXPECT_STREQ(cudecompHaloCommBackendToString(CUDECOMP_HALO_COMM_MPI_BLOCKING), "MPI (blocking)");
 }
 
 TEST_F(DecompCApi, RejectsBadArgumentsWithCodes) {
@@ -239,46 +239,76 @@ TEST_F(DecompCApi, TransposeCycleAllBackendsInAndOutOfPlace) {
 }
 
 TEST_F(DecompCApi, PeriodicHaloUpdateFillsEveryHalo) {
-  for (auto backend : {CUDECOMP_HALO_COMM_MPI, CUDECOMP_HALO_COMM_MPI_BLOCKING}) {
-    auto config = config_;
-    config.halo_comm_backend = backend;
-    cudecompGridDesc_t grid = nullptr;
-    ASSERT_EQ(cudecompGridDescCreate(handle_, &grid, &config, nullptr), CUDECOMP_RESULT_SUCCESS);
-    const int32_t halo[3] = {1, 2, 1};
-    const bool periods[3] = {true, true, true};
-    cudecompPencilInfo_t info;
-    ASSERT_EQ(cudecompGetPencilInfo(handle_, grid, &info, 2, halo, nullptr), CUDECOMP_RESULT_SUCCESS);
-    int64_t work_elements = 0;
-    ASSERT_EQ(cudecompGetHaloWorkspaceSize(handle_, grid, 2, halo, &work_elements), CUDECOMP_RESULT_SUCCESS);
-    std::vector<double> work(static_cast<size_t>(work_elements) + 1);
-    auto data = filled(info, gdims());
-    for (int dim = 0; dim < 3; ++dim) {
-      ASSERT_EQ(cudecompUpdateHalosZ(handle_, grid, data.data(), work.data(), CUDECOMP_DOUBLE, halo, periods, dim,
-                                     nullptr, nullptr),
-                CUDECOMP_RESULT_SUCCESS);
-    }
-    // Every element, halos and corners included, holds the value of its periodically wrapped index.
-    int wrong = 0;
-    const auto g = gdims();
-    for (int64_t k = 0; k < info.shape[2]; ++k) {
-      for (int64_t j = 0; j < info.shape[1]; ++j) {
-        for (int64_t i = 0; i < info.shape[0]; ++i) {
-          const int64_t local[3] = {i, j, k};
-          std::array<int64_t, 3> global{};
-          for (int p = 0; p < 3; ++p) {
-            const int dim = info.order[p];
-            global[dim] = ((info.lo[p] + local[p] - info.halo_extents[dim]) % g[dim] + g[dim]) % g[dim];
+  // A null work pointer (managed: true) must give the same halos through the library's own
+  // workspace, never a write through null.
+  for (const bool managed : {false, true}) {
+    for (auto backend : {CUDECOMP_HALO_COMM_MPI, CUDECOMP_HALO_COMM_MPI_BLOCKING}) {
+      auto config = config_;
+      config.halo_comm_backend = backend;
+      cudecompGridDesc_t grid = nullptr;
+      ASSERT_EQ(cudecompGridDescCreate(handle_, &grid, &config, nullptr), CUDECOMP_RESULT_SUCCESS);
+      const int32_t halo[3] = {1, 2, 1};
+      const bool periods[3] = {true, true, true};
+      cudecompPencilInfo_t info;
+      ASSERT_EQ(cudecompGetPencilInfo(handle_, grid, &info, 2, halo, nullptr), CUDECOMP_RESULT_SUCCESS);
+      int64_t work_elements = 0;
+      ASSERT_EQ(cudecompGetHaloWorkspaceSize(handle_, grid, 2, halo, &work_elements), CUDECOMP_RESULT_SUCCESS);
+      std::vector<double> work(static_cast<size_t>(work_elements) + 1);
+      auto data = filled(info, gdims());
+      for (int dim = 0; dim < 3; ++dim) {
+        ASSERT_EQ(cudecompUpdateHalosZ(handle_, grid, data.data(), managed ? nullptr : work.data(), CUDECOMP_DOUBLE,
+                                       halo, periods, dim, nullptr, nullptr),
+                  CUDECOMP_RESULT_SUCCESS);
+      }
+      // Every element, halos and corners included, holds the value of its periodically wrapped index.
+      int wrong = 0;
+      const auto g = gdims();
+      for (int64_t k = 0; k < info.shape[2]; ++k) {
+        for (int64_t j = 0; j < info.shape[1]; ++j) {
+          for (int64_t i = 0; i < info.shape[0]; ++i) {
+            const int64_t local[3] = {i, j, k};
+            std::array<int64_t, 3> global{};
+            for (int p = 0; p < 3; ++p) {
+              const int dim = info.order[p];
+              global[dim] = ((info.lo[p] + local[p] - info.halo_extents[dim]) % g[dim] + g[dim]) % g[dim];
+            }
+            if (data[static_cast<size_t>(i + info.shape[0] * (j + info.shape[1] * k))] != value_of(global, g)) ++wrong;
           }
-          if (data[static_cast<size_t>(i + info.shape[0] * (j + info.shape[1] * k))] != value_of(global, g)) ++wrong;
         }
       }
+      EXPECT_EQ(wrong, 0) << cudecompHaloCommBackendToString(backend) << (managed ? " (null work)" : "");
+      EXPECT_EQ(cudecompUpdateHalosZ(handle_, grid, data.data(), work.data(), CUDECOMP_DOUBLE, halo, periods, 4,
+                                     nullptr, nullptr),
+                CUDECOMP_RESULT_INVALID_USAGE);
+      EXPECT_EQ(cudecompGridDescDestroy(handle_, grid), CUDECOMP_RESULT_SUCCESS);
     }
-    EXPECT_EQ(wrong, 0) << cudecompHaloCommBackendToString(backend);
-    EXPECT_EQ(cudecompUpdateHalosZ(handle_, grid, data.data(), work.data(), CUDECOMP_DOUBLE, halo, periods, 4, nullptr,
-                                   nullptr),
-              CUDECOMP_RESULT_INVALID_USAGE);
-    EXPECT_EQ(cudecompGridDescDestroy(handle_, grid), CUDECOMP_RESULT_SUCCESS);
   }
+}
+
+TEST_F(DecompCApi, OverflowAndEmptyAllocationsAreInvalidUsage) {
+  cudecompGridDesc_t grid = nullptr;
+  auto config = config_;
+  config.gdims[0] = config.gdims[1] = config.gdims[2] = INT32_MAX - 1;
+  ASSERT_EQ(cudecompGridDescCreate(handle_, &grid, &config, nullptr), CUDECOMP_RESULT_SUCCESS);
+  cudecompPencilInfo_t info{};
+  for (int axis = 0; axis < 3; ++axis) {
+    EXPECT_EQ(cudecompGetPencilInfo(handle_, grid, &info, axis, nullptr, nullptr), CUDECOMP_RESULT_INVALID_USAGE);
+  }
+  int64_t workspace = 0;
+  EXPECT_EQ(cudecompGetTransposeWorkspaceSize(handle_, grid, &workspace), CUDECOMP_RESULT_INVALID_USAGE);
+  EXPECT_EQ(cudecompGridDescDestroy(handle_, grid), CUDECOMP_RESULT_SUCCESS);
+
+  ASSERT_EQ(cudecompGridDescCreate(handle_, &grid, &config_, nullptr), CUDECOMP_RESULT_SUCCESS);
+  const int32_t huge[3] = {0, INT32_MAX / 2, 0};
+  EXPECT_EQ(cudecompGetPencilInfo(handle_, grid, &info, 0, huge, nullptr), CUDECOMP_RESULT_INVALID_USAGE);
+  EXPECT_EQ(cudecompGetPencilInfo(handle_, grid, &info, 0, nullptr, huge), CUDECOMP_RESULT_SUCCESS);
+  EXPECT_EQ(info.shape[1], INT32_MAX / 2 + (info.hi[1] - info.lo[1] + 1));
+  const int32_t too_much_padding[3] = {0, 0, INT32_MAX};
+  EXPECT_EQ(cudecompGetPencilInfo(handle_, grid, &info, 1, nullptr, too_much_padding), CUDECOMP_RESULT_INVALID_USAGE);
+  void* buffer = nullptr;
+  EXPECT_EQ(cudecompMalloc(handle_, grid, &buffer, 0), CUDECOMP_RESULT_INVALID_USAGE);
+  EXPECT_EQ(buffer, nullptr);
+  EXPECT_EQ(cudecompGridDescDestroy(handle_, grid), CUDECOMP_RESULT_SUCCESS);
 }
 
 TEST_F(DecompCApi, AutotuningWritesTheChoiceBack) {

@@ -69,3 +69,11 @@ def test_peer_benchmark_runs_side_by_side():
     bench = Path(__file__).resolve().parents[2] / "bench" / "decomp_transpose.py"
     run = run_mpi(2, bench, "--sizes", "16", "--iterations", "2", "--warmup", "1", timeout=180)
     assert "| 16^3 |" in run.output
+
+
+@pytest.mark.parametrize("ranks", [1, 3, 4])
+def test_cudecomp_0_7_parity(ranks):
+    # NVSHMEM_SM, disable_mpi_backends, P_ROW/P_COL ranges, '^' exclusion, overflow errors and
+    # grids with empty pencils (tests/mpi/workers/decomp_parity_worker.py).
+    run = run_mpi(ranks, "decomp_parity_worker.py", timeout=120)
+    assert f"parity OK on {ranks} ranks" in run.output

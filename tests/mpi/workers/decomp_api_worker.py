@@ -41,8 +41,8 @@ assert [d.value for d in (cudecomp.DataType.FLOAT, cudecomp.DataType.DOUBLE, cud
 assert cudecomp.TransposeCommBackend.MPI_A2A.value == 3 and cudecomp.TransposeCommBackend.NVSHMEM_PL.value == 7
 assert cudecomp.HaloCommBackend.MPI_BLOCKING.value == 2 and cudecomp.AutotuneGridMode.HALO.value == 1
 assert cudecomp.Result.NOT_SUPPORTED.value == 2
-assert cudecomp.transpose_comm_backend_to_string(cudecomp.TransposeCommBackend.MPI_P2P_PL) == "MPI_P2P_PL"
-assert cudecomp.halo_comm_backend_to_string(cudecomp.HaloCommBackend.MPI_BLOCKING) == "MPI_BLOCKING"
+assert cudecomp.transpose_comm_backend_to_string(cudecomp.TransposeCommBackend.MPI_P2P_PL) == "MPI_P2P (pipelined)"
+assert cudecomp.halo_comm_backend_to_string(cudecomp.HaloCommBackend.MPI_BLOCKING) == "MPI (blocking)"
 assert [cudecomp.get_data_type_size(d) for d in cudecomp.DataType] == [4, 8, 8, 16]
 expect(TypeError, "dtype", lambda: cudecomp.get_data_type_size(np.float64))
 
