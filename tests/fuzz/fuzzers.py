@@ -50,6 +50,7 @@ class Fuzzer:
     name: str  # also the folder of its regression inputs under tests/fixtures/fuzz
     binary: str  # target of tests/fuzz/CMakeLists.txt
     seeds: Callable[[], List[Path]]
+    dictionary: Optional[str] = None  # libFuzzer -dict file in tests/fuzz
 
     @property
     def path(self) -> Path:
@@ -61,7 +62,7 @@ class Fuzzer:
 
 
 FUZZERS: Dict[str, Fuzzer] = {
-    "decoder": Fuzzer("decoder", "decoder_fuzzer", spec_modules),
+    "decoder": Fuzzer("decoder", "decoder_fuzzer", spec_modules, "decoder.dict"),
 }
 
 
@@ -123,18 +124,34 @@ def run(fuzzer: Fuzzer, seconds: int, seed: int, corpus: Path, artifacts: Path,
     command = [str(fuzzer.path), f"-seed={seed}", f"-max_total_time={seconds}", f"-timeout={INPUT_TIMEOUT_S}",
                f"-rss_limit_mb={RSS_LIMIT_MB}", "-print_final_stats=1", f"-artifact_prefix={artifacts}/",
                str(corpus), str(seed_corpus(fuzzer))]
+    if fuzzer.dictionary:
+        command.insert(1, f"-dict={SOURCE_DIR / fuzzer.dictionary}")
     if echo:
         print("+ " + " ".join(command), flush=True)
     completed = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace")
     return RunResult(command, completed.returncode, completed.stdout, seed)
 
 
-def replay(fuzzer: Fuzzer) -> RunResult:
-    """Runs every regression input once (libFuzzer's mode for file arguments)."""
-    inputs = sorted(path for path in fuzzer.regression_dir.iterdir() if path.is_file())
+def regression_inputs(fuzzer: Fuzzer) -> List[Path]:
+    """The inputs of earlier findings, kept with their fixes (none while nothing was found)."""
+    if not fuzzer.regression_dir.is_dir():
+        return []
+    return sorted(path for path in fuzzer.regression_dir.iterdir() if path.is_file() and path.name != "README.md")
+
+
+def replay(fuzzer: Fuzzer, inputs: Optional[List[Path]] = None) -> RunResult:
+    """Runs each input once (libFuzzer's mode for file arguments); by default every
+    regression input of the fuzzer."""
+    inputs = regression_inputs(fuzzer) if inputs is None else inputs
+    if not inputs:  # without file arguments libFuzzer would start fuzzing
+        return RunResult([], 0, "no inputs to replay", None)
     command = [str(fuzzer.path), f"-timeout={INPUT_TIMEOUT_S}", f"-rss_limit_mb={RSS_LIMIT_MB}", *map(str, inputs)]
     completed = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace")
     return RunResult(command, completed.returncode, completed.stdout, None)
+
+
+def replay_one(fuzzer: Fuzzer, path: Path) -> RunResult:
+    return replay(fuzzer, [path])
 
 
 def main() -> int:
