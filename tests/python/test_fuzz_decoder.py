@@ -47,3 +47,14 @@ def test_regression_input_replays_cleanly(built, finding):
     result = fuzzers.replay_one(built, finding)
     assert result.returncode == 0, result.output[-6000:]
     assert "Executed " in result.output, result.output[-3000:]
+
+
+@pytest.mark.parametrize("finding", fuzzers.regression_inputs(DECODER), ids=lambda path: path.name)
+def test_regression_input_verdict_agrees_with_wasmtime(finding):
+    """Beyond not crashing: accepted or refused as wasmtime (configured to the profile)
+    decides, through the Python binding's decode and validation."""
+    from test_wasm_wasmtime import engine, our_verdict, wasmtime_accepts
+
+    data = finding.read_bytes()
+    ours = our_verdict(data)
+    assert wasmtime_accepts(engine(), data) == (ours is None), ours
