@@ -175,7 +175,9 @@ def main() -> int:
             seed = args.seed if args.seed is not None else random.randrange(1, 2**31)
             corpus = args.corpus or BUILD_DIR / f"corpus-{name}"
             result = run(fuzzer, args.seconds, seed, corpus, BUILD_DIR / f"artifacts-{name}", echo=True)
-            print(f"{name}: {args.seconds} s, {result.summary()}", flush=True)
+            log = BUILD_DIR / f"last-run-{name}.log"
+            log.write_text(result.output)
+            print(f"{name}: {args.seconds} s, {result.summary()} (libFuzzer's output: {log})", flush=True)
         if result.returncode != 0:
             print(result.output[-6000:], file=sys.stderr)
             status = 1

@@ -21,11 +21,13 @@ RANDOM_SEED = random.SystemRandom().randrange(1, 2**31)
 
 pytestmark = pytest.mark.skipif(not fuzzers.SPEC_DIR.is_dir(), reason=f"spec data not found at {fuzzers.SPEC_DIR}")
 
+
 @pytest.fixture(scope="module")
 def built():
     """The fuzz build (clang, sanitizers) in build/fuzz."""
     fuzzers.build()
     return DECODER
+
 
 @pytest.mark.parametrize("seed", [*fuzzers.FIXED_SEEDS, RANDOM_SEED],
                          ids=[*(f"seed{seed}" for seed in fuzzers.FIXED_SEEDS), "random_seed"])
@@ -38,6 +40,7 @@ def test_bounded_run_finds_nothing(built, seed, tmp_path, capsys):
     # It really fuzzed: past the seeds, into mutated inputs.
     seeds = len(list(fuzzers.seed_corpus(built).iterdir()))
     assert (result.stat("number_of_executed_units") or 0) > seeds, result.output[-3000:]
+
 
 # Each earlier finding replays as its own test (libFuzzer runs a file argument once, with the
 # same sanitizers and checks); while nothing was found the list is empty and pytest reports
