@@ -14,6 +14,7 @@ apt_packages=(
   libgtest-dev googletest
   clang-format clang-tidy
   wabt clang lld wasi-libc libclang-rt-14-dev-wasm32
+  libclang-rt-14-dev  # libFuzzer and the sanitizer runtimes of the fuzz build (tests/fuzz)
   libfftw3-dev libfftw3-mpi-dev
 )
 
