@@ -47,7 +47,8 @@ FINDINGS_DIR = REPO / "tests" / "fixtures" / "fuzz" / "differential"
 # The seeds every run starts with (the CI run's fixed list); a random base seed follows.
 FIXED_SEEDS = list(range(1, 41))
 ROWS = 3  # argument vectors per function = instances per side
-FUEL = 200_000  # per call, on both sides (they count differently)
+FUEL = 1_000_000  # per call, on both sides (they count differently)
+SMITH_FUEL = 300  # loop iterations and calls per instance before smith's guard traps
 CALL_DEPTH = 1000  # deep enough that smith's recursion ends in fuel first on both sides
 STACK_SLOTS = 1 << 16
 CASE_TIMEOUT_S = 60.0  # wall-clock guard per case (compiled mode builds C++ units)
@@ -101,7 +102,12 @@ def generate(seed: int) -> tuple[bytes | None, bool]:
     with tempfile.TemporaryDirectory() as folder:
         source, output = Path(folder) / "seed.bin", Path(folder) / "module.wasm"
         source.write_bytes(data)
-        command = [wasm_tools(), "smith", *SMITH_FLAGS, "--allow-invalid-funcs", str(allow_invalid).lower(),
+        # smith's own fuel (a global decremented at loop headers and calls, trapping with
+        # "unreachable" at zero) ends most runs identically on both sides before either
+        # engine's fuel runs out, so later calls stay comparable. Not with invalid bodies,
+        # which smith cannot instrument.
+        termination = [] if allow_invalid else ["--ensure-termination", "--fuel", str(SMITH_FUEL)]
+        command = [wasm_tools(), "smith", *SMITH_FLAGS, *termination, "--allow-invalid-funcs", str(allow_invalid).lower(),
                    "--allow-floats", "true", str(source), "-o", str(output)]
         done = subprocess.run(command, capture_output=True, timeout=60)
         if done.returncode != 0:
@@ -272,9 +278,10 @@ class OurSide:
             self.instantiation = [our_trap_kind(trap.traps.get(i, str(trap))) for i in range(ROWS)]
 
     def call(self, name: str, rows: list[list[int]], results):
+        """Per row: (outcome comparable with wasmtime's, the results' exact bits)."""
         outcome = self.instances._call_raw(name, rows, fuel=FUEL)  # _call_raw has no default budget
-        return [("ok", [from_ours(v, k) for v, k in zip(values, results)]) if ok else ("trap", our_trap_kind(reason))
-                for ok, reason, values in outcome]
+        return [(("ok", [from_ours(v, k) for v, k in zip(values, results)]) if ok else ("trap", our_trap_kind(reason)),
+                 tuple(values)) for ok, reason, values in outcome]
 
     def state(self, row: int, globals_: dict, memory: str | None):
         values = {name: from_ours(self.instances._global_raw(name)[row], kind) for name, kind in globals_.items()}
@@ -332,9 +339,14 @@ def run_case(seed: int, binary: bytes | None = None, engine=None) -> dict:
     memory = next((name for name, kind, _ in exports if kind == "memory"), None)
     sides = {mode: OurSide(modules[mode], mode) for mode in MODES}
     try:
-        for mode, side in sides.items():
-            if side.instantiation != reference.instantiation:
-                findings.append(f"{mode}: instantiation {side.instantiation}, wasmtime {reference.instantiation}")
+        for row in range(ROWS):
+            kinds = {reference.instantiation[row]} | {side.instantiation[row] for side in sides.values()}
+            if kinds & UNCOMPARABLE:
+                continue  # the start function ran out of fuel or stack on some side
+            for mode, side in sides.items():
+                if side.instantiation[row] != reference.instantiation[row]:
+                    findings.append(f"{mode}: instance {row}'s instantiation {side.instantiation[row]}, "
+                                    f"wasmtime {reference.instantiation[row]}")
         live = [reference.instantiation[row] is None and all(s.instantiation[row] is None for s in sides.values())
                 for row in range(ROWS)]
         if not any(live):
@@ -355,16 +367,23 @@ def run_case(seed: int, binary: bytes | None = None, engine=None) -> dict:
                     continue
                 theirs = reference.call(row, name, rows[row], params, results)
                 report["calls"] += 1
-                outcomes = {mode: ours[mode][row] for mode in MODES}
+                outcomes = {mode: ours[mode][row][0] for mode in MODES}
+                exact_bits = {ours[mode][row][1] for mode in MODES}
                 kinds = {theirs[1] if theirs[0] == "trap" else None} | {
                     o[1] if o[0] == "trap" else None for o in outcomes.values()}
                 if kinds & UNCOMPARABLE:
+                    report["stopped"] = report.get("stopped", 0) + 1
                     live[row] = False  # fuel or stack ran out somewhere: states may differ from here on
                     continue
                 where = f"{name}{tuple(hex(a) for a in rows[row])} (instance {row})"
                 for mode, outcome in outcomes.items():
                     if outcome != theirs:
                         findings.append(f"{mode}: {where}: {outcome}, wasmtime {theirs}")
+                # wasmtime's floats reach Python without their NaN payloads, but our two modes
+                # must agree bit for bit (smith's NaN canonicalisation makes every result exact).
+                if len(exact_bits) > 1:
+                    findings.append(f"{where}: the modes' result bits differ: {ours[MODES[0]][row][1]} "
+                                    f"({MODES[0]}), {ours[MODES[1]][row][1]} ({MODES[1]})")
                 their_state = reference.state(row, globals_, memory)
                 for mode, side in sides.items():
                     our_state = side.state(row, globals_, memory)
@@ -401,10 +420,13 @@ class Supervisor:
     """Runs cases in a worker process with a wall-clock guard per case; restarts it after a hang
     or a crash."""
 
-    def __init__(self, timeout: float = CASE_TIMEOUT_S, script: str = __file__):
+    def __init__(self, timeout: float = CASE_TIMEOUT_S, script: str = __file__, first_timeout: float | None = None):
         self.timeout = timeout
+        # The first case may build much more (the WASI guest's compiled units, with a cold cache).
+        self.first_timeout = timeout if first_timeout is None else first_timeout
         self.script = script
         self.process = None
+        self.cases = 0
 
     def _start(self):
         # Compiled units of thousands of throwaway modules go to a cache of their own.
@@ -422,14 +444,16 @@ class Supervisor:
         self.process.stdin.flush()
         selector = selectors.DefaultSelector()
         selector.register(self.process.stdout, selectors.EVENT_READ)
-        ready = selector.select(self.timeout)
+        timeout = self.first_timeout if self.cases == 0 else self.timeout
+        self.cases += 1
+        ready = selector.select(timeout)
         selector.close()
         line = self.process.stdout.readline() if ready else ""
         if line:
             return json.loads(line)
         what = "hang" if self.process.poll() is None else f"crash (exit status {self.process.poll()})"
         self.close()
-        return {"status": what, "calls": 0, "findings": [f"worker {what} after {self.timeout:.0f} s guard"
+        return {"status": what, "calls": 0, "findings": [f"worker {what}: no answer within the {timeout:.0f} s guard"
                                                          if what == "hang" else f"worker {what}"]}
 
     def close(self):
@@ -456,8 +480,8 @@ def fuzz(seconds: float, base_seed: int | None = None, findings_dir: Path | None
         base_seed = random.SystemRandom().randrange(1 << 40)
     log(f"differential fuzzer: {len(FIXED_SEEDS)} fixed seeds, then seeds from {base_seed} (random), "
         f"{seconds:.0f} s")
-    totals = {"modules": 0, "valid": 0, "invalid": 0, "declined": 0, "calls": 0, "findings": []}
-    supervisor = Supervisor()
+    totals = {"modules": 0, "valid": 0, "invalid": 0, "declined": 0, "calls": 0, "stopped": 0, "findings": []}
+    supervisor = Supervisor(first_timeout=300.0)  # a cold compiler cache on the first case
     start = time.monotonic()
     seeds = itertools.chain(FIXED_SEEDS, itertools.count(base_seed))
     try:
@@ -466,6 +490,7 @@ def fuzz(seconds: float, base_seed: int | None = None, findings_dir: Path | None
             report = supervisor.run(str(seed))
             totals["modules"] += 1
             totals["calls"] += report.get("calls", 0)
+            totals["stopped"] += report.get("stopped", 0)
             status = report.get("status")
             totals["declined" if status == "smith declined" else "invalid" if status == "invalid" else "valid"] += 1
             if report["findings"]:
@@ -478,7 +503,8 @@ def fuzz(seconds: float, base_seed: int | None = None, findings_dir: Path | None
     elapsed = time.monotonic() - start
     totals["seconds"] = elapsed
     log(f"differential fuzzer: {totals['modules']} modules ({totals['valid']} run, {totals['invalid']} invalid, "
-        f"{totals['declined']} declined by smith), {totals['calls']} calls compared, "
+        f"{totals['declined']} declined by smith), {totals['calls']} calls compared "
+        f"({totals['stopped']} instances stopped comparing after running out of fuel or stack), "
         f"{totals['modules'] / elapsed:.2f} modules/s, {len(totals['findings'])} findings, base seed {base_seed}")
     return totals
 
@@ -486,7 +512,7 @@ def fuzz(seconds: float, base_seed: int | None = None, findings_dir: Path | None
 def replay(folder: Path, log=print) -> list:
     """Runs every saved regression input; returns the findings that still reproduce."""
     failures = []
-    supervisor = Supervisor()
+    supervisor = Supervisor(first_timeout=300.0)  # a cold compiler cache on the first case
     try:
         for path in sorted(folder.glob("*.wasm")):
             report = supervisor.run(f"replay {path}")
