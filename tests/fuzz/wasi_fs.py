@@ -81,8 +81,14 @@ def generate(seed: int) -> str:
                           "mkdir", "rmdir", "stat", "readdir"],
                          [12, 3, 8, 6, 4, 2, 2, 1, 3, 2, 3, 2, 2, 2])[0]
         if op == "open":
-            letters = rng.choice(["r", "w", "rw"]) + "".join(f for f, p in zip("ctxad", (0.5, 0.2, 0.15, 0.2, 0.1))
-                                                             if rng.random() < p)
+            if rng.random() < 0.1:
+                # wasmtime refuses O_DIRECTORY with write access, O_TRUNC, O_EXCL or O_APPEND
+                # (EINVAL) before looking at the path, where wasmgpu, like Linux, answers by
+                # what the path names: those combinations are left out.
+                letters = "rd" + ("c" if rng.random() < 0.3 else "")
+            else:
+                letters = rng.choice(["r", "w", "rw"]) + "".join(
+                    f for f, p in zip("ctxa", (0.5, 0.2, 0.15, 0.2)) if rng.random() < p)
             lines.append(f"open {slot} {path} {letters}")
         elif op == "write":
             lines.append(f"write {slot} {rng.choice([0, 1, 5, 100, 1000, 4096])} {rng.randrange(32, 120)}")
@@ -117,11 +123,43 @@ def run_case(seed: int, script: str | None = None) -> dict:
     expected = (reference.exit_code, reference.stdout, reference.stderr, regular_files(reference.files))
     for mode in MODES:
         result = wasmgpu_engine.make_engine("cpu", execution=mode)(module, ["driver"], {}, stdin, INITIAL_FILES, (".",))
-        got = (result.exit_code, result.stdout, result.stderr, regular_files(result.files))
+        stdout, tolerated = tolerate_precedence(result.stdout, reference.stdout)
+        report["tolerated"] = report.get("tolerated", 0) + tolerated
+        got = (result.exit_code, stdout, result.stderr, regular_files(result.files))
         for name, ours, theirs in zip(("exit code", "stdout", "stderr", "files"), got, expected):
             if ours != theirs:
                 report["findings"].append(f"{mode}: {name} differs:\n{describe(ours, theirs)}")
     return report
+
+
+# errno values (WASI's numbering, which wasi-libc keeps).
+EINVAL, EISDIR, ENOENT, ENOTDIR, ENOTEMPTY = 28, 31, 44, 54, 55
+# When several error conditions hold at once, POSIX leaves open which one is reported.
+# wasmtime forwards the host's (Linux's) order; wasmgpu checks in its own order: for rename,
+# the source before the target and the target's type before "a directory into its own
+# subtree" (Linux: EINVAL / ENOTEMPTY first); for any path, a missing source before a target
+# whose parent is a file. Such a line counts as agreeing when both calls failed with errors
+# from this set. docs/ARCHITECTURE.md ("Differential fuzzing") lists them.
+PRECEDENCE_ALTERNATIVES = {EINVAL, EISDIR, ENOENT, ENOTDIR, ENOTEMPTY}
+
+
+def tolerate_precedence(ours: bytes, theirs: bytes) -> tuple[bytes, int]:
+    """Our stdout with each rename line that differs from wasmtime's only in the choice among
+    PRECEDENCE_ALTERNATIVES replaced by wasmtime's line; and how many were replaced."""
+    our_lines, their_lines = ours.split(b"\n"), theirs.split(b"\n")
+    if len(our_lines) != len(their_lines):
+        return ours, 0
+    replaced = 0
+    for k, (mine, other) in enumerate(zip(our_lines, their_lines)):
+        if mine == other or not mine.startswith(b"rename "):
+            continue
+        head_mine, _, errno_mine = mine.rpartition(b" -> error ")
+        head_other, _, errno_other = other.rpartition(b" -> error ")
+        if (head_mine == head_other and head_mine and errno_mine.isdigit() and errno_other.isdigit()
+                and {int(errno_mine), int(errno_other)} <= PRECEDENCE_ALTERNATIVES):
+            our_lines[k] = other
+            replaced += 1
+    return b"\n".join(our_lines), replaced
 
 
 def describe(ours, theirs) -> str:
@@ -155,7 +193,7 @@ def fuzz(seconds: float, base_seed: int | None = None, findings_dir: Path | None
         base_seed = random.SystemRandom().randrange(1 << 40)
     log(f"WASI fs fuzzer: {len(FIXED_SEEDS)} fixed seeds, then seeds from {base_seed} (random), {seconds:.0f} s")
     driver_wasm()  # built before the clock starts
-    totals = {"cases": 0, "calls": 0, "findings": []}
+    totals = {"cases": 0, "calls": 0, "tolerated": 0, "findings": []}
     supervisor = Supervisor(CASE_TIMEOUT_S, __file__, FIRST_CASE_TIMEOUT_S)
     start = time.monotonic()
     seeds = itertools.chain(FIXED_SEEDS, itertools.count(base_seed))
@@ -165,6 +203,7 @@ def fuzz(seconds: float, base_seed: int | None = None, findings_dir: Path | None
             report = supervisor.run(str(seed))
             totals["cases"] += 1
             totals["calls"] += report.get("calls", 0)
+            totals["tolerated"] += report.get("tolerated", 0)
             if report["findings"]:
                 log(f"FINDING seed {seed}: " + "\n".join(report["findings"])[:3000])
                 totals["findings"].append((seed, report["findings"]))
@@ -176,7 +215,8 @@ def fuzz(seconds: float, base_seed: int | None = None, findings_dir: Path | None
     elapsed = time.monotonic() - start
     totals["seconds"] = elapsed
     log(f"WASI fs fuzzer: {totals['cases']} scripts, {totals['calls']} file-system calls on each engine, "
-        f"{totals['cases'] / elapsed:.2f} scripts/s, {len(totals['findings'])} findings, base seed {base_seed}")
+        f"{totals['cases'] / elapsed:.2f} scripts/s, {totals['tolerated']} rename errors differing only in "
+        f"precedence, {len(totals['findings'])} findings, base seed {base_seed}")
     return totals
 
 
