@@ -230,7 +230,8 @@ class WasmtimeSide:
             value = function(store, *[to_wasmtime(a, k) for a, k in zip(args, params)])
         except wasmtime.Trap as trap:
             return ("trap", wasmtime_trap_kind(trap))
-        values = [] if value is None else list(value) if isinstance(value, (tuple, list)) else [value]
+        # One result comes back bare (None for a null reference), several as a list.
+        values = [] if not results else [value] if len(results) == 1 else list(value)
         return ("ok", [from_wasmtime(v, k) for v, k in zip(values, results)])
 
     def state(self, row: int, globals_: dict, memory: str | None):
