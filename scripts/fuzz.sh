@@ -16,4 +16,11 @@ status=0
 "$python" tests/fuzz/fuzzers.py run decoder --seconds "$seconds" || status=1
 # --- end decoder/validator ---
 
+# --- differential: tests/fuzz/differential.py (wasm-tools smith modules, cpu device in both
+# modes vs wasmtime) and tests/fuzz/wasi_fs.py (WASI file-system call sequences vs wasmtime's
+# WASI). Findings are saved in tests/fixtures/fuzz/differential and tests/fixtures/fuzz/wasi.
+"$python" tests/fuzz/differential.py --seconds "$seconds" --findings tests/fixtures/fuzz/differential || status=1
+"$python" tests/fuzz/wasi_fs.py --seconds "$seconds" --findings tests/fixtures/fuzz/wasi || status=1
+# --- end differential ---
+
 exit "$status"
