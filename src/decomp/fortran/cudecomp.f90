@@ -405,12 +405,8 @@ contains
     integer, intent(in) :: dim
     integer(c_int32_t), intent(in), optional :: padding(3)
     type(c_ptr), intent(in), optional :: stream
-    integer(c_int32_t) :: halo_copy(3)
-    logical(c_bool) :: periods(3)
-    halo_copy = halo_extents
-    periods = logical(halo_periods, c_bool)
-    res = c_update_halos_x(handle%member, grid_desc%member, input, work, dtype, halo_copy, periods, &
-                           int(dim - 1, c_int32_t), padding, c_null_ptr)
+    res = update_halos(c_update_halos_x, handle, grid_desc, input, work, dtype, halo_extents, halo_periods, dim, &
+                       padding)
     if (present(stream)) continue  ! streams order nothing in the host build
   end function
 
@@ -426,12 +422,8 @@ contains
     integer, intent(in) :: dim
     integer(c_int32_t), intent(in), optional :: padding(3)
     type(c_ptr), intent(in), optional :: stream
-    integer(c_int32_t) :: halo_copy(3)
-    logical(c_bool) :: periods(3)
-    halo_copy = halo_extents
-    periods = logical(halo_periods, c_bool)
-    res = c_update_halos_y(handle%member, grid_desc%member, input, work, dtype, halo_copy, periods, &
-                           int(dim - 1, c_int32_t), padding, c_null_ptr)
+    res = update_halos(c_update_halos_y, handle, grid_desc, input, work, dtype, halo_extents, halo_periods, dim, &
+                       padding)
     if (present(stream)) continue  ! streams order nothing in the host build
   end function
 
@@ -447,13 +439,30 @@ contains
     integer, intent(in) :: dim
     integer(c_int32_t), intent(in), optional :: padding(3)
     type(c_ptr), intent(in), optional :: stream
+    res = update_halos(c_update_halos_z, handle, grid_desc, input, work, dtype, halo_extents, halo_periods, dim, &
+                       padding)
+    if (present(stream)) continue  ! streams order nothing in the host build
+  end function
+
+  ! The three halo updates differ only in the C function they call.
+  integer function update_halos(c_function, handle, grid_desc, input, work, dtype, halo_extents, halo_periods, dim, &
+                                padding) result(res)
+    procedure(c_update_halos) :: c_function
+    type(cudecompHandle), intent(in) :: handle
+    type(cudecompGridDesc), intent(in) :: grid_desc
+    type(*), dimension(*) :: input
+    type(*), dimension(*), optional :: work
+    integer(c_int), intent(in) :: dtype
+    integer(c_int32_t), intent(in) :: halo_extents(3)
+    logical, intent(in) :: halo_periods(3)
+    integer, intent(in) :: dim
+    integer(c_int32_t), intent(in), optional :: padding(3)
     integer(c_int32_t) :: halo_copy(3)
     logical(c_bool) :: periods(3)
     halo_copy = halo_extents
     periods = logical(halo_periods, c_bool)
-    res = c_update_halos_z(handle%member, grid_desc%member, input, work, dtype, halo_copy, periods, &
-                           int(dim - 1, c_int32_t), padding, c_null_ptr)
-    if (present(stream)) continue  ! streams order nothing in the host build
+    res = c_function(handle%member, grid_desc%member, input, work, dtype, halo_copy, periods, int(dim - 1, c_int32_t), &
+                     padding, c_null_ptr)
   end function
 
 end module cudecomp
