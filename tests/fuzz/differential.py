@@ -510,20 +510,26 @@ def fuzz(seconds: float, base_seed: int | None = None, findings_dir: Path | None
     return totals
 
 
-def replay(folder: Path, log=print) -> list:
-    """Runs every saved regression input; returns the findings that still reproduce."""
+def replay_through(supervisor: "Supervisor", paths, log=print) -> list:
+    """Runs each saved regression input through `supervisor` (then closed); returns
+    (name, findings) for those whose findings still reproduce. Shared by both fuzzers."""
     failures = []
-    supervisor = Supervisor(first_timeout=300.0)  # a cold compiler cache on the first case
     try:
-        for path in sorted(folder.glob("*.wasm")):
+        for path in paths:
             report = supervisor.run(f"replay {path}")
-            log(f"replay {path.name}: {report.get('status')}, {report.get('calls', 0)} calls, "
+            log(f"replay {path.name}: {report.get('status', 'done')}, {report.get('calls', 0)} calls, "
                 f"{len(report['findings'])} findings")
             if report["findings"]:
                 failures.append((path.name, report["findings"]))
     finally:
         supervisor.close()
     return failures
+
+
+def replay(folder: Path, log=print) -> list:
+    """Runs every saved regression input; returns the findings that still reproduce."""
+    # (a cold compiler cache on the first case)
+    return replay_through(Supervisor(first_timeout=300.0), sorted(folder.glob("*.wasm")), log)
 
 
 def main() -> int:

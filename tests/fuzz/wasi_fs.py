@@ -33,7 +33,7 @@ REPO = HERE.parent.parent
 sys.path.insert(0, str(REPO / "tests" / "wasi"))
 sys.path.insert(0, str(HERE))
 
-from differential import Supervisor  # noqa: E402
+from differential import Supervisor, replay_through  # noqa: E402
 
 DRIVER_SOURCE = HERE / "wasi_fs_driver.c"
 FINDINGS_DIR = REPO / "tests" / "fixtures" / "fuzz" / "wasi"
@@ -221,17 +221,9 @@ def fuzz(seconds: float, base_seed: int | None = None, findings_dir: Path | None
 
 
 def replay(folder: Path, log=print) -> list:
-    failures = []
+    """Runs every saved script; returns the findings that still reproduce."""
     supervisor = Supervisor(CASE_TIMEOUT_S, __file__, FIRST_CASE_TIMEOUT_S)
-    try:
-        for path in sorted(folder.glob("*.txt")):
-            report = supervisor.run(f"replay {path}")
-            log(f"replay {path.name}: {report.get('calls', 0)} calls, {len(report['findings'])} findings")
-            if report["findings"]:
-                failures.append((path.name, report["findings"]))
-    finally:
-        supervisor.close()
-    return failures
+    return replay_through(supervisor, sorted(folder.glob("*.txt")), log)
 
 
 def main() -> int:
