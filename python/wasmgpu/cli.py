@@ -127,7 +127,13 @@ def main(argv: Optional[List[str]] = None) -> int:
     options = _parser().parse_args(argv)
     if options.command == "info":
         return _info()
-    return _run(options)
+    from wasmgpu.errors import WasmGPUError
+
+    try:
+        return _run(options)
+    except WasmGPUError as error:  # a user's mistake or missing device: its message, not a traceback
+        print(f"wasmgpu: {error}", file=sys.stderr)
+        return 2
 
 
 __all__ = ["main"]

@@ -78,7 +78,7 @@ def resolve_device(device, allow_software):
     if device == "cpu":
         return "cpu"
     hint = ("software adapters such as lavapipe need allow_software=True or WAVESTACK_ALLOW_SOFTWARE_GPU=1; "
-            "device='cpu' runs the interpreter on the CPU")
+            "device='cpu' runs on the CPU")
     if device is None or device == "gpu":
         gpu = _native.select_device(allow_software)
         if gpu is None:

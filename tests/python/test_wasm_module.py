@@ -324,3 +324,13 @@ def test_lowered_br_table_has_one_entry_per_label():
 def test_file_paths_are_resolved():
     module = wasmgpu.Module(ADD, files={"./data//in.txt": b"1", "out/../b.txt": bytearray(b"2"), "x" * 255: b""})
     assert module.files == {"data/in.txt": b"1", "b.txt": b"2", "x" * 255: b""}
+
+
+def test_the_cli_reports_a_bad_module_in_one_line(tmp_path, capsys):
+    from wasmgpu import cli
+
+    bad = tmp_path / "bad.wasm"
+    bad.write_bytes(b"\0asm\x02\0\0\0")  # version 2: not a module of the spec's binary format
+    assert cli.main(["run", "--device", "cpu", str(bad)]) == 2
+    error = capsys.readouterr().err
+    assert error.startswith("wasmgpu: ") and "Traceback" not in error
