@@ -237,7 +237,7 @@ UnitSource generate_unit(const Program& program, const CompiledLayout& layout, s
   std::vector<std::uint32_t> run_of(source.block_count);
   for (std::uint32_t k = 0; k < source.block_count; ++k) {
     const CompiledBlock& block = blocks.blocks[k];
-    // Ids are contiguous per unit, which makes the step below a dense switch.
+    // Ids are contiguous per unit: the runs tile them, which the step's search below relies on.
     if (block.id != source.first_block + k) throw std::logic_error("compiler: unit block ids not contiguous");
     const bool extends = !runs.empty() && blocks.blocks[runs.back().first].function == block.function;
     if (!extends) runs.push_back(Run{k, 0, block.function, {}, {}, {}, {}, {}});
