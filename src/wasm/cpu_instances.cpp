@@ -41,7 +41,10 @@ namespace {
 // work, small enough to balance uneven calls.
 constexpr std::size_t kChunk = 64;
 
-void for_each_instance(std::uint32_t count, const std::function<void(std::uint32_t)>& body) {
+// A template, so that the body is inlined into the chunk's loop (through std::function it was
+// an indirect call per instance, a noticeable part of a short call's cost).
+template <typename Body>
+void for_each_instance(std::uint32_t count, const Body& body) {
   const std::size_t chunks = (count + kChunk - 1) / kChunk;
   runtime::ThreadPool::shared().parallel_for(chunks, [&](std::size_t chunk) {
     const std::size_t end = std::min<std::size_t>(count, (chunk + 1) * kChunk);
@@ -195,6 +198,11 @@ StepProgress CpuInstances::step(std::uint32_t quantum) {
   pending_call_.reset();
   // batch_size: instances run batch after batch (each batch over the thread pool).
   const std::uint32_t batch = limits_.batch_size.value_or(count_ == 0 ? 1u : count_);
+  std::optional<EntryUnit> entry;
+  if (call && compiled_) {
+    const std::uint32_t unit = compiled_->unit_of(compiled_->entry_id(), call->function);
+    entry = EntryUnit{call->function, unit, compiled_->cpu_unit(unit)};
+  }
   for (std::uint32_t first = 0; first < count_; first += batch) {
     const std::uint32_t size = std::min(batch, count_ - first);
     for_each_instance(size, [&](std::uint32_t k) {
@@ -202,7 +210,7 @@ StepProgress CpuInstances::step(std::uint32_t quantum) {
       if (k % kChunk == 0) check_float_environment();
       if (k + kPrefetchAhead < size) prefetch_instance(i + kPrefetchAhead);
       if (call) begin_one(*call, i);
-      running[i] = run_one(i, quantum, budget) == dev::STATUS_RUNNING ? 1 : 0;
+      running[i] = run_one(i, quantum, budget, entry ? &*entry : nullptr) == dev::STATUS_RUNNING ? 1 : 0;
       // (a pending WASI call is serviced inside cpu_run, so STATUS_WASI never outlasts it)
       const std::uint32_t* s = state(i);
       executed[i] = std::uint64_t{s[dev::S_EXECUTED]} | (std::uint64_t{s[dev::S_EXECUTED + 1]} << 32);
@@ -218,7 +226,8 @@ StepProgress CpuInstances::step(std::uint32_t quantum) {
 // One quantum of instance i. Compiled mode runs unit after unit while control moves between
 // them (each unit's run stops where a block of another unit is next) and the quantum lasts;
 // a WASI call is made between runs, as the interpreter's cpu_run does.
-std::uint32_t CpuInstances::run_one(std::uint32_t instance, std::uint32_t quantum, std::uint32_t budget) {
+std::uint32_t CpuInstances::run_one(std::uint32_t instance, std::uint32_t quantum, std::uint32_t budget,
+                                    const EntryUnit* entry) {
   const CpuInstanceView view{image_.program.data(), state(instance), memory(instance)};
   if (!compiled_) return cpu_run(view, quantum, budget);
   const auto executed = [&] {
@@ -227,10 +236,14 @@ std::uint32_t CpuInstances::run_one(std::uint32_t instance, std::uint32_t quantu
   const std::uint64_t start = executed();
   std::uint32_t status = view.state[dev::S_STATUS];
   while (status == dev::STATUS_RUNNING) {
-    const std::uint32_t unit = compiled_->unit_of(view.state[dev::S_PC], view.state[dev::S_CONT_FUNC]);
+    const bool at_entry = entry != nullptr && view.state[dev::S_PC] == view.program[dev::H_ENTRY_PC] &&
+                          view.state[dev::S_CONT_FUNC] == entry->function;
+    const std::uint32_t unit =
+        at_entry ? entry->unit : compiled_->unit_of(view.state[dev::S_PC], view.state[dev::S_CONT_FUNC]);
+    const CpuUnitFunction run = at_entry ? entry->run : compiled_->cpu_unit(unit);
+    entry = nullptr;  // (only the call's first run starts at its entry)
     const std::uint64_t used = executed() - start;
-    status = compiled_->cpu_unit(unit)(view.program, view.state, view.memory,
-                                       quantum - static_cast<std::uint32_t>(used), budget);
+    status = run(view.program, view.state, view.memory, quantum - static_cast<std::uint32_t>(used), budget);
     // Fuel runs out inside a block: its prefix, built apart (it runs at most once per call).
     if (status == dev::STATUS_COMPILED_PREFIX)
       status = compiled_->cpu_prefix(unit)(view.program, view.state, view.memory);

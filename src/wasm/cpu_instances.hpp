@@ -50,7 +50,14 @@ class CpuInstances final : public InstanceSet {
 
  private:
   void instantiate();
-  std::uint32_t run_one(std::uint32_t instance, std::uint32_t quantum, std::uint32_t budget);
+  // The unit a call begins in, resolved once per call rather than once per instance.
+  struct EntryUnit {
+    std::uint32_t function = 0;
+    std::uint32_t unit = 0;
+    CpuUnitFunction run = nullptr;
+  };
+  std::uint32_t run_one(std::uint32_t instance, std::uint32_t quantum, std::uint32_t budget,
+                        const EntryUnit* entry = nullptr);
   std::uint32_t* state(std::uint32_t i) { return state_.data() + std::size_t{i} * image_.state_words; }
   // Passes over the instances touch each one's control words and the start of its value stack,
   // one instance after another: fetching those lines a few instances ahead hides the cache
