@@ -53,6 +53,20 @@ def run(command: list[str], env: dict[str, str]) -> int:
     return subprocess.call(command, cwd=ROOT, env=env)
 
 
+def parallel_arguments() -> list[str]:
+    """pytest-xdist's options: one worker per core (at most 4; WAVESTACK_TEST_WORKERS overrides,
+    1 runs everything in this process). Most of the suite's time is single-threaded (lavapipe's
+    pipeline builds, the C++ compiler building compiled-mode units, Python), so two workers on
+    two cores take about two thirds of one's time. Tests marked with an xdist_group run in
+    one worker together (files whose module fixtures are shared by their tests)."""
+    try:
+        import xdist  # noqa: F401
+    except ImportError:
+        return []
+    workers = int(os.environ.get("WAVESTACK_TEST_WORKERS", min(os.cpu_count() or 1, 4)))
+    return ["-n", str(workers), "--dist", "loadgroup"] if workers > 1 else []
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--build-dir", default="build/py")
@@ -78,7 +92,8 @@ def main() -> int:
 
     pytest_xml = reports / "pytest.xml"
     pytest_xml.unlink(missing_ok=True)
-    pytest_status = run([sys.executable, "-m", "pytest", f"--junitxml={pytest_xml}", *args.pytest_args], env)
+    pytest_status = run([sys.executable, "-m", "pytest", f"--junitxml={pytest_xml}", *parallel_arguments(),
+                         *args.pytest_args], env)
 
     cpp, python = junit_counts(ctest_xml), junit_counts(pytest_xml)
     total = cpp + python

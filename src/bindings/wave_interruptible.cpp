@@ -77,6 +77,9 @@ void run_inline(const std::function<void(const std::atomic<int>& stop)>& work) {
   std::exception_ptr failure;
   {
     const SigintChain chain;
+    // A Ctrl-C that arrived before the chain was installed only tripped Python's flag, which
+    // the launch would never look at: deliver it now (later ones reach stop_on_sigint).
+    if (PyErr_CheckSignals() != 0) throw nb::python_error();
     const nb::gil_scoped_release release;
     try {
       work(sigint_seen);

@@ -29,17 +29,15 @@ def _fail_on(findings, what):
     assert not findings, f"{what} found {len(findings)} differences from wasmtime:\n" + "\n\n".join(lines)[:20000]
 
 
-def test_differential_fuzzer_bounded_run(capsys):
-    with capsys.disabled():  # what ran (seeds, counts, rate) shows in CI's log
-        totals = differential.fuzz(SECONDS, log=lambda line: print("\n" + line, flush=True))
+def test_differential_fuzzer_bounded_run(run_log):
+    totals = differential.fuzz(SECONDS, log=run_log)  # what ran (seeds, counts, rate) shows in CI's log
     _fail_on(totals["findings"], "the differential fuzzer")
     # A run that compared nothing would prove nothing (a broken smith configuration, say).
     assert totals["valid"] > 0 and totals["calls"] > 0, totals
 
 
-def test_wasi_fs_fuzzer_bounded_run(capsys):
-    with capsys.disabled():
-        totals = wasi_fs.fuzz(SECONDS, log=lambda line: print("\n" + line, flush=True))
+def test_wasi_fs_fuzzer_bounded_run(run_log):
+    totals = wasi_fs.fuzz(SECONDS, log=run_log)
     _fail_on(totals["findings"], "the WASI file-system fuzzer")
     assert totals["cases"] > 0 and totals["calls"] > 0, totals
 

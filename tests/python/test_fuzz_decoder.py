@@ -19,7 +19,10 @@ DECODER = fuzzers.FUZZERS["decoder"]
 SECONDS_PER_SEED = 30
 RANDOM_SEED = random.SystemRandom().randrange(1, 2**31)
 
-pytestmark = pytest.mark.skipif(not fuzzers.SPEC_DIR.is_dir(), reason=f"spec data not found at {fuzzers.SPEC_DIR}")
+pytestmark = [
+    pytest.mark.skipif(not fuzzers.SPEC_DIR.is_dir(), reason=f"spec data not found at {fuzzers.SPEC_DIR}"),
+    pytest.mark.xdist_group("decoder_fuzzer"),  # one worker builds build/fuzz, once
+]
 
 
 @pytest.fixture(scope="module")
@@ -31,10 +34,9 @@ def built():
 
 @pytest.mark.parametrize("seed", [*fuzzers.FIXED_SEEDS, RANDOM_SEED],
                          ids=[*(f"seed{seed}" for seed in fuzzers.FIXED_SEEDS), "random_seed"])
-def test_bounded_run_finds_nothing(built, seed, tmp_path, capsys):
+def test_bounded_run_finds_nothing(built, seed, tmp_path, run_log):
     result = fuzzers.run(built, SECONDS_PER_SEED, seed, tmp_path / "corpus", fuzzers.BUILD_DIR / "artifacts-ci")
-    with capsys.disabled():
-        print(f"\ndecoder_fuzzer, {SECONDS_PER_SEED} s, {result.summary()}", flush=True)
+    run_log(f"decoder_fuzzer, {SECONDS_PER_SEED} s, {result.summary()}")
     assert result.returncode == 0, (f"decoder_fuzzer found a failure with seed {seed} (rerun: "
                                     f"{' '.join(result.command)}):\n{result.output[-6000:]}")
     # It really fuzzed: past the seeds, into mutated inputs.
