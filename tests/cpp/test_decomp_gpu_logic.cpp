@@ -9,10 +9,15 @@
 #include <iterator>
 #include <map>
 #include <numeric>
+#include <string>
+#include <utility>
 #include <vector>
 
+#include "decomp/backend_support.hpp"
 #include "decomp/block_copy.hpp"
 #include "decomp/block_index.hpp"
+#include "decomp/device_support.hpp"
+#include "decomp/error.hpp"
 #include "decomp/launch_geometry.hpp"
 #include "decomp/pencil_layout.hpp"
 
@@ -143,6 +148,84 @@ TEST(DecompBlockIndex, EmulatedKernelMatchesTheHostCopy) {
     EXPECT_EQ(kernel, host);
     for (const auto& [d, from] : pairs) ASSERT_EQ(host[static_cast<size_t>(d + 5)], in[static_cast<size_t>(from + 3)]);
   }
+}
+
+TEST(DecompDeviceWorkspace, BytesAreRoundedToTheDeviceAlignment) {
+  EXPECT_EQ(device_workspace_bytes(0, 8, "w"), 0);
+  EXPECT_EQ(device_workspace_bytes(1, 4, "w"), 256);
+  EXPECT_EQ(device_workspace_bytes(64, 4, "w"), 256);
+  EXPECT_EQ(device_workspace_bytes(65, 4, "w"), 512);
+  EXPECT_EQ(device_workspace_bytes(1000, 16, "w"), 16128);  // 16000 rounded up to 63 * 256
+  EXPECT_EQ(device_recv_area_offset(3, 8), 256);
+  try {
+    device_workspace_bytes(int64_t{1} << 62, 16, "workspace_size");
+    FAIL() << "overflow not detected";
+  } catch (const DecompError& error) {
+    EXPECT_EQ(error.code(), CUDECOMP_RESULT_INVALID_USAGE);
+    EXPECT_EQ(std::string(error.what()).rfind("workspace_size:", 0), 0u) << error.what();
+  }
+  EXPECT_THROW(device_workspace_bytes(-1, 8, "w"), DecompError);
+}
+
+TEST(DecompDeviceErrors, NameTheCallAndCarryTheResultCode) {
+  const DecompError cuda = cuda_failure("cudaMalloc", "cudaErrorMemoryAllocation", "out of memory");
+  EXPECT_EQ(cuda.code(), CUDECOMP_RESULT_CUDA_ERROR);
+  EXPECT_STREQ(cuda.what(), "cudaMalloc failed: cudaErrorMemoryAllocation (out of memory)");
+  const DecompError nccl = nccl_failure("ncclSend", "invalid argument");
+  EXPECT_EQ(nccl.code(), CUDECOMP_RESULT_NCCL_ERROR);
+  EXPECT_STREQ(nccl.what(), "ncclSend failed: invalid argument");
+}
+
+// The result code and message of check_*_backend, "" when accepted.
+template <typename Check>
+std::pair<cudecompResult_t, std::string> outcome(Check check) {
+  try {
+    check();
+  } catch (const DecompError& error) {
+    return {error.code(), error.what()};
+  }
+  return {CUDECOMP_RESULT_SUCCESS, ""};
+}
+
+TEST(DecompBackendSupport, CpuAndCudaBuildsOfferTheirBackends) {
+  const BuildFeatures cpu{false}, gpu{true};
+  EXPECT_EQ(transpose_backend_list(offered_transpose_backends(cpu)), "MPI_P2P, MPI_P2P_PL, MPI_A2A");
+  EXPECT_EQ(transpose_backend_list(offered_transpose_backends(gpu)), "MPI_P2P, MPI_P2P_PL, MPI_A2A, NCCL, NCCL_PL");
+  EXPECT_EQ(halo_backend_list(offered_halo_backends(cpu)), "MPI, MPI_BLOCKING");
+  EXPECT_EQ(halo_backend_list(offered_halo_backends(gpu)), "MPI, MPI_BLOCKING, NCCL");
+
+  for (const auto& build : {cpu, gpu}) {
+    for (const auto backend : offered_transpose_backends(build)) {
+      EXPECT_EQ(outcome([&] { check_transpose_backend(backend, "config.transpose_comm_backend", build); }).first,
+                CUDECOMP_RESULT_SUCCESS);
+    }
+    // NVSHMEM: never built, always NOT_SUPPORTED with a message naming the field and why.
+    for (const auto backend :
+         {CUDECOMP_TRANSPOSE_COMM_NVSHMEM, CUDECOMP_TRANSPOSE_COMM_NVSHMEM_PL, CUDECOMP_TRANSPOSE_COMM_NVSHMEM_SM}) {
+      const auto [code, message] =
+          outcome([&] { check_transpose_backend(backend, "config.transpose_comm_backend", build); });
+      EXPECT_EQ(code, CUDECOMP_RESULT_NOT_SUPPORTED);
+      EXPECT_EQ(message.rfind("config.transpose_comm_backend: transpose backend NVSHMEM", 0), 0u) << message;
+      EXPECT_NE(message.find("NVSHMEM backends are not implemented"), std::string::npos) << message;
+    }
+    for (const auto backend : {CUDECOMP_HALO_COMM_NVSHMEM, CUDECOMP_HALO_COMM_NVSHMEM_BLOCKING}) {
+      const auto [code, message] = outcome([&] { check_halo_backend(backend, "config.halo_comm_backend", build); });
+      EXPECT_EQ(code, CUDECOMP_RESULT_NOT_SUPPORTED);
+      EXPECT_NE(message.find("not supported in this build"), std::string::npos) << message;
+    }
+    const auto unknown =
+        outcome([&] { check_transpose_backend(static_cast<cudecompTransposeCommBackend_t>(12), "backend", build); });
+    EXPECT_EQ(unknown.first, CUDECOMP_RESULT_INVALID_USAGE);
+    EXPECT_EQ(unknown.second, "backend: unknown transpose backend value 12");
+  }
+  const auto nccl_on_cpu =
+      outcome([&] { check_halo_backend(CUDECOMP_HALO_COMM_NCCL, "config.halo_comm_backend", cpu); });
+  EXPECT_EQ(nccl_on_cpu.first, CUDECOMP_RESULT_NOT_SUPPORTED);
+  EXPECT_EQ(nccl_on_cpu.second,
+            "config.halo_comm_backend: halo backend NCCL is not supported in this build (CPU-only: MPI, MPI_BLOCKING)");
+  EXPECT_EQ(outcome([&] { check_halo_backend(CUDECOMP_HALO_COMM_NCCL, "h", gpu); }).first, CUDECOMP_RESULT_SUCCESS);
+  // The library as compiled today runs host memory only (the CUDA path is not wired in).
+  EXPECT_FALSE(this_build().cuda);
 }
 
 }  // namespace
