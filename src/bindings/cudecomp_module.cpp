@@ -7,6 +7,7 @@
 
 #include "bindings/cudecomp_bindings.hpp"
 #include "cudecomp_version.h"
+#include "decomp/backend_support.hpp"
 #include "runtime/version.hpp"
 
 NB_MODULE(_native, module) {
@@ -14,6 +15,10 @@ NB_MODULE(_native, module) {
   // "+cpu" is the local version label upstream's CPU-only build reports: this module serves host
   // (NumPy) buffers only, whatever CUDA kernels the library was compiled with.
   module.attr("__version__") = nanobind::str((std::string(wavestack::runtime::kProjectVersion) + "+cpu").c_str());
+  // Whether this extension runs operations on CUDA device buffers (then NumPy arrays are
+  // rejected, as the seed says). False while the library's CUDA path is not wired in
+  // (decomp/backend_support.hpp), whatever kernels were compiled.
+  module.attr("has_cuda") = wavestack::decomp::this_build().cuda;
   // The cuDecomp release whose API this implements (cudecomp_version.h).
   module.attr("cudecomp_api_version") = nanobind::make_tuple(CUDECOMP_MAJOR, CUDECOMP_MINOR, CUDECOMP_PATCH);
   wavestack::bindings::bind_cudecomp_types(module);
