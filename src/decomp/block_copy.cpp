@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "decomp/block_mover.hpp"
 #include "decomp/error.hpp"
 
 namespace wavestack::decomp {
@@ -86,6 +87,25 @@ void copy_block(const void* src, int64_t src_offset, void* dst, int64_t dst_offs
 
 BlockIndex to_loop_order(const StridedBlock& block) {
   return loop_order(block.count.data(), block.src_stride.data(), block.dst_stride.data());
+}
+
+namespace {
+
+class HostMover final : public BlockMover {
+ public:
+  void copy(const void* src, int64_t src_offset, void* dst, int64_t dst_offset, size_t element_bytes,
+            const StridedBlock& block) const override {
+    copy_block(src, src_offset, dst, dst_offset, element_bytes, block);
+  }
+  void before_communication() const override {}
+  bool host_memory() const override { return true; }
+};
+
+}  // namespace
+
+const BlockMover& host_mover() {
+  static const HostMover mover;
+  return mover;
 }
 
 Int3 packed_strides(const Int3& count) {

@@ -16,6 +16,7 @@
 
 namespace wavestack::decomp {
 
+class BlockMover;
 class Handle;
 
 struct TransposeArgs {
@@ -27,6 +28,7 @@ struct TransposeArgs {
   Int3 output_halo{0, 0, 0};
   Int3 input_padding{0, 0, 0};
   Int3 output_padding{0, 0, 0};
+  const BlockMover* mover = nullptr;  // where copies run; null: host memory (host_mover())
 };
 
 struct HaloArgs {
@@ -38,6 +40,7 @@ struct HaloArgs {
   std::array<bool, 3> periods{false, false, false};
   int dim = 0;
   Int3 padding{0, 0, 0};
+  const BlockMover* mover = nullptr;  // where copies run; null: host memory (host_mover())
 };
 
 class GridDesc {
