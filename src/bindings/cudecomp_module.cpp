@@ -7,7 +7,7 @@
 
 #include "bindings/cudecomp_bindings.hpp"
 #include "cudecomp_version.h"
-#include "decomp/backend_support.hpp"
+#include "decomp/device_dispatch.hpp"
 #include "runtime/version.hpp"
 
 NB_MODULE(_native, module) {
@@ -15,10 +15,13 @@ NB_MODULE(_native, module) {
   // "+cpu" is the local version label upstream's CPU-only build reports: this module serves host
   // (NumPy) buffers only, whatever CUDA kernels the library was compiled with.
   module.attr("__version__") = nanobind::str((std::string(wavestack::runtime::kProjectVersion) + "+cpu").c_str());
-  // Whether this extension runs operations on CUDA device buffers (then NumPy arrays are
-  // rejected, as the seed says). False while the library's CUDA path is not wired in
-  // (decomp/backend_support.hpp), whatever kernels were compiled.
-  module.attr("has_cuda") = wavestack::decomp::this_build().cuda;
+  // Whether this extension runs Python operations on CUDA device buffers (then NumPy arrays
+  // are refused, as the seed says). False in every build for now: the Python operations take
+  // NumPy arrays only, even where the library has its CUDA backend (cuda_library below).
+  module.attr("has_cuda") = false;
+  // Whether the library was built with its CUDA backend: the C API then runs device buffers and
+  // accepts the NCCL transpose backends (which refuse host buffers).
+  module.attr("cuda_library") = wavestack::decomp::device_backend_built();
   // The cuDecomp release whose API this implements (cudecomp_version.h).
   module.attr("cudecomp_api_version") = nanobind::make_tuple(CUDECOMP_MAJOR, CUDECOMP_MINOR, CUDECOMP_PATCH);
   wavestack::bindings::bind_cudecomp_types(module);

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "decomp/config.hpp"
+#include "decomp/device_dispatch.hpp"
 #include "decomp/error.hpp"
 
 namespace wavestack::decomp {
@@ -27,7 +28,7 @@ std::string missing_reason(Backend backend, const BuildFeatures& build, const st
 }  // namespace
 
 BuildFeatures this_build() {
-  return {};
+  return {device_backend_built()};
 }
 
 std::vector<cudecompTransposeCommBackend_t> offered_transpose_backends(const BuildFeatures& build) {
@@ -40,10 +41,9 @@ std::vector<cudecompTransposeCommBackend_t> offered_transpose_backends(const Bui
   return backends;
 }
 
-std::vector<cudecompHaloCommBackend_t> offered_halo_backends(const BuildFeatures& build) {
-  std::vector<cudecompHaloCommBackend_t> backends = {CUDECOMP_HALO_COMM_MPI, CUDECOMP_HALO_COMM_MPI_BLOCKING};
-  if (build.cuda) backends.push_back(CUDECOMP_HALO_COMM_NCCL);
-  return backends;
+std::vector<cudecompHaloCommBackend_t> offered_halo_backends(const BuildFeatures& /*build*/) {
+  // No NCCL halo backend yet, in any build.
+  return {CUDECOMP_HALO_COMM_MPI, CUDECOMP_HALO_COMM_MPI_BLOCKING};
 }
 
 std::string transpose_backend_list(const std::vector<cudecompTransposeCommBackend_t>& backends) {

@@ -1,7 +1,7 @@
 // Which communication backends a build offers, and the errors for the others. The answer
 // depends on the build's features only (passed in, so the CUDA build's answers are unit-tested
-// in the CPU-only build too): MPI backends always; NCCL ones when the CUDA backend is built;
-// NVSHMEM never (values accepted by the enums, answered with NOT_SUPPORTED).
+// in the CPU-only build too): MPI backends always; the NCCL transposes when the CUDA backend is
+// built (no NCCL halo backend yet); NVSHMEM never (enum values accepted, NOT_SUPPORTED).
 #pragma once
 
 #include <string>
@@ -15,9 +15,8 @@ struct BuildFeatures {
   bool cuda = false;  // device buffers, CUDA-aware MPI and NCCL backends
 };
 
-// The features of the library as compiled. The CUDA execution path is not wired into the
-// library yet (src/decomp/cuda holds its kernels only), so this is the CPU-only feature set in
-// every build; see docs/ARCHITECTURE.md, "cudecomp on GPUs".
+// The features of the library as compiled (device_dispatch.hpp): the CUDA build offers the NCCL
+// backends, which run on device buffers only.
 BuildFeatures this_build();
 
 std::vector<cudecompTransposeCommBackend_t> offered_transpose_backends(const BuildFeatures& build);

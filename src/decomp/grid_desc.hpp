@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 
@@ -94,6 +95,8 @@ class GridDesc {
   // group_comms_[g]: the ranks that share this rank's coordinate in the other grid dimension,
   // ranked by their coordinate along g.
   std::array<MPI_Comm, 2> group_comms_{MPI_COMM_NULL, MPI_COMM_NULL};
+  // NCCL communicators over group_comms_ (CUDA build), created by the first NCCL transpose.
+  mutable std::array<std::shared_ptr<void>, 2> nccl_comms_;
   std::string autotune_report_;
 };
 

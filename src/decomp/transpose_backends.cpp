@@ -14,6 +14,7 @@
 #include "decomp/block_datatype.hpp"
 #include "decomp/block_mover.hpp"
 #include "decomp/config.hpp"
+#include "decomp/device_dispatch.hpp"
 #include "decomp/error.hpp"
 #include "decomp/grid_desc.hpp"
 #include "decomp/handle.hpp"
@@ -298,6 +299,11 @@ void GridDesc::transpose(TransposeOp op, const TransposeArgs& args) const {
     if (run.in_place()) run.pack(plan.self);
     run.finish_self();
     return;
+  }
+  const auto backend = config_.transpose_comm_backend;
+  if (backend == CUDECOMP_TRANSPOSE_COMM_NCCL || backend == CUDECOMP_TRANSPOSE_COMM_NCCL_PL) {
+    return run_nccl_transpose(plan, in, out, args, elem, group_comms_[plan.group_dim], nccl_comms_[plan.group_dim],
+                              backend == CUDECOMP_TRANSPOSE_COMM_NCCL_PL);
   }
   // MPI_Alltoallw takes byte displacements as int: buffers beyond 2 GiB go through the workspace.
   const bool a2a = config_.transpose_comm_backend == CUDECOMP_TRANSPOSE_COMM_MPI_A2A;

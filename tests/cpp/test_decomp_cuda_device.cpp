@@ -1,22 +1,22 @@
 // cudecomp's CUDA library on a real GPU (run by scripts/gpu-check.sh under mpirun with 1, 2 and
 // 4 ranks; not registered with ctest, since CI machines have no GPU, and it fails rather than
 // skips without one). Device buffers go through every transpose backend: MPI_P2P, MPI_P2P_PL and
-// MPI_A2A over CUDA-aware MPI with the device mover, NCCL and NCCL_PL with nccl_transpose, and
-// halo updates with MPI and MPI_BLOCKING. Every element is checked against its global index.
+// MPI_A2A over CUDA-aware MPI with the device mover, NCCL and NCCL_PL (GridDesc's lazily created
+// NCCL communicators), halo updates with MPI and MPI_BLOCKING, and the C API entry points with
+// device pointers, a stream and a null workspace. Every element is checked against its global
+// index.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 #include <mpi.h>
 
 #include <array>
 #include <cstdint>
-#include <memory>
 #include <vector>
 
+#include "cudecomp.h"
 #include "decomp/config.hpp"
 #include "decomp/cuda/cuda_check.hpp"
 #include "decomp/cuda/device_mover.hpp"
-#include "decomp/cuda/nccl_comm.hpp"
-#include "decomp/cuda/nccl_transpose.hpp"
 #include "decomp/grid_desc.hpp"
 #include "decomp/handle.hpp"
 
@@ -102,9 +102,7 @@ class DeviceTest : public ::testing::Test {
     config.pdims[0] = world_size() >= 4 ? 2 : 1;
     config.pdims[1] = world_size() / config.pdims[0];
     config.transpose_axis_contiguous[1] = true;
-    // The grid itself only supplies layouts here: NCCL transposes are driven directly.
-    config.transpose_comm_backend =
-        backend <= CUDECOMP_TRANSPOSE_COMM_MPI_A2A ? backend : CUDECOMP_TRANSPOSE_COMM_MPI_P2P;
+    config.transpose_comm_backend = backend;
     config.halo_comm_backend = halo;
     return GridDesc(handle_, config);
   }
@@ -120,16 +118,6 @@ TEST_F(DeviceTest, TransposesOfEveryBackendInAndOutOfPlace) {
        {CUDECOMP_TRANSPOSE_COMM_MPI_P2P, CUDECOMP_TRANSPOSE_COMM_MPI_P2P_PL, CUDECOMP_TRANSPOSE_COMM_MPI_A2A,
         CUDECOMP_TRANSPOSE_COMM_NCCL, CUDECOMP_TRANSPOSE_COMM_NCCL_PL}) {
     const GridDesc grid = make_grid(backend, CUDECOMP_HALO_COMM_MPI);
-    const bool nccl = backend == CUDECOMP_TRANSPOSE_COMM_NCCL || backend == CUDECOMP_TRANSPOSE_COMM_NCCL_PL;
-    // NCCL ranks equal group indices: split as GridDesc does (rows vary within a column).
-    std::array<std::unique_ptr<NcclComm>, 2> nccl_groups;
-    std::array<MPI_Comm, 2> groups{MPI_COMM_NULL, MPI_COMM_NULL};
-    if (nccl) {
-      for (int g = 0; g < 2; ++g) {
-        MPI_Comm_split(MPI_COMM_WORLD, grid.coords()[1 - g], grid.coords()[g], &groups[g]);
-        nccl_groups[g] = std::make_unique<NcclComm>(groups[g]);
-      }
-    }
     for (const bool in_place : {false, true}) {
       for (const TransposeOp op : ops) {
         const Int3 in_halo = in_place ? Int3{} : Int3{1, 0, 2};
@@ -150,23 +138,12 @@ TEST_F(DeviceTest, TransposesOfEveryBackendInAndOutOfPlace) {
         args.input_halo = in_halo;
         args.output_padding = out_pad;
         args.mover = &mover;
-        if (nccl) {
-          const TransposePlan plan =
-              make_transpose_plan(grid.gdims(), grid.gdims_dist(), grid.grid(), grid.coords(), op);
-          nccl_transpose(plan, in, out, args, sizeof(double), *nccl_groups[plan.group_dim],
-                         backend == CUDECOMP_TRANSPOSE_COMM_NCCL_PL, stream_);
-        } else {
-          grid.transpose(op, args);
-        }
+        grid.transpose(op, args);  // NCCL backends create their communicators on first use
         check_cuda(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
         const std::vector<double> result = (in_place ? input : output).download();
         EXPECT_EQ(wrong_owned(out, result), 0)
             << transpose_backend_name(backend) << " " << op_name(op) << (in_place ? " in place" : "");
       }
-    }
-    for (auto& comm : nccl_groups) comm.reset();
-    for (auto& comm : groups) {
-      if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
     }
   }
 }
@@ -209,6 +186,39 @@ TEST_F(DeviceTest, PeriodicHalosOnDeviceBuffers) {
       EXPECT_EQ(wrong, 0) << halo_backend_name(backend) << " axis " << axis;
     }
   }
+}
+
+// The C API routes device pointers to the device (device_dispatch.hpp) and gives a null work
+// pointer a grid-owned device workspace.
+TEST_F(DeviceTest, CApiTransposesDevicePointersOnTheStream) {
+  cudecompHandle_t handle = nullptr;
+  ASSERT_EQ(cudecompInit(&handle, MPI_COMM_WORLD), CUDECOMP_RESULT_SUCCESS);
+  for (const auto backend : {CUDECOMP_TRANSPOSE_COMM_MPI_P2P, CUDECOMP_TRANSPOSE_COMM_NCCL}) {
+    cudecompGridDescConfig_t config{};
+    ASSERT_EQ(cudecompGridDescConfigSetDefaults(&config), CUDECOMP_RESULT_SUCCESS);
+    config.gdims[0] = 17;
+    config.gdims[1] = 13;
+    config.gdims[2] = 11;
+    config.pdims[0] = world_size() >= 4 ? 2 : 1;
+    config.pdims[1] = world_size() / config.pdims[0];
+    config.transpose_comm_backend = backend;
+    cudecompGridDesc_t grid = nullptr;
+    ASSERT_EQ(cudecompGridDescCreate(handle, &grid, &config, nullptr), CUDECOMP_RESULT_SUCCESS);
+    const GridDesc& core = make_grid(backend, CUDECOMP_HALO_COMM_MPI);  // the same layouts, for checking
+    const PencilLayout in = core.layout(0, Int3{}, Int3{});
+    const PencilLayout out = core.layout(1, Int3{}, Int3{});
+    DeviceBuffer input(static_cast<size_t>(in.size)), output(static_cast<size_t>(out.size));
+    input.upload(filled(in, static_cast<size_t>(in.size)));
+    output.upload(std::vector<double>(static_cast<size_t>(out.size), kSentinel));
+    EXPECT_EQ(cudecompTransposeXToY(handle, grid, input.get(), output.get(), nullptr, CUDECOMP_DOUBLE, nullptr, nullptr,
+                                    nullptr, nullptr, stream_),
+              CUDECOMP_RESULT_SUCCESS)
+        << cudecompGetLastErrorMessage();
+    check_cuda(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
+    EXPECT_EQ(wrong_owned(out, output.download()), 0) << transpose_backend_name(backend);
+    EXPECT_EQ(cudecompGridDescDestroy(handle, grid), CUDECOMP_RESULT_SUCCESS);
+  }
+  EXPECT_EQ(cudecompFinalize(handle), CUDECOMP_RESULT_SUCCESS);
 }
 
 }  // namespace
