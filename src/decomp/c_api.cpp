@@ -22,6 +22,7 @@
 #include "decomp/error.hpp"
 #include "decomp/grid_desc.hpp"
 #include "decomp/handle.hpp"
+#include "decomp/managed_workspace.hpp"
 #include "decomp/struct_abi.hpp"
 
 namespace decomp = wavestack::decomp;
@@ -32,38 +33,13 @@ struct cudecompHandle {
 struct cudecompGridDesc {
   cudecompHandle* owner = nullptr;
   std::unique_ptr<decomp::GridDesc> core;
-  // Used when a caller passes a null work pointer: grown on demand and reused, so that a null
-  // workspace never reaches the packing code (operations on one grid do not overlap).
-  std::vector<std::byte> managed_work;
+  // Replaces a null work pointer (operations on one grid do not overlap), so that a null
+  // workspace never reaches the packing code.
+  decomp::ManagedWorkspace managed_work;
 
-  // The device counterpart for operations on device buffers (CUDA build), grown the same way.
-  std::shared_ptr<void> managed_device_work;
-  size_t managed_device_bytes = 0;
-
-  // The workspace of an operation whose data is on the device when `device` is set: a caller's
-  // work must live where the data lives (MPI and the kernels would otherwise read the wrong
-  // memory), checked before any work starts.
   void* workspace(void* caller_work, int64_t elements, cudecompDataType_t dtype, bool device) {
-    if (caller_work != nullptr) {
-      if (device != decomp::is_device_buffer(caller_work)) {
-        decomp::invalid_argument("work", device
-                                             ? "host memory, but the data is on the device (allocate with cudaMalloc)"
-                                             : "device memory, but the data is in host memory");
-      }
-      return caller_work;
-    }
-    if (elements == 0) return nullptr;
     const auto bytes = static_cast<size_t>(elements) * static_cast<size_t>(decomp::data_type_size(dtype));
-    if (device) {
-      if (managed_device_bytes < bytes) {
-        managed_device_work.reset();
-        managed_device_work = decomp::allocate_device(bytes);
-        managed_device_bytes = bytes;
-      }
-      return managed_device_work.get();
-    }
-    if (managed_work.size() < bytes) managed_work.resize(bytes);
-    return managed_work.data();
+    return managed_work.resolve(caller_work, bytes, device);
   }
 };
 
