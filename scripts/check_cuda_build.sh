@@ -17,6 +17,12 @@ for object in pack_kernels.cu.o device_memory.cpp.o device_mover.cpp.o event_tim
     exit 1
   fi
 done
+# The core must reach the CUDA library through the CUDA side of device_dispatch.hpp.
+core=$(dirname "$library")/libwavestack_decomp.a
+if ! ar t "$core" | grep -qx device_dispatch.cpp.o || ar t "$core" | grep -qx device_dispatch_none.cpp.o; then
+  echo "cuda-check: $core does not hold the CUDA build's device_dispatch.cpp.o" >&2
+  exit 1
+fi
 # The embedded fatbinary names its target architecture (cuobjdump is not in every toolkit).
 if ! grep -aq 'sm_90' "$library"; then
   echo "cuda-check: $library contains no sm_90 code" >&2
@@ -26,4 +32,5 @@ if [[ -z $(find "$build_dir" -name 'decomp_cuda_host_tests' -type f -print -quit
   echo "cuda-check: decomp_cuda_host_tests (links the CUDA runtime and NCCL) was not built in $build_dir" >&2
   exit 1
 fi
-echo "cuda-check: $library has its $(wc -l <<<"$members") objects and sm_90 code; decomp_cuda_host_tests linked"
+echo "cuda-check: $library has its $(wc -l <<<"$members") objects and sm_90 code; the core dispatches to it;" \
+  "decomp_cuda_host_tests linked"
