@@ -116,6 +116,7 @@ void GridDesc::update_halos(const HaloArgs& args) const {
                            MPI_STATUS_IGNORE),
               "MPI_Sendrecv");
     if (minus != MPI_PROC_NULL) unpack_region(mover, recv_minus, data, layout, faces.lower_halo, elem);
+    mover.before_communication();  // as below: the workspace is free when this returns
     return;
   }
   check_halo_backend(config_.halo_comm_backend, "config.halo_comm_backend");
@@ -127,6 +128,7 @@ void GridDesc::update_halos(const HaloArgs& args) const {
   check_mpi(MPI_Waitall(4, requests, MPI_STATUSES_IGNORE), "MPI_Waitall");
   if (minus != MPI_PROC_NULL) unpack_region(mover, recv_minus, data, layout, faces.lower_halo, elem);
   if (plus != MPI_PROC_NULL) unpack_region(mover, recv_plus, data, layout, faces.upper_halo, elem);
+  mover.before_communication();  // the next operation's receives must not overwrite the workspace early
 }
 
 }  // namespace wavestack::decomp

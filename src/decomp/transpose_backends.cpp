@@ -314,15 +314,26 @@ void GridDesc::transpose(TransposeOp op, const TransposeArgs& args) const {
   const TransposeRun run(plan, in, out, args, elem, group_comms_[plan.group_dim], type, direct);
   switch (config_.transpose_comm_backend) {
     case CUDECOMP_TRANSPOSE_COMM_MPI_P2P:
-      return run_p2p(run);
+      run_p2p(run);
+      break;
     case CUDECOMP_TRANSPOSE_COMM_MPI_P2P_PL:
-      return run_pipelined(run);
+      run_pipelined(run);
+      break;
     case CUDECOMP_TRANSPOSE_COMM_MPI_A2A:
-      return direct ? run_alltoallw(run) : run_alltoallv(run, plan, type);
+      if (direct) {
+        run_alltoallw(run);
+      } else {
+        run_alltoallv(run, plan, type);
+      }
+      break;
     default:
       check_transpose_backend(config_.transpose_comm_backend, "config.transpose_comm_backend");
       throw DecompError(CUDECOMP_RESULT_INTERNAL_ERROR, "unreachable transpose backend");
   }
+  // On a device, the unpacks may still be reading the receive area: the next operation's MPI
+  // receives (posted before its first synchronization) must not overwrite it, whatever stream
+  // that operation uses. NCCL needs no such wait: its receives are ordered on the stream.
+  run.before_communication();
 }
 
 }  // namespace wavestack::decomp
