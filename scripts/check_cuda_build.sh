@@ -11,7 +11,7 @@ if [[ -z $library ]]; then
 fi
 members=$(ar t "$library")
 for object in pack_kernels.cu.o device_memory.cpp.o device_mover.cpp.o event_timer.cpp.o nccl_comm.cpp.o \
-              nccl_transpose.cpp.o; do
+              nccl_halo.cpp.o nccl_transpose.cpp.o; do
   if ! grep -qx "$object" <<<"$members"; then
     echo "cuda-check: $library lacks $object" >&2
     exit 1

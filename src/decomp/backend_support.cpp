@@ -41,9 +41,10 @@ std::vector<cudecompTransposeCommBackend_t> offered_transpose_backends(const Bui
   return backends;
 }
 
-std::vector<cudecompHaloCommBackend_t> offered_halo_backends(const BuildFeatures& /*build*/) {
-  // No NCCL halo backend yet, in any build.
-  return {CUDECOMP_HALO_COMM_MPI, CUDECOMP_HALO_COMM_MPI_BLOCKING};
+std::vector<cudecompHaloCommBackend_t> offered_halo_backends(const BuildFeatures& build) {
+  std::vector<cudecompHaloCommBackend_t> backends = {CUDECOMP_HALO_COMM_MPI, CUDECOMP_HALO_COMM_MPI_BLOCKING};
+  if (build.cuda) backends.push_back(CUDECOMP_HALO_COMM_NCCL);
+  return backends;
 }
 
 std::string transpose_backend_list(const std::vector<cudecompTransposeCommBackend_t>& backends) {

@@ -1,7 +1,7 @@
 // Which communication backends a build offers, and the errors for the others. The answer
 // depends on the build's features only (passed in, so the CUDA build's answers are unit-tested
-// in the CPU-only build too): MPI backends always; the NCCL transposes when the CUDA backend is
-// built (no NCCL halo backend yet); NVSHMEM never (enum values accepted, NOT_SUPPORTED).
+// in the CPU-only build too): MPI backends always; the NCCL ones when the CUDA backend is built
+// (on device buffers only); NVSHMEM never (enum values accepted, NOT_SUPPORTED).
 #pragma once
 
 #include <string>

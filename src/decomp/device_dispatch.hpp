@@ -15,6 +15,8 @@
 namespace wavestack::decomp {
 
 class BlockMover;
+struct HaloArgs;
+struct HaloFaces;
 struct PencilLayout;
 struct TransposeArgs;
 struct TransposePlan;
@@ -36,5 +38,10 @@ std::shared_ptr<void> allocate_device(size_t bytes);
 void run_nccl_transpose(const TransposePlan& plan, const PencilLayout& in, const PencilLayout& out,
                         const TransposeArgs& args, size_t element_bytes, MPI_Comm group,
                         std::shared_ptr<void>& comm_cache, bool pipelined);
+
+// NCCL halo update of device buffers along one split dimension; `minus`/`plus` are the
+// neighbours' indices in `group` (-1: none). `comm_cache` as for run_nccl_transpose.
+void run_nccl_halo(const HaloArgs& args, const PencilLayout& layout, const HaloFaces& faces, int minus, int plus,
+                   MPI_Comm group, std::shared_ptr<void>& comm_cache, size_t element_bytes);
 
 }  // namespace wavestack::decomp

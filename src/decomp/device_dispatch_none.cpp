@@ -28,4 +28,9 @@ void run_nccl_transpose(const TransposePlan& /*plan*/, const PencilLayout& /*in*
   not_supported("NCCL backends need the CUDA build of cudecomp");
 }
 
+void run_nccl_halo(const HaloArgs& /*args*/, const PencilLayout& /*layout*/, const HaloFaces& /*faces*/, int /*minus*/,
+                   int /*plus*/, MPI_Comm /*group*/, std::shared_ptr<void>& /*comm_cache*/, size_t /*element_bytes*/) {
+  not_supported("NCCL backends need the CUDA build of cudecomp");
+}
+
 }  // namespace wavestack::decomp

@@ -9,8 +9,10 @@
 #include "decomp/block_copy.hpp"
 #include "decomp/block_mover.hpp"
 #include "decomp/config.hpp"
+#include "decomp/device_dispatch.hpp"
 #include "decomp/error.hpp"
 #include "decomp/grid_desc.hpp"
+#include "decomp/halo_faces.hpp"
 #include "decomp/handle.hpp"
 
 namespace wavestack::decomp {
@@ -18,31 +20,6 @@ namespace {
 
 constexpr int kToMinusTag = 7101;  // a face travelling towards lower coordinates
 constexpr int kToPlusTag = 7102;   // a face travelling towards higher coordinates
-
-// A region of the pencil buffer in allocated (halo-inclusive) indices, global axis order.
-struct Region {
-  Int3 start{0, 0, 0};
-  Int3 count{0, 0, 0};
-};
-
-struct Faces {
-  Region lower_halo, lower_interior, upper_interior, upper_halo;
-  int64_t volume = 0;
-};
-
-Faces faces_of(const PencilLayout& layout, int dim) {
-  Faces faces;
-  const int64_t h = layout.halo[dim];
-  Region base;
-  for (int d = 0; d < 3; ++d) base.count[d] = layout.box.count[d] + 2 * layout.halo[d];
-  base.count[dim] = h;
-  faces.lower_halo = faces.lower_interior = faces.upper_interior = faces.upper_halo = base;
-  faces.lower_interior.start[dim] = h;
-  faces.upper_interior.start[dim] = layout.box.count[dim];
-  faces.upper_halo.start[dim] = layout.box.count[dim] + h;
-  faces.volume = base.count[0] * base.count[1] * base.count[2];
-  return faces;
-}
 
 void region_to_region(const BlockMover& mover, std::byte* data, const PencilLayout& layout, const Region& from,
                       const Region& to, size_t elem) {
@@ -52,12 +29,12 @@ void region_to_region(const BlockMover& mover, std::byte* data, const PencilLayo
 
 void pack_region(const BlockMover& mover, const std::byte* data, const PencilLayout& layout, const Region& from,
                  std::byte* buffer, size_t elem) {
-  mover.copy(data, layout.offset(from.start), buffer, 0, elem, {from.count, layout.stride, packed_strides(from.count)});
+  mover.copy(data, layout.offset(from.start), buffer, 0, elem, region_to_packed(layout, from));
 }
 
 void unpack_region(const BlockMover& mover, const std::byte* buffer, std::byte* data, const PencilLayout& layout,
                    const Region& to, size_t elem) {
-  mover.copy(buffer, 0, data, layout.offset(to.start), elem, {to.count, packed_strides(to.count), layout.stride});
+  mover.copy(buffer, 0, data, layout.offset(to.start), elem, packed_to_region(layout, to));
 }
 
 }  // namespace
@@ -68,7 +45,7 @@ void GridDesc::update_halos(const HaloArgs& args) const {
   if (h == 0) return;
   const size_t elem = static_cast<size_t>(data_type_size(args.dtype));
   const PencilLayout layout = this->layout(args.axis, args.halo, args.padding);
-  const Faces faces = faces_of(layout, args.dim);
+  const HaloFaces faces = halo_faces(layout, args.dim);
   auto* data = static_cast<std::byte*>(args.data);
   const bool periodic = args.periods[args.dim];
   const int g = splitting_grid_dim(args.axis, args.dim);
@@ -93,6 +70,10 @@ void GridDesc::update_halos(const HaloArgs& args) const {
   };
   const int minus = neighbour(-1);
   const int plus = neighbour(+1);
+  if (config_.halo_comm_backend == CUDECOMP_HALO_COMM_NCCL) {
+    return run_nccl_halo(args, layout, faces, minus == MPI_PROC_NULL ? -1 : minus, plus == MPI_PROC_NULL ? -1 : plus,
+                         group_comms_[g], nccl_comms_[g], elem);
+  }
   const MPI_Comm comm = group_comms_[g];
   const MPI_Datatype type = handle_.element_type(elem);
   const int count = static_cast<int>(faces.volume);

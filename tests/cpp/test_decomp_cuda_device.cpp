@@ -2,7 +2,7 @@
 // 4 ranks; not registered with ctest, since CI machines have no GPU, and it fails rather than
 // skips without one). Device buffers go through every transpose backend: MPI_P2P, MPI_P2P_PL and
 // MPI_A2A over CUDA-aware MPI with the device mover, NCCL and NCCL_PL (GridDesc's lazily created
-// NCCL communicators), halo updates with MPI and MPI_BLOCKING, and the C API entry points with
+// NCCL communicators), halo updates with MPI, MPI_BLOCKING and NCCL, and the C API entry points with
 // device pointers, a stream and a null workspace. Every element is checked against its global
 // index.
 #include <cuda_runtime.h>
@@ -149,7 +149,7 @@ TEST_F(DeviceTest, TransposesOfEveryBackendInAndOutOfPlace) {
 }
 
 TEST_F(DeviceTest, PeriodicHalosOnDeviceBuffers) {
-  for (const auto backend : {CUDECOMP_HALO_COMM_MPI, CUDECOMP_HALO_COMM_MPI_BLOCKING}) {
+  for (const auto backend : {CUDECOMP_HALO_COMM_MPI, CUDECOMP_HALO_COMM_MPI_BLOCKING, CUDECOMP_HALO_COMM_NCCL}) {
     const GridDesc grid = make_grid(CUDECOMP_TRANSPOSE_COMM_MPI_P2P, backend);
     for (int axis = 0; axis < 3; ++axis) {
       const Int3 halo{1, 2, 1};

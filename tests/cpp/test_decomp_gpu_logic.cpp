@@ -193,7 +193,7 @@ TEST(DecompBackendSupport, CpuAndCudaBuildsOfferTheirBackends) {
   EXPECT_EQ(transpose_backend_list(offered_transpose_backends(cpu)), "MPI_P2P, MPI_P2P_PL, MPI_A2A");
   EXPECT_EQ(transpose_backend_list(offered_transpose_backends(gpu)), "MPI_P2P, MPI_P2P_PL, MPI_A2A, NCCL, NCCL_PL");
   EXPECT_EQ(halo_backend_list(offered_halo_backends(cpu)), "MPI, MPI_BLOCKING");
-  EXPECT_EQ(halo_backend_list(offered_halo_backends(gpu)), "MPI, MPI_BLOCKING");  // no NCCL halos yet
+  EXPECT_EQ(halo_backend_list(offered_halo_backends(gpu)), "MPI, MPI_BLOCKING, NCCL");
 
   for (const auto& build : {cpu, gpu}) {
     for (const auto backend : offered_transpose_backends(build)) {
@@ -224,10 +224,7 @@ TEST(DecompBackendSupport, CpuAndCudaBuildsOfferTheirBackends) {
   EXPECT_EQ(nccl_on_cpu.first, CUDECOMP_RESULT_NOT_SUPPORTED);
   EXPECT_EQ(nccl_on_cpu.second,
             "config.halo_comm_backend: halo backend NCCL is not supported in this build (CPU-only: MPI, MPI_BLOCKING)");
-  const auto nccl_halo_on_gpu = outcome([&] { check_halo_backend(CUDECOMP_HALO_COMM_NCCL, "h", gpu); });
-  EXPECT_EQ(nccl_halo_on_gpu.first, CUDECOMP_RESULT_NOT_SUPPORTED);
-  EXPECT_EQ(nccl_halo_on_gpu.second,
-            "h: halo backend NCCL is not supported in this build (this build offers MPI, MPI_BLOCKING)");
+  EXPECT_EQ(outcome([&] { check_halo_backend(CUDECOMP_HALO_COMM_NCCL, "h", gpu); }).first, CUDECOMP_RESULT_SUCCESS);
   EXPECT_EQ(outcome([&] { check_transpose_backend(CUDECOMP_TRANSPOSE_COMM_NCCL_PL, "t", gpu); }).first,
             CUDECOMP_RESULT_SUCCESS);
   // The library's answer follows how it was compiled.
