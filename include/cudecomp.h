@@ -5,11 +5,11 @@
  * Host buffers (every build): operations complete before they return and stream arguments are
  * ignored; cudecompMalloc allocations live in host memory. Device buffers (the library's CUDA
  * build only): an operation whose input is CUDA device or managed memory runs on the device on
- * the given stream (the workspace must be device memory too, or NULL); the NCCL and NCCL_PL
- * transposes need device buffers. When the CUDA runtime header is not available, cudaStream_t
+ * the given stream (the workspace must be device memory too, or NULL); the NCCL backends need
+ * device buffers. When the CUDA runtime header is not available, cudaStream_t
  * is declared here as an opaque pointer type with the same size and meaning as CUDA's, so code
- * written against cuDecomp compiles unchanged. The NCCL halo backend and the NVSHMEM backends
- * are answered with CUDECOMP_RESULT_NOT_SUPPORTED, as are NCCL transposes in the CPU-only build.
+ * written against cuDecomp compiles unchanged. The NVSHMEM backends are answered with
+ * CUDECOMP_RESULT_NOT_SUPPORTED, as are the NCCL backends in the CPU-only build.
  *
  * The ABI is cuDecomp 0.7's: the public structs begin with struct_size, magic and version, and
  * the functions that fill or read them are inline wrappers over exported *Versioned functions,
@@ -72,7 +72,7 @@ typedef enum {
 typedef enum {
   CUDECOMP_HALO_COMM_MPI = 1,             /**< nonblocking exchange with both neighbours at once */
   CUDECOMP_HALO_COMM_MPI_BLOCKING = 2,    /**< one blocking exchange per neighbour */
-  CUDECOMP_HALO_COMM_NCCL = 3,            /**< not supported (no NCCL halo backend yet) */
+  CUDECOMP_HALO_COMM_NCCL = 3,            /**< CUDA build, device buffers only */
   CUDECOMP_HALO_COMM_NVSHMEM = 4,         /**< not supported in this build */
   CUDECOMP_HALO_COMM_NVSHMEM_BLOCKING = 5 /**< not supported in this build */
 } cudecompHaloCommBackend_t;
