@@ -2,12 +2,14 @@
  * cudecomp.h: the C API of wavestack's cudecomp, with cuDecomp's names, enum values, struct
  * layouts and semantics (https://nvidia.github.io/cuDecomp/).
  *
- * This is the CPU-only build: buffers (pencils, workspaces, cudecompMalloc allocations) live in
- * host memory, operations complete before they return, and stream arguments are accepted and
- * ignored. When the CUDA runtime header is not available, cudaStream_t is declared here as an
- * opaque pointer type with the same size and meaning as CUDA's, so code written against
- * cuDecomp compiles unchanged. Only the MPI communication backends are supported; the NCCL and
- * NVSHMEM enum values exist and are answered with CUDECOMP_RESULT_NOT_SUPPORTED.
+ * Host buffers (every build): operations complete before they return and stream arguments are
+ * ignored; cudecompMalloc allocations live in host memory. Device buffers (the library's CUDA
+ * build only): an operation whose input is CUDA device or managed memory runs on the device on
+ * the given stream (the workspace must be device memory too, or NULL); the NCCL backends need
+ * device buffers. When the CUDA runtime header is not available, cudaStream_t
+ * is declared here as an opaque pointer type with the same size and meaning as CUDA's, so code
+ * written against cuDecomp compiles unchanged. The NVSHMEM backends are answered with
+ * CUDECOMP_RESULT_NOT_SUPPORTED, as are the NCCL backends in the CPU-only build.
  *
  * The ABI is cuDecomp 0.7's: the public structs begin with struct_size, magic and version, and
  * the functions that fill or read them are inline wrappers over exported *Versioned functions,
@@ -59,8 +61,8 @@ typedef enum {
   CUDECOMP_TRANSPOSE_COMM_MPI_P2P = 1,    /**< MPI_Isend/MPI_Irecv to every peer at once */
   CUDECOMP_TRANSPOSE_COMM_MPI_P2P_PL = 2, /**< pipelined pairwise exchange, one peer per step */
   CUDECOMP_TRANSPOSE_COMM_MPI_A2A = 3,    /**< MPI_Alltoallv */
-  CUDECOMP_TRANSPOSE_COMM_NCCL = 4,       /**< not supported in this build */
-  CUDECOMP_TRANSPOSE_COMM_NCCL_PL = 5,    /**< not supported in this build */
+  CUDECOMP_TRANSPOSE_COMM_NCCL = 4,       /**< CUDA build, device buffers only */
+  CUDECOMP_TRANSPOSE_COMM_NCCL_PL = 5,    /**< CUDA build, device buffers only */
   CUDECOMP_TRANSPOSE_COMM_NVSHMEM = 6,    /**< not supported in this build */
   CUDECOMP_TRANSPOSE_COMM_NVSHMEM_PL = 7, /**< not supported in this build */
   CUDECOMP_TRANSPOSE_COMM_NVSHMEM_SM = 8  /**< NVSHMEM driven by SM kernels; not supported in this build */
@@ -70,7 +72,7 @@ typedef enum {
 typedef enum {
   CUDECOMP_HALO_COMM_MPI = 1,             /**< nonblocking exchange with both neighbours at once */
   CUDECOMP_HALO_COMM_MPI_BLOCKING = 2,    /**< one blocking exchange per neighbour */
-  CUDECOMP_HALO_COMM_NCCL = 3,            /**< not supported in this build */
+  CUDECOMP_HALO_COMM_NCCL = 3,            /**< CUDA build, device buffers only */
   CUDECOMP_HALO_COMM_NVSHMEM = 4,         /**< not supported in this build */
   CUDECOMP_HALO_COMM_NVSHMEM_BLOCKING = 5 /**< not supported in this build */
 } cudecompHaloCommBackend_t;

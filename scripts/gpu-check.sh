@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # One command for a machine with an NVIDIA GPU and nothing prepared (no network): builds the
-# wave_gpu extension, runs the Vulkan differential tests and bench/wave_gpu.py, and prints a
-# short table. Results also go to $OUT (or build/gpu-check/out): tests.log, bench.txt,
-# summary.txt.
+# wave_gpu extension, runs the Vulkan differential tests and bench/wave_gpu.py, then cudecomp's
+# CUDA step (cudecomp_step below), and prints a short table. Results also go to $OUT (or
+# build/gpu-check/out): tests.log, bench.txt, cudecomp.log, summary.txt.
+# GPU_CHECK_CUDECOMP_ONLY=1 runs the cudecomp step alone (it needs no Vulkan).
 #
 # Needs there: a C++20 compiler, CMake >= 3.25, ninja, Python 3 with numpy, pytest and
 # nanobind, and the NVIDIA driver's Vulkan ICD. What such machines usually lack (Vulkan
@@ -24,6 +25,50 @@ fail() {
   exit 1
 }
 step() { echo "== gpu-check: $*"; }
+
+# ---- cudecomp on the GPU -------------------------------------------------------------------------
+# Builds cudecomp's core and CUDA library (scripts/gpu_check/cudecomp) and runs, with 1, 2 and 4
+# ranks on the one GPU, the device test program: every transpose backend (MPI_P2P, MPI_P2P_PL,
+# MPI_A2A over CUDA-aware MPI; NCCL, NCCL_PL) and the halo updates on device buffers, every
+# element checked against its global index. The CPU-side tests of the same code run too. The
+# Python package has no GPU operations yet, so its benchmark (python -m cudecomp bench) measures
+# host buffers and runs only when the package is importable. Returns non-zero on any failure.
+cudecomp_step() {
+  local build="$work/cudecomp" project="$work/cudecomp-project" log="$out/cudecomp.log" status=0
+  command -v mpirun >/dev/null || { echo "cudecomp: mpirun not found" | tee "$log"; return 1; }
+  mkdir -p "$project"
+  cp "$root/scripts/gpu_check/cudecomp/CMakeLists.txt" "$project/CMakeLists.txt"
+  for folder in src tests include cmake; do ln -sfn "$root/$folder" "$project/$folder"; done
+  local version
+  version=$(sed -n 's/^version = "\(.*\)"/\1/p' "$root/pyproject.toml" | head -1)
+  { cmake -S "$project" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DWAVESTACK_VERSION="$version" &&
+    cmake --build "$build" -j "$jobs"; } >"$log" 2>&1 || { tail -30 "$log"; echo "cudecomp: build failed ($log)"; return 1; }
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+  "$build/decomp_gpu_logic_tests" >>"$log" 2>&1 || status=1
+  "$build/decomp_cuda_host_tests" >>"$log" 2>&1 || status=1
+  for ranks in 1 2 4; do
+    echo "== cudecomp: $ranks rank(s)" | tee -a "$log"
+    mpirun --oversubscribe -np "$ranks" "$build/decomp_deferred_mover_tests" >>"$log" 2>&1 || status=1
+    mpirun --oversubscribe -np "$ranks" "$build/decomp_cuda_device_tests" >>"$log" 2>&1 || status=1
+  done
+  if "$python" -c "import cudecomp, mpi4py, pytest" 2>/dev/null; then
+    (cd "$root/tests/python" && "$python" -m pytest -q -p no:cacheprovider test_decomp_cuda_arrays.py) >>"$log" 2>&1 ||
+      status=1
+    mpirun --oversubscribe -np 4 "$python" -m cudecomp bench --gdims 128 128 128 --pdims 2 2 >>"$log" 2>&1 || status=1
+  else
+    echo "cudecomp: package not importable here: Python checks and host benchmark not run" | tee -a "$log"
+  fi
+  grep -E "PASSED|FAILED|passed|failed" "$log" | tail -12
+  return $status
+}
+
+if [[ ${GPU_CHECK_CUDECOMP_ONLY:-0} == 1 ]]; then
+  step "cudecomp (CUDA library on the GPU)"
+  cudecomp_step
+  cudecomp_status=$?
+  echo "cudecomp:  exit $cudecomp_status; log in $out/cudecomp.log" | tee "$out/summary.txt"
+  exit $cudecomp_status
+fi
 
 # ---- 1. build prerequisites ----------------------------------------------------------------
 step "prerequisites"
@@ -115,11 +160,17 @@ step "benchmark"
 "$python" "$root/bench/wave_gpu.py" ${BENCH_ARGS:-} 2>&1 | tee "$out/bench.txt"
 bench_status=${PIPESTATUS[0]}
 
-# ---- 6. summary ----------------------------------------------------------------------------------
+# ---- 6. cudecomp -------------------------------------------------------------------------------
+step "cudecomp (CUDA library on the GPU)"
+cudecomp_step
+cudecomp_status=$?
+
+# ---- 7. summary ----------------------------------------------------------------------------------
 {
   echo "device:    $(grep -E '^(Selected|No )' "$out/info.txt" | head -1)"
   echo "tests:     ${tests_line:-no result} (exit $tests_status)"
   grep -E "^(vector add|SGEMM)" "$out/bench.txt" | sed 's/^/bench:     /'
   echo "bench exit $bench_status; logs in $out"
+  echo "cudecomp:  exit $cudecomp_status (cudecomp.log)"
 } | tee "$out/summary.txt"
-[[ $tests_status -eq 0 && $bench_status -eq 0 ]]
+[[ $tests_status -eq 0 && $bench_status -eq 0 && $cudecomp_status -eq 0 ]]

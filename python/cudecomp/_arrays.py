@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from cudecomp import _native
+from cudecomp._cuda_arrays import NUMPY_REJECTED
 from cudecomp._native import DataType
 
 DTYPE_OF_NUMPY = {
@@ -34,6 +36,9 @@ def check_stream(stream) -> None:
 
 
 def data_type_of(name: str, array) -> DataType:
+    # Read at call time: the build decides which arrays are accepted (tests switch it).
+    if _native.has_cuda and isinstance(array, np.ndarray):
+        raise TypeError(f"{name}: {NUMPY_REJECTED}; pass an array exposing __cuda_array_interface__ (e.g. CuPy)")
     if not isinstance(array, np.ndarray):
         if hasattr(array, "__cuda_array_interface__"):
             raise TypeError(f"{name}: this is the CPU-only build of cudecomp; pass NumPy host arrays, "

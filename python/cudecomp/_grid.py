@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from cudecomp import _native
+from cudecomp import _cuda_ops, _native
 from cudecomp._arrays import (NUMPY_OF_DTYPE, check_array, check_dtype_argument, check_stream, check_work,
                               data_type_of)
 from cudecomp._native import DataType
@@ -189,6 +189,10 @@ class GridDesc:
         oh = _triple("output_halo_extents", output_halo_extents)
         ip = _triple("input_padding", input_padding)
         opad = _triple("output_padding", output_padding)
+        if _native.has_cuda:
+            return _cuda_ops.transpose(self, op, self.get_pencil_info(in_axis, ih, ip),
+                                       self.get_pencil_info(out_axis, oh, opad), input, out, work, dtype,
+                                       (ih, oh, ip, opad), stream)
         inferred = data_type_of("input", input)
         if dtype is None:
             dtype = inferred
@@ -264,6 +268,9 @@ class GridDesc:
         halo = _triple("halo_extents", halo_extents)
         periods = _triple("halo_periods", halo_periods, default=False, kind=bool)
         pad = _triple("padding", padding)
+        if _native.has_cuda:
+            return _cuda_ops.update_halos(self, axis, self.get_pencil_info(axis, halo, pad), data, dim, halo, periods,
+                                          pad, work, dtype, stream)
         inferred = data_type_of("data", data)
         if dtype is None:
             dtype = inferred

@@ -18,11 +18,14 @@
 
 #include "bindings/cudecomp_bindings.hpp"
 #include "cudecomp.h"
+#include "decomp/block_mover.hpp"
 #include "decomp/config.hpp"
 #include "decomp/create_grid.hpp"
+#include "decomp/device_dispatch.hpp"
 #include "decomp/error.hpp"
 #include "decomp/grid_desc.hpp"
 #include "decomp/handle.hpp"
+#include "decomp/managed_workspace.hpp"
 
 namespace nb = nanobind;
 namespace decomp = wavestack::decomp;
@@ -143,9 +146,59 @@ class GridObject {
     grid.update_halos(args);
   }
 
+  // The GPU build's entry points: raw addresses from the CUDA array interface and a stream
+  // handle. The Python layer checked shapes, dtypes and sizes from the interface; the core runs
+  // the operation where `input` lives (device_dispatch.hpp), so host addresses also work, which
+  // is how this path is tested without a GPU. A zero `work` takes the grid's managed workspace.
+  void transpose_ptr(int op, uintptr_t input, uintptr_t output, uintptr_t work, cudecompDataType_t dtype,
+                     Int3 input_halo, Int3 output_halo, Int3 input_padding, Int3 output_padding,
+                     uintptr_t stream) const {
+    if (op < 0 || op > 3) fail("op: must be 0..3");
+    const auto& grid = core();
+    const auto transpose_op = static_cast<decomp::TransposeOp>(op);
+    const size_t elem = static_cast<size_t>(decomp::data_type_size(dtype));
+    decomp::TransposeArgs args;
+    args.input = reinterpret_cast<const void*>(input);
+    args.output = reinterpret_cast<void*>(output);
+    args.dtype = dtype;
+    args.input_halo = input_halo;
+    args.output_halo = output_halo;
+    args.input_padding = input_padding;
+    args.output_padding = output_padding;
+    const auto device = decomp::device_mover_for(args.input, reinterpret_cast<cudaStream_t>(stream));
+    args.mover = device.get();
+    const auto bytes = static_cast<size_t>(grid.transpose_workspace_size()) * elem;
+    args.work = workspace_.resolve(reinterpret_cast<void*>(work), bytes, device != nullptr);
+    grid.check_transpose(transpose_op, args);
+    nb::gil_scoped_release release;
+    grid.transpose(transpose_op, args);
+  }
+
+  void update_halos_ptr(int axis, uintptr_t data, uintptr_t work, cudecompDataType_t dtype, Int3 halo,
+                        std::array<bool, 3> periods, int dim, Int3 padding, uintptr_t stream) const {
+    const auto& grid = core();
+    const size_t elem = static_cast<size_t>(decomp::data_type_size(dtype));
+    decomp::HaloArgs args;
+    args.axis = axis;
+    args.data = reinterpret_cast<void*>(data);
+    args.dtype = dtype;
+    args.halo = halo;
+    args.periods = periods;
+    args.dim = dim;
+    args.padding = padding;
+    const auto device = decomp::device_mover_for(args.data, reinterpret_cast<cudaStream_t>(stream));
+    args.mover = device.get();
+    const auto bytes = static_cast<size_t>(grid.halo_workspace_size(axis, halo)) * elem;
+    args.work = workspace_.resolve(reinterpret_cast<void*>(work), bytes, device != nullptr);
+    grid.check_halo(args);
+    nb::gil_scoped_release release;
+    grid.update_halos(args);
+  }
+
  private:
   std::shared_ptr<HandleState> handle_;
   std::unique_ptr<decomp::GridDesc> core_;
+  mutable decomp::ManagedWorkspace workspace_;
 };
 
 class HandleObject {
@@ -227,7 +280,13 @@ void bind_cudecomp_grid(nb::module_& m) {
            nb::arg("work").none(), nb::arg("dtype"), nb::arg("input_halo"), nb::arg("output_halo"),
            nb::arg("input_padding"), nb::arg("output_padding"))
       .def("update_halos", &GridObject::update_halos, nb::arg("axis"), nb::arg("data"), nb::arg("work").none(),
-           nb::arg("dtype"), nb::arg("halo"), nb::arg("periods"), nb::arg("dim"), nb::arg("padding"));
+           nb::arg("dtype"), nb::arg("halo"), nb::arg("periods"), nb::arg("dim"), nb::arg("padding"))
+      .def("transpose_ptr", &GridObject::transpose_ptr, nb::arg("op"), nb::arg("input"), nb::arg("output"),
+           nb::arg("work"), nb::arg("dtype"), nb::arg("input_halo"), nb::arg("output_halo"), nb::arg("input_padding"),
+           nb::arg("output_padding"), nb::arg("stream"))
+      .def("update_halos_ptr", &GridObject::update_halos_ptr, nb::arg("axis"), nb::arg("data"), nb::arg("work"),
+           nb::arg("dtype"), nb::arg("halo"), nb::arg("periods"), nb::arg("dim"), nb::arg("padding"),
+           nb::arg("stream"));
 }
 
 }  // namespace wavestack::bindings

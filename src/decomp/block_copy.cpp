@@ -1,9 +1,9 @@
 #include "decomp/block_copy.hpp"
 
 #include <algorithm>
-#include <array>
 #include <cstring>
 
+#include "decomp/block_mover.hpp"
 #include "decomp/error.hpp"
 
 namespace wavestack::decomp {
@@ -15,37 +15,38 @@ struct Element {
   unsigned char bytes[N];
 };
 
-// Loops over the block with the axis of smallest destination stride innermost (sequential
-// writes). Runs that are contiguous on both sides become one memcpy. Transposing copies whose
-// innermost source stride is large are tiled so that reads and writes both stay in cache.
+// Loops over the block in loop order (block_index.hpp: the axis of smallest destination stride
+// innermost, so writes are sequential). Rows contiguous on both sides become one memcpy.
+// Transposing copies whose innermost source stride is large are tiled so that reads and writes
+// both stay in cache. All offsets come from the shared index functions the CUDA kernels use.
 template <size_t N>
 void copy_typed(const Element<N>* src, Element<N>* dst, const StridedBlock& block) {
-  std::array<int, 3> axes{0, 1, 2};
-  std::stable_sort(axes.begin(), axes.end(), [&](int a, int b) { return block.dst_stride[a] < block.dst_stride[b]; });
-  const int a0 = axes[0], a1 = axes[1], a2 = axes[2];
-  const int64_t n0 = block.count[a0], n1 = block.count[a1], n2 = block.count[a2];
-  const int64_t s0 = block.src_stride[a0], s1 = block.src_stride[a1], s2 = block.src_stride[a2];
-  const int64_t d0 = block.dst_stride[a0], d1 = block.dst_stride[a1], d2 = block.dst_stride[a2];
-  if (s0 == 1 && d0 == 1) {
+  const BlockIndex b = to_loop_order(block);
+  const int64_t n0 = b.count[0], n1 = b.count[1], n2 = b.count[2];
+  if (rows_contiguous(b)) {
     const size_t run = static_cast<size_t>(n0) * N;
     for (int64_t k = 0; k < n2; ++k) {
-      for (int64_t j = 0; j < n1; ++j) std::memcpy(dst + j * d1 + k * d2, src + j * s1 + k * s2, run);
+      for (int64_t j = 0; j < n1; ++j) {
+        const ElementOffsets row = row_offsets(b, j, k);
+        std::memcpy(dst + row.dst, src + row.src, run);
+      }
     }
     return;
   }
-  // Tile the two innermost loops when the source is read with a large stride along a0 but is
-  // contiguous along a1: a 2-D transpose in each plane.
-  if (s1 == 1 && s0 != 1) {
+  // Tile the two innermost loops when the source is read with a large stride along axis 0 but
+  // is contiguous along axis 1: a 2-D transpose in each plane.
+  if (b.src_stride[1] == 1 && b.src_stride[0] != 1) {
     constexpr int64_t kTile = 32;
     for (int64_t k = 0; k < n2; ++k) {
-      const Element<N>* src_plane = src + k * s2;
-      Element<N>* dst_plane = dst + k * d2;
       for (int64_t jj = 0; jj < n1; jj += kTile) {
         const int64_t j_end = std::min(n1, jj + kTile);
         for (int64_t ii = 0; ii < n0; ii += kTile) {
           const int64_t i_end = std::min(n0, ii + kTile);
           for (int64_t j = jj; j < j_end; ++j) {
-            for (int64_t i = ii; i < i_end; ++i) dst_plane[i * d0 + j * d1] = src_plane[i * s0 + j * s1];
+            for (int64_t i = ii; i < i_end; ++i) {
+              const ElementOffsets at = element_offsets(b, i, j, k);
+              dst[at.dst] = src[at.src];
+            }
           }
         }
       }
@@ -54,9 +55,10 @@ void copy_typed(const Element<N>* src, Element<N>* dst, const StridedBlock& bloc
   }
   for (int64_t k = 0; k < n2; ++k) {
     for (int64_t j = 0; j < n1; ++j) {
-      const Element<N>* s = src + j * s1 + k * s2;
-      Element<N>* d = dst + j * d1 + k * d2;
-      for (int64_t i = 0; i < n0; ++i) d[i * d0] = s[i * s0];
+      const ElementOffsets row = row_offsets(b, j, k);
+      const Element<N>* s = src + row.src;
+      Element<N>* d = dst + row.dst;
+      for (int64_t i = 0; i < n0; ++i) d[i * b.dst_stride[0]] = s[i * b.src_stride[0]];
     }
   }
 }
@@ -81,6 +83,29 @@ void copy_block(const void* src, int64_t src_offset, void* dst, int64_t dst_offs
     default:
       throw DecompError(CUDECOMP_RESULT_INTERNAL_ERROR, "copy_block: element size must be 4, 8 or 16 bytes");
   }
+}
+
+BlockIndex to_loop_order(const StridedBlock& block) {
+  return loop_order(block.count.data(), block.src_stride.data(), block.dst_stride.data());
+}
+
+namespace {
+
+class HostMover final : public BlockMover {
+ public:
+  void copy(const void* src, int64_t src_offset, void* dst, int64_t dst_offset, size_t element_bytes,
+            const StridedBlock& block) const override {
+    copy_block(src, src_offset, dst, dst_offset, element_bytes, block);
+  }
+  void before_communication() const override {}
+  bool host_memory() const override { return true; }
+};
+
+}  // namespace
+
+const BlockMover& host_mover() {
+  static const HostMover mover;
+  return mover;
 }
 
 Int3 packed_strides(const Int3& count) {

@@ -15,11 +15,14 @@
 #include <vector>
 
 #include "cudecomp.h"
+#include "decomp/block_mover.hpp"
 #include "decomp/config.hpp"
 #include "decomp/create_grid.hpp"
+#include "decomp/device_dispatch.hpp"
 #include "decomp/error.hpp"
 #include "decomp/grid_desc.hpp"
 #include "decomp/handle.hpp"
+#include "decomp/managed_workspace.hpp"
 #include "decomp/struct_abi.hpp"
 
 namespace decomp = wavestack::decomp;
@@ -30,15 +33,13 @@ struct cudecompHandle {
 struct cudecompGridDesc {
   cudecompHandle* owner = nullptr;
   std::unique_ptr<decomp::GridDesc> core;
-  // Used when a caller passes a null work pointer: grown on demand and reused, so that a null
-  // workspace never reaches the packing code (operations on one grid do not overlap).
-  std::vector<std::byte> managed_work;
+  // Replaces a null work pointer (operations on one grid do not overlap), so that a null
+  // workspace never reaches the packing code.
+  decomp::ManagedWorkspace managed_work;
 
-  void* workspace(void* caller_work, int64_t elements, cudecompDataType_t dtype) {
-    if (caller_work != nullptr || elements == 0) return caller_work;
+  void* workspace(void* caller_work, int64_t elements, cudecompDataType_t dtype, bool device) {
     const auto bytes = static_cast<size_t>(elements) * static_cast<size_t>(decomp::data_type_size(dtype));
-    if (managed_work.size() < bytes) managed_work.resize(bytes);
-    return managed_work.data();
+    return managed_work.resolve(caller_work, bytes, device);
   }
 };
 
@@ -117,13 +118,16 @@ cudecompResult_t transpose(const char* function, decomp::TransposeOp op, cudecom
                            cudecompGridDesc_t grid_desc, void* input, void* output, void* work,
                            cudecompDataType_t dtype, const int32_t input_halo_extents[],
                            const int32_t output_halo_extents[], const int32_t input_padding[],
-                           const int32_t output_padding[]) {
+                           const int32_t output_padding[], cudaStream_t stream) {
   return guarded(function, [&] {
     auto* grid = lookup(handle, grid_desc);
     decomp::TransposeArgs args;
     args.input = input;
     args.output = output;
-    args.work = grid->workspace(work, grid->core->transpose_workspace_size(), dtype);
+    // Device buffers run on the device, on `stream` (CUDA build); host buffers as before.
+    const std::unique_ptr<decomp::BlockMover> device = decomp::device_mover_for(input, stream);
+    args.mover = device.get();
+    args.work = grid->workspace(work, grid->core->transpose_workspace_size(), dtype, device != nullptr);
     args.dtype = dtype;
     args.input_halo = optional3(input_halo_extents);
     args.output_halo = optional3(output_halo_extents);
@@ -135,7 +139,7 @@ cudecompResult_t transpose(const char* function, decomp::TransposeOp op, cudecom
 
 cudecompResult_t update_halos(const char* function, int axis, cudecompHandle_t handle, cudecompGridDesc_t grid_desc,
                               void* input, void* work, cudecompDataType_t dtype, const int32_t halo_extents[],
-                              const bool halo_periods[], int32_t dim, const int32_t padding[]) {
+                              const bool halo_periods[], int32_t dim, const int32_t padding[], cudaStream_t stream) {
   return guarded(function, [&] {
     auto* grid = lookup(handle, grid_desc);
     require(halo_extents, "halo_extents");
@@ -144,7 +148,9 @@ cudecompResult_t update_halos(const char* function, int axis, cudecompHandle_t h
     args.data = input;
     args.dtype = dtype;
     args.halo = optional3(halo_extents);
-    args.work = grid->workspace(work, grid->core->halo_workspace_size(axis, args.halo), dtype);
+    const std::unique_ptr<decomp::BlockMover> device = decomp::device_mover_for(input, stream);
+    args.mover = device.get();
+    args.work = grid->workspace(work, grid->core->halo_workspace_size(axis, args.halo), dtype, device != nullptr);
     if (halo_periods != nullptr) args.periods = {halo_periods[0], halo_periods[1], halo_periods[2]};
     args.dim = dim;
     args.padding = optional3(padding);
@@ -337,54 +343,54 @@ cudecompResult_t cudecompGetShiftedRank(cudecompHandle_t handle, cudecompGridDes
 cudecompResult_t cudecompTransposeXToY(cudecompHandle_t handle, cudecompGridDesc_t grid_desc, void* input, void* output,
                                        void* work, cudecompDataType_t dtype, const int32_t input_halo_extents[],
                                        const int32_t output_halo_extents[], const int32_t input_padding[],
-                                       const int32_t output_padding[], cudaStream_t) {
+                                       const int32_t output_padding[], cudaStream_t stream) {
   return transpose("cudecompTransposeXToY", decomp::TransposeOp::kXToY, handle, grid_desc, input, output, work, dtype,
-                   input_halo_extents, output_halo_extents, input_padding, output_padding);
+                   input_halo_extents, output_halo_extents, input_padding, output_padding, stream);
 }
 
 cudecompResult_t cudecompTransposeYToZ(cudecompHandle_t handle, cudecompGridDesc_t grid_desc, void* input, void* output,
                                        void* work, cudecompDataType_t dtype, const int32_t input_halo_extents[],
                                        const int32_t output_halo_extents[], const int32_t input_padding[],
-                                       const int32_t output_padding[], cudaStream_t) {
+                                       const int32_t output_padding[], cudaStream_t stream) {
   return transpose("cudecompTransposeYToZ", decomp::TransposeOp::kYToZ, handle, grid_desc, input, output, work, dtype,
-                   input_halo_extents, output_halo_extents, input_padding, output_padding);
+                   input_halo_extents, output_halo_extents, input_padding, output_padding, stream);
 }
 
 cudecompResult_t cudecompTransposeZToY(cudecompHandle_t handle, cudecompGridDesc_t grid_desc, void* input, void* output,
                                        void* work, cudecompDataType_t dtype, const int32_t input_halo_extents[],
                                        const int32_t output_halo_extents[], const int32_t input_padding[],
-                                       const int32_t output_padding[], cudaStream_t) {
+                                       const int32_t output_padding[], cudaStream_t stream) {
   return transpose("cudecompTransposeZToY", decomp::TransposeOp::kZToY, handle, grid_desc, input, output, work, dtype,
-                   input_halo_extents, output_halo_extents, input_padding, output_padding);
+                   input_halo_extents, output_halo_extents, input_padding, output_padding, stream);
 }
 
 cudecompResult_t cudecompTransposeYToX(cudecompHandle_t handle, cudecompGridDesc_t grid_desc, void* input, void* output,
                                        void* work, cudecompDataType_t dtype, const int32_t input_halo_extents[],
                                        const int32_t output_halo_extents[], const int32_t input_padding[],
-                                       const int32_t output_padding[], cudaStream_t) {
+                                       const int32_t output_padding[], cudaStream_t stream) {
   return transpose("cudecompTransposeYToX", decomp::TransposeOp::kYToX, handle, grid_desc, input, output, work, dtype,
-                   input_halo_extents, output_halo_extents, input_padding, output_padding);
+                   input_halo_extents, output_halo_extents, input_padding, output_padding, stream);
 }
 
 cudecompResult_t cudecompUpdateHalosX(cudecompHandle_t handle, cudecompGridDesc_t grid_desc, void* input, void* work,
                                       cudecompDataType_t dtype, const int32_t halo_extents[], const bool halo_periods[],
-                                      int32_t dim, const int32_t padding[], cudaStream_t) {
+                                      int32_t dim, const int32_t padding[], cudaStream_t stream) {
   return update_halos("cudecompUpdateHalosX", 0, handle, grid_desc, input, work, dtype, halo_extents, halo_periods, dim,
-                      padding);
+                      padding, stream);
 }
 
 cudecompResult_t cudecompUpdateHalosY(cudecompHandle_t handle, cudecompGridDesc_t grid_desc, void* input, void* work,
                                       cudecompDataType_t dtype, const int32_t halo_extents[], const bool halo_periods[],
-                                      int32_t dim, const int32_t padding[], cudaStream_t) {
+                                      int32_t dim, const int32_t padding[], cudaStream_t stream) {
   return update_halos("cudecompUpdateHalosY", 1, handle, grid_desc, input, work, dtype, halo_extents, halo_periods, dim,
-                      padding);
+                      padding, stream);
 }
 
 cudecompResult_t cudecompUpdateHalosZ(cudecompHandle_t handle, cudecompGridDesc_t grid_desc, void* input, void* work,
                                       cudecompDataType_t dtype, const int32_t halo_extents[], const bool halo_periods[],
-                                      int32_t dim, const int32_t padding[], cudaStream_t) {
+                                      int32_t dim, const int32_t padding[], cudaStream_t stream) {
   return update_halos("cudecompUpdateHalosZ", 2, handle, grid_desc, input, work, dtype, halo_extents, halo_periods, dim,
-                      padding);
+                      padding, stream);
 }
 
 const char* cudecompGetLastErrorMessage(void) {

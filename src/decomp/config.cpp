@@ -3,6 +3,7 @@
 #include <array>
 #include <cmath>
 
+#include "decomp/backend_support.hpp"
 #include "decomp/error.hpp"
 
 namespace wavestack::decomp {
@@ -142,25 +143,11 @@ std::optional<cudecompHaloCommBackend_t> halo_backend_from_name(const std::strin
 }
 
 void check_transpose_backend(cudecompTransposeCommBackend_t backend, const char* argument) {
-  const char* name = transpose_backend_name(backend);
-  if (name == nullptr) {
-    invalid_argument(argument, "unknown transpose backend value " + std::to_string(static_cast<int>(backend)));
-  }
-  if (backend > CUDECOMP_TRANSPOSE_COMM_MPI_A2A) {
-    not_supported(std::string(argument) + ": transpose backend " + name +
-                  " is not supported in this build (CPU-only: MPI_P2P, MPI_P2P_PL, MPI_A2A)");
-  }
+  check_transpose_backend(backend, argument, this_build());
 }
 
 void check_halo_backend(cudecompHaloCommBackend_t backend, const char* argument) {
-  const char* name = halo_backend_name(backend);
-  if (name == nullptr) {
-    invalid_argument(argument, "unknown halo backend value " + std::to_string(static_cast<int>(backend)));
-  }
-  if (backend > CUDECOMP_HALO_COMM_MPI_BLOCKING) {
-    not_supported(std::string(argument) + ": halo backend " + name +
-                  " is not supported in this build (CPU-only: MPI, MPI_BLOCKING)");
-  }
+  check_halo_backend(backend, argument, this_build());
 }
 
 void validate_config(const cudecompGridDescConfig_t& config) {

@@ -24,8 +24,9 @@ const char* halo_backend_display_name(cudecompHaloCommBackend_t backend);
 std::optional<cudecompTransposeCommBackend_t> transpose_backend_from_name(const std::string& name);
 std::optional<cudecompHaloCommBackend_t> halo_backend_from_name(const std::string& name);
 
-// Backends this build can run (the MPI ones). Unknown values are INVALID_USAGE, known but
-// unavailable ones (NCCL, NVSHMEM) NOT_SUPPORTED; the message names `argument`.
+// Backends this build can run (backend_support.hpp, for this_build()). Unknown values are
+// INVALID_USAGE, known but unavailable ones (NCCL, NVSHMEM) NOT_SUPPORTED; the message names
+// `argument`.
 void check_transpose_backend(cudecompTransposeCommBackend_t backend, const char* argument);
 void check_halo_backend(cudecompHaloCommBackend_t backend, const char* argument);
 

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 
@@ -16,6 +17,7 @@
 
 namespace wavestack::decomp {
 
+class BlockMover;
 class Handle;
 
 struct TransposeArgs {
@@ -27,6 +29,7 @@ struct TransposeArgs {
   Int3 output_halo{0, 0, 0};
   Int3 input_padding{0, 0, 0};
   Int3 output_padding{0, 0, 0};
+  const BlockMover* mover = nullptr;  // where copies run; null: host memory (host_mover())
 };
 
 struct HaloArgs {
@@ -38,6 +41,7 @@ struct HaloArgs {
   std::array<bool, 3> periods{false, false, false};
   int dim = 0;
   Int3 padding{0, 0, 0};
+  const BlockMover* mover = nullptr;  // where copies run; null: host memory (host_mover())
 };
 
 class GridDesc {
@@ -91,6 +95,8 @@ class GridDesc {
   // group_comms_[g]: the ranks that share this rank's coordinate in the other grid dimension,
   // ranked by their coordinate along g.
   std::array<MPI_Comm, 2> group_comms_{MPI_COMM_NULL, MPI_COMM_NULL};
+  // NCCL communicators over group_comms_ (CUDA build), created by the first NCCL transpose.
+  mutable std::array<std::shared_ptr<void>, 2> nccl_comms_;
   std::string autotune_report_;
 };
 

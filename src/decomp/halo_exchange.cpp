@@ -7,9 +7,12 @@
 #include <cstddef>
 
 #include "decomp/block_copy.hpp"
+#include "decomp/block_mover.hpp"
 #include "decomp/config.hpp"
+#include "decomp/device_dispatch.hpp"
 #include "decomp/error.hpp"
 #include "decomp/grid_desc.hpp"
+#include "decomp/halo_faces.hpp"
 #include "decomp/handle.hpp"
 
 namespace wavestack::decomp {
@@ -18,44 +21,20 @@ namespace {
 constexpr int kToMinusTag = 7101;  // a face travelling towards lower coordinates
 constexpr int kToPlusTag = 7102;   // a face travelling towards higher coordinates
 
-// A region of the pencil buffer in allocated (halo-inclusive) indices, global axis order.
-struct Region {
-  Int3 start{0, 0, 0};
-  Int3 count{0, 0, 0};
-};
-
-struct Faces {
-  Region lower_halo, lower_interior, upper_interior, upper_halo;
-  int64_t volume = 0;
-};
-
-Faces faces_of(const PencilLayout& layout, int dim) {
-  Faces faces;
-  const int64_t h = layout.halo[dim];
-  Region base;
-  for (int d = 0; d < 3; ++d) base.count[d] = layout.box.count[d] + 2 * layout.halo[d];
-  base.count[dim] = h;
-  faces.lower_halo = faces.lower_interior = faces.upper_interior = faces.upper_halo = base;
-  faces.lower_interior.start[dim] = h;
-  faces.upper_interior.start[dim] = layout.box.count[dim];
-  faces.upper_halo.start[dim] = layout.box.count[dim] + h;
-  faces.volume = base.count[0] * base.count[1] * base.count[2];
-  return faces;
-}
-
-void region_to_region(std::byte* data, const PencilLayout& layout, const Region& from, const Region& to, size_t elem) {
-  copy_block(data, layout.offset(from.start), data, layout.offset(to.start), elem,
+void region_to_region(const BlockMover& mover, std::byte* data, const PencilLayout& layout, const Region& from,
+                      const Region& to, size_t elem) {
+  mover.copy(data, layout.offset(from.start), data, layout.offset(to.start), elem,
              {from.count, layout.stride, layout.stride});
 }
 
-void pack_region(const std::byte* data, const PencilLayout& layout, const Region& from, std::byte* buffer,
-                 size_t elem) {
-  copy_block(data, layout.offset(from.start), buffer, 0, elem, {from.count, layout.stride, packed_strides(from.count)});
+void pack_region(const BlockMover& mover, const std::byte* data, const PencilLayout& layout, const Region& from,
+                 std::byte* buffer, size_t elem) {
+  mover.copy(data, layout.offset(from.start), buffer, 0, elem, region_to_packed(layout, from));
 }
 
-void unpack_region(const std::byte* buffer, std::byte* data, const PencilLayout& layout, const Region& to,
-                   size_t elem) {
-  copy_block(buffer, 0, data, layout.offset(to.start), elem, {to.count, packed_strides(to.count), layout.stride});
+void unpack_region(const BlockMover& mover, const std::byte* buffer, std::byte* data, const PencilLayout& layout,
+                   const Region& to, size_t elem) {
+  mover.copy(buffer, 0, data, layout.offset(to.start), elem, packed_to_region(layout, to));
 }
 
 }  // namespace
@@ -66,16 +45,17 @@ void GridDesc::update_halos(const HaloArgs& args) const {
   if (h == 0) return;
   const size_t elem = static_cast<size_t>(data_type_size(args.dtype));
   const PencilLayout layout = this->layout(args.axis, args.halo, args.padding);
-  const Faces faces = faces_of(layout, args.dim);
+  const HaloFaces faces = halo_faces(layout, args.dim);
   auto* data = static_cast<std::byte*>(args.data);
   const bool periodic = args.periods[args.dim];
   const int g = splitting_grid_dim(args.axis, args.dim);
+  const BlockMover& mover = args.mover == nullptr ? host_mover() : *args.mover;
 
   if (g < 0 || grid_.pdims[g] == 1) {
     if (!periodic || faces.volume == 0) return;
     // This rank holds the whole dimension: the periodic neighbour is itself.
-    region_to_region(data, layout, faces.upper_interior, faces.lower_halo, elem);
-    region_to_region(data, layout, faces.lower_interior, faces.upper_halo, elem);
+    region_to_region(mover, data, layout, faces.upper_interior, faces.lower_halo, elem);
+    region_to_region(mover, data, layout, faces.lower_interior, faces.upper_halo, elem);
     return;
   }
   if (faces.volume == 0) return;  // same on every rank of the group: the other extents are shared
@@ -90,6 +70,10 @@ void GridDesc::update_halos(const HaloArgs& args) const {
   };
   const int minus = neighbour(-1);
   const int plus = neighbour(+1);
+  if (config_.halo_comm_backend == CUDECOMP_HALO_COMM_NCCL) {
+    return run_nccl_halo(args, layout, faces, minus == MPI_PROC_NULL ? -1 : minus, plus == MPI_PROC_NULL ? -1 : plus,
+                         group_comms_[g], nccl_comms_[g], elem);
+  }
   const MPI_Comm comm = group_comms_[g];
   const MPI_Datatype type = handle_.element_type(elem);
   const int count = static_cast<int>(faces.volume);
@@ -99,19 +83,21 @@ void GridDesc::update_halos(const HaloArgs& args) const {
   std::byte* send_plus = work + face_bytes;
   std::byte* recv_minus = work + 2 * face_bytes;
   std::byte* recv_plus = work + 3 * face_bytes;
-  if (minus != MPI_PROC_NULL) pack_region(data, layout, faces.lower_interior, send_minus, elem);
-  if (plus != MPI_PROC_NULL) pack_region(data, layout, faces.upper_interior, send_plus, elem);
+  if (minus != MPI_PROC_NULL) pack_region(mover, data, layout, faces.lower_interior, send_minus, elem);
+  if (plus != MPI_PROC_NULL) pack_region(mover, data, layout, faces.upper_interior, send_plus, elem);
+  mover.before_communication();  // MPI reads the packed faces
 
   if (config_.halo_comm_backend == CUDECOMP_HALO_COMM_MPI_BLOCKING) {
     // One neighbour at a time: downwards, then upwards.
     check_mpi(MPI_Sendrecv(send_minus, count, type, minus, kToMinusTag, recv_plus, count, type, plus, kToMinusTag, comm,
                            MPI_STATUS_IGNORE),
               "MPI_Sendrecv");
-    if (plus != MPI_PROC_NULL) unpack_region(recv_plus, data, layout, faces.upper_halo, elem);
+    if (plus != MPI_PROC_NULL) unpack_region(mover, recv_plus, data, layout, faces.upper_halo, elem);
     check_mpi(MPI_Sendrecv(send_plus, count, type, plus, kToPlusTag, recv_minus, count, type, minus, kToPlusTag, comm,
                            MPI_STATUS_IGNORE),
               "MPI_Sendrecv");
-    if (minus != MPI_PROC_NULL) unpack_region(recv_minus, data, layout, faces.lower_halo, elem);
+    if (minus != MPI_PROC_NULL) unpack_region(mover, recv_minus, data, layout, faces.lower_halo, elem);
+    mover.before_communication();  // as below: the workspace is free when this returns
     return;
   }
   check_halo_backend(config_.halo_comm_backend, "config.halo_comm_backend");
@@ -121,8 +107,9 @@ void GridDesc::update_halos(const HaloArgs& args) const {
   check_mpi(MPI_Isend(send_minus, count, type, minus, kToMinusTag, comm, &requests[2]), "MPI_Isend");
   check_mpi(MPI_Isend(send_plus, count, type, plus, kToPlusTag, comm, &requests[3]), "MPI_Isend");
   check_mpi(MPI_Waitall(4, requests, MPI_STATUSES_IGNORE), "MPI_Waitall");
-  if (minus != MPI_PROC_NULL) unpack_region(recv_minus, data, layout, faces.lower_halo, elem);
-  if (plus != MPI_PROC_NULL) unpack_region(recv_plus, data, layout, faces.upper_halo, elem);
+  if (minus != MPI_PROC_NULL) unpack_region(mover, recv_minus, data, layout, faces.lower_halo, elem);
+  if (plus != MPI_PROC_NULL) unpack_region(mover, recv_plus, data, layout, faces.upper_halo, elem);
+  mover.before_communication();  // the next operation's receives must not overwrite the workspace early
 }
 
 }  // namespace wavestack::decomp

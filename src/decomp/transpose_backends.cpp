@@ -12,7 +12,9 @@
 
 #include "decomp/block_copy.hpp"
 #include "decomp/block_datatype.hpp"
+#include "decomp/block_mover.hpp"
 #include "decomp/config.hpp"
+#include "decomp/device_dispatch.hpp"
 #include "decomp/error.hpp"
 #include "decomp/grid_desc.hpp"
 #include "decomp/handle.hpp"
@@ -48,6 +50,7 @@ class TransposeRun {
         elem_(element_bytes),
         comm_(comm),
         type_(type),
+        mover_(args.mover == nullptr ? host_mover() : *args.mover),
         direct_send_(direct && !in_place_),
         direct_recv_(direct) {
     auto* work = static_cast<std::byte*>(args.work);
@@ -88,8 +91,8 @@ class TransposeRun {
   void pack(int peer) const {
     const Box& b = plan_.send_boxes[peer];
     if (b.volume() == 0 || (direct_send_ && peer != plan_.self)) return;
-    copy_block(input_, in_.offset(in_.local_index(b.lo)), send_, plan_.send_offsets[peer], elem_,
-               {b.count, in_.stride, packed_strides(b.count)});
+    mover_.copy(input_, in_.offset(in_.local_index(b.lo)), send_, plan_.send_offsets[peer], elem_,
+                {b.count, in_.stride, packed_strides(b.count)});
   }
   // Unpacks the block received from `peer`; the block kept by this rank comes from the send area.
   void unpack(int peer) const {
@@ -97,8 +100,8 @@ class TransposeRun {
     if (b.volume() == 0 || (direct_recv_ && peer != plan_.self)) return;
     const std::byte* area = peer == plan_.self ? send_ : recv_;
     const int64_t offset = peer == plan_.self ? plan_.send_offsets[peer] : plan_.recv_offsets[peer];
-    copy_block(area, offset, output_, out_.offset(out_.local_index(b.lo)), elem_,
-               {b.count, packed_strides(b.count), out_.stride});
+    mover_.copy(area, offset, output_, out_.offset(out_.local_index(b.lo)), elem_,
+                {b.count, packed_strides(b.count), out_.stride});
   }
   void pack_everything() const {
     for (int peer = 0; peer < peers(); ++peer) {
@@ -112,8 +115,8 @@ class TransposeRun {
     if (in_place_) {
       unpack(plan_.self);
     } else {
-      copy_block(input_, in_.offset(in_.local_index(b.lo)), output_, out_.offset(out_.local_index(b.lo)), elem_,
-                 {b.count, in_.stride, out_.stride});
+      mover_.copy(input_, in_.offset(in_.local_index(b.lo)), output_, out_.offset(out_.local_index(b.lo)), elem_,
+                  {b.count, in_.stride, out_.stride});
     }
   }
 
@@ -121,11 +124,14 @@ class TransposeRun {
     const Message m = recv_message(peer);
     check_mpi(MPI_Irecv(m.buffer, m.count, m.type, peer, kTransposeTag, comm_, request), "MPI_Irecv");
   }
+  // Sends read packed data, so copies queued on a device must finish first.
   void isend(int peer, MPI_Request* request) const {
+    mover_.before_communication();
     const Message m = send_message(peer);
     check_mpi(MPI_Isend(m.buffer, m.count, m.type, peer, kTransposeTag, comm_, request), "MPI_Isend");
   }
   MPI_Comm comm() const { return comm_; }
+  void before_communication() const { mover_.before_communication(); }
   std::byte* send_area() const { return send_; }
   std::byte* recv_area() const { return recv_; }
 
@@ -146,6 +152,7 @@ class TransposeRun {
   size_t elem_;
   MPI_Comm comm_;
   MPI_Datatype type_;
+  const BlockMover& mover_;
   bool direct_send_;
   bool direct_recv_;
   std::byte* send_ = nullptr;
@@ -224,6 +231,7 @@ void run_alltoallv(const TransposeRun& run, const TransposePlan& plan, MPI_Datat
     recv_displs[peer] = mpi_int(plan.recv_offsets[peer]);
   }
   run.finish_self();
+  run.before_communication();
   check_mpi(MPI_Alltoallv(run.send_area(), send_counts.data(), send_displs.data(), type, run.recv_area(),
                           recv_counts.data(), recv_displs.data(), type, run.comm()),
             "MPI_Alltoallv");
@@ -268,6 +276,7 @@ void run_alltoallw(const TransposeRun& run) {
     }
   }
   run.finish_self();
+  run.before_communication();
   check_mpi(MPI_Alltoallw(send_base, send_counts.data(), send_displs.data(), send_types.data(), recv_base,
                           recv_counts.data(), recv_displs.data(), recv_types.data(), run.comm()),
             "MPI_Alltoallw");
@@ -291,23 +300,40 @@ void GridDesc::transpose(TransposeOp op, const TransposeArgs& args) const {
     run.finish_self();
     return;
   }
+  const auto backend = config_.transpose_comm_backend;
+  if (backend == CUDECOMP_TRANSPOSE_COMM_NCCL || backend == CUDECOMP_TRANSPOSE_COMM_NCCL_PL) {
+    return run_nccl_transpose(plan, in, out, args, elem, group_comms_[plan.group_dim], nccl_comms_[plan.group_dim],
+                              backend == CUDECOMP_TRANSPOSE_COMM_NCCL_PL);
+  }
   // MPI_Alltoallw takes byte displacements as int: buffers beyond 2 GiB go through the workspace.
   const bool a2a = config_.transpose_comm_backend == CUDECOMP_TRANSPOSE_COMM_MPI_A2A;
   const int64_t largest_bytes = std::max(in.size, out.size) * static_cast<int64_t>(elem);
-  const bool direct = host_datatypes_enabled() && (!a2a || largest_bytes <= INT_MAX);
+  const bool host_memory = args.mover == nullptr || args.mover->host_memory();
+  const bool direct = host_memory && host_datatypes_enabled() && (!a2a || largest_bytes <= INT_MAX);
   const MPI_Datatype type = handle_.element_type(elem);
   const TransposeRun run(plan, in, out, args, elem, group_comms_[plan.group_dim], type, direct);
   switch (config_.transpose_comm_backend) {
     case CUDECOMP_TRANSPOSE_COMM_MPI_P2P:
-      return run_p2p(run);
+      run_p2p(run);
+      break;
     case CUDECOMP_TRANSPOSE_COMM_MPI_P2P_PL:
-      return run_pipelined(run);
+      run_pipelined(run);
+      break;
     case CUDECOMP_TRANSPOSE_COMM_MPI_A2A:
-      return direct ? run_alltoallw(run) : run_alltoallv(run, plan, type);
+      if (direct) {
+        run_alltoallw(run);
+      } else {
+        run_alltoallv(run, plan, type);
+      }
+      break;
     default:
       check_transpose_backend(config_.transpose_comm_backend, "config.transpose_comm_backend");
       throw DecompError(CUDECOMP_RESULT_INTERNAL_ERROR, "unreachable transpose backend");
   }
+  // On a device, the unpacks may still be reading the receive area: the next operation's MPI
+  // receives (posted before its first synchronization) must not overwrite it, whatever stream
+  // that operation uses. NCCL needs no such wait: its receives are ordered on the stream.
+  run.before_communication();
 }
 
 }  // namespace wavestack::decomp

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cudecomp.h"
+#include "decomp/device_dispatch.hpp"
 
 extern "C" int decomp_c_header_check(void);
 
@@ -122,8 +123,32 @@ TEST_F(DecompCApi, RejectsBadArgumentsWithCodes) {
   EXPECT_EQ(cudecompGridDescCreate(handle_, &grid, &bad, nullptr), CUDECOMP_RESULT_INVALID_USAGE);
   EXPECT_EQ(bad.pdims[0], world_size() + 1);  // unchanged on failure
   bad = config_;
+  bad.halo_comm_backend = CUDECOMP_HALO_COMM_NCCL;
+  EXPECT_EQ(cudecompGridDescCreate(handle_, &grid, &bad, nullptr),
+            wavestack::decomp::device_backend_built() ? CUDECOMP_RESULT_SUCCESS : CUDECOMP_RESULT_NOT_SUPPORTED);
+  if (wavestack::decomp::device_backend_built()) {
+    EXPECT_EQ(cudecompGridDescDestroy(handle_, grid), CUDECOMP_RESULT_SUCCESS);
+  }
+  bad = config_;
   bad.transpose_comm_backend = CUDECOMP_TRANSPOSE_COMM_NCCL;
-  EXPECT_EQ(cudecompGridDescCreate(handle_, &grid, &bad, nullptr), CUDECOMP_RESULT_NOT_SUPPORTED);
+  if (wavestack::decomp::device_backend_built()) {
+    // The CUDA build accepts NCCL transposes; on host buffers they are refused before any work.
+    ASSERT_EQ(cudecompGridDescCreate(handle_, &grid, &bad, nullptr), CUDECOMP_RESULT_SUCCESS);
+    if (world_size() > 1) {
+      cudecompPencilInfo_t x{}, y{};
+      ASSERT_EQ(cudecompGetPencilInfo(handle_, grid, &x, 0, nullptr, nullptr), CUDECOMP_RESULT_SUCCESS);
+      ASSERT_EQ(cudecompGetPencilInfo(handle_, grid, &y, 1, nullptr, nullptr), CUDECOMP_RESULT_SUCCESS);
+      std::vector<double> in(static_cast<size_t>(x.size)), out(static_cast<size_t>(y.size));
+      EXPECT_EQ(cudecompTransposeXToY(handle_, grid, in.data(), out.data(), nullptr, CUDECOMP_DOUBLE, nullptr, nullptr,
+                                      nullptr, nullptr, nullptr),
+                CUDECOMP_RESULT_NOT_SUPPORTED);
+      EXPECT_NE(std::string(cudecompGetLastErrorMessage()).find("NCCL backends need device buffers"), std::string::npos)
+          << cudecompGetLastErrorMessage();
+    }
+    EXPECT_EQ(cudecompGridDescDestroy(handle_, grid), CUDECOMP_RESULT_SUCCESS);
+  } else {
+    EXPECT_EQ(cudecompGridDescCreate(handle_, &grid, &bad, nullptr), CUDECOMP_RESULT_NOT_SUPPORTED);
+  }
   bad = config_;
   bad.halo_comm_backend = CUDECOMP_HALO_COMM_NVSHMEM_BLOCKING;
   EXPECT_EQ(cudecompGridDescCreate(handle_, &grid, &bad, nullptr), CUDECOMP_RESULT_NOT_SUPPORTED);

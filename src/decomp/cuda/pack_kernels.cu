@@ -1,4 +1,5 @@
 #include "decomp/cuda/pack_kernels.cuh"
+#include "decomp/launch_geometry.hpp"
 
 namespace wavestack::decomp::cuda {
 namespace {
@@ -9,62 +10,45 @@ struct alignas(N) Element {
   unsigned char bytes[N];
 };
 
-// Grid-stride loop over the block's elements in contiguous order; `kPack` selects the
-// direction so both kernels share the index arithmetic.
-template <size_t N, bool kPack>
-__global__ void copy_block(const Element<N>* __restrict__ src, Element<N>* __restrict__ dst, Block3d block) {
-  const int64_t nx = block.extent[0];
-  const int64_t ny = block.extent[1];
-  const int64_t total = nx * ny * block.extent[2];
-  for (int64_t linear = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; linear < total;
-       linear += static_cast<int64_t>(gridDim.x) * blockDim.x) {
-    const int64_t x = linear % nx;
-    const int64_t y = (linear / nx) % ny;
-    const int64_t z = linear / (nx * ny);
-    const int64_t strided = x * block.stride[0] + y * block.stride[1] + z * block.stride[2];
-    if constexpr (kPack) {
-      dst[linear] = src[strided];
-    } else {
-      dst[strided] = src[linear];
-    }
+// Grid-stride loop over the block in loop order; consecutive threads write consecutive
+// destination elements whenever the destination is contiguous along loop axis 0. No
+// __restrict__: a periodic halo copies between disjoint regions of one buffer.
+template <size_t N>
+__global__ void copy_block_kernel(const Element<N>* src, Element<N>* dst, BlockIndex block) {
+  const int64_t total = block_volume(block);
+  const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t linear = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; linear < total; linear += step) {
+    const ElementOffsets at = linear_offsets(block, linear);
+    dst[at.dst] = src[at.src];
   }
 }
 
-template <bool kPack>
-cudaError_t launch(const void* src, void* dst, size_t element_bytes, const Block3d& block, cudaStream_t stream) {
-  const int64_t total = block.extent[0] * block.extent[1] * block.extent[2];
-  if (total <= 0) return cudaSuccess;
-  constexpr int kThreads = 256;
-  // Enough blocks to fill the GPU without one thread per element on huge blocks.
-  const int64_t wanted = (total + kThreads - 1) / kThreads;
-  const unsigned blocks = static_cast<unsigned>(wanted < 65535 * 8 ? wanted : 65535 * 8);
-  switch (element_bytes) {
-    case 4:
-      copy_block<4, kPack>
-          <<<blocks, kThreads, 0, stream>>>(static_cast<const Element<4>*>(src), static_cast<Element<4>*>(dst), block);
-      break;
-    case 8:
-      copy_block<8, kPack>
-          <<<blocks, kThreads, 0, stream>>>(static_cast<const Element<8>*>(src), static_cast<Element<8>*>(dst), block);
-      break;
-    case 16:
-      copy_block<16, kPack><<<blocks, kThreads, 0, stream>>>(static_cast<const Element<16>*>(src),
-                                                             static_cast<Element<16>*>(dst), block);
-      break;
-    default:
-      return cudaErrorInvalidValue;
-  }
-  return cudaGetLastError();
+template <size_t N>
+void launch(const void* src, int64_t src_offset, void* dst, int64_t dst_offset, const BlockIndex& block,
+            LaunchGeometry geometry, cudaStream_t stream) {
+  copy_block_kernel<N><<<geometry.grid, geometry.threads, 0, stream>>>(
+      static_cast<const Element<N>*>(src) + src_offset, static_cast<Element<N>*>(dst) + dst_offset, block);
 }
 
 }  // namespace
 
-cudaError_t pack_block(const void* src, void* dst, size_t element_bytes, const Block3d& block, cudaStream_t stream) {
-  return launch<true>(src, dst, element_bytes, block, stream);
-}
-
-cudaError_t unpack_block(const void* src, void* dst, size_t element_bytes, const Block3d& block, cudaStream_t stream) {
-  return launch<false>(src, dst, element_bytes, block, stream);
+cudaError_t copy_block_async(const void* src, int64_t src_offset, void* dst, int64_t dst_offset, size_t element_bytes,
+                             const BlockIndex& block, cudaStream_t stream) {
+  const LaunchGeometry geometry = copy_launch_geometry(block);
+  if (element_bytes != 4 && element_bytes != 8 && element_bytes != 16) return cudaErrorInvalidValue;
+  if (geometry.grid == 0) return cudaSuccess;
+  switch (element_bytes) {
+    case 4:
+      launch<4>(src, src_offset, dst, dst_offset, block, geometry, stream);
+      break;
+    case 8:
+      launch<8>(src, src_offset, dst, dst_offset, block, geometry, stream);
+      break;
+    default:
+      launch<16>(src, src_offset, dst, dst_offset, block, geometry, stream);
+      break;
+  }
+  return cudaGetLastError();
 }
 
 }  // namespace wavestack::decomp::cuda

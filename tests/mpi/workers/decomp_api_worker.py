@@ -99,11 +99,17 @@ def creation_errors():
     assert tuple(bad.pdims) == (size + 1, 1)
     zero = base_config(gdims=(0, 4, 4))
     expect(cudecomp.CudecompError, "config.gdims", lambda: handle.create_grid(zero), cudecomp.Result.INVALID_USAGE)
-    nccl = base_config()
-    nccl.transpose_comm_backend = cudecomp.TransposeCommBackend.NCCL
-    error = expect(cudecomp.CudecompError, "config.transpose_comm_backend", lambda: handle.create_grid(nccl),
-                   cudecomp.Result.NOT_SUPPORTED)
-    assert "not supported in this build" in str(error)
+    if not cudecomp._native.cuda_library:  # the CUDA build accepts them: see nccl_on_host_buffers
+        nccl_halo = base_config()
+        nccl_halo.halo_comm_backend = cudecomp.HaloCommBackend.NCCL
+        error = expect(cudecomp.CudecompError, "config.halo_comm_backend", lambda: handle.create_grid(nccl_halo),
+                       cudecomp.Result.NOT_SUPPORTED)
+        assert "not supported in this build" in str(error)
+        nccl = base_config()
+        nccl.transpose_comm_backend = cudecomp.TransposeCommBackend.NCCL
+        error = expect(cudecomp.CudecompError, "config.transpose_comm_backend", lambda: handle.create_grid(nccl),
+                       cudecomp.Result.NOT_SUPPORTED)
+        assert "not supported in this build" in str(error)
     nvshmem = base_config()
     nvshmem.halo_comm_backend = cudecomp.HaloCommBackend.NVSHMEM
     expect(cudecomp.CudecompError, "config.halo_comm_backend", lambda: handle.create_grid(nvshmem),
@@ -124,6 +130,30 @@ def creation_errors():
 
 
 only_rank_zero(creation_errors)
+
+
+def nccl_on_host_buffers():
+    """The library's CUDA build accepts the NCCL backends (collective grid creation); NumPy (host)
+    buffers are then refused on every rank before any communication."""
+    nccl = base_config()
+    nccl.transpose_comm_backend = cudecomp.TransposeCommBackend.NCCL
+    nccl.halo_comm_backend = cudecomp.HaloCommBackend.NCCL
+    nccl_grid = handle.create_grid(nccl)
+    if nccl_grid.config.pdims[1] > 1:  # Y->Z exchanges and Z halos of X pencils span pdims[1] ranks
+        y = np.zeros(nccl_grid.get_pencil_info(1).array_shape)
+        error = expect(cudecomp.CudecompError, "config.transpose_comm_backend",
+                       lambda: nccl_grid.transpose_y_to_z(y), cudecomp.Result.NOT_SUPPORTED)
+        assert "NCCL backends need device buffers" in str(error)
+        x = np.zeros(nccl_grid.get_pencil_info(0, (1, 1, 1)).array_shape)
+        error = expect(cudecomp.CudecompError, "config.halo_comm_backend",
+                       lambda: nccl_grid.update_halos_x(x, 2, (1, 1, 1), halo_periods=(True, True, True)),
+                       cudecomp.Result.NOT_SUPPORTED)
+        assert "NCCL backends need device buffers" in str(error)
+    nccl_grid.destroy()
+
+
+if cudecomp._native.cuda_library:
+    nccl_on_host_buffers()
 
 # -- a grid, its queries and the argument rules of its operations ------------------------------------
 pdims = (2, size // 2) if size % 2 == 0 else (1, size)

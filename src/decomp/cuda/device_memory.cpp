@@ -1,0 +1,39 @@
+#include "decomp/cuda/device_memory.hpp"
+
+#include <cuda_runtime.h>
+
+#include "decomp/cuda/cuda_check.hpp"
+
+namespace wavestack::decomp::cuda {
+
+bool is_device_pointer(const void* pointer) {
+  if (pointer == nullptr) return false;
+  cudaPointerAttributes attributes{};
+  if (cudaPointerGetAttributes(&attributes, pointer) != cudaSuccess) {
+    (void)cudaGetLastError();  // the failed query leaves a (non-sticky) error: clear it
+    return false;
+  }
+  return attributes.type == cudaMemoryTypeDevice || attributes.type == cudaMemoryTypeManaged;
+}
+
+void* device_allocate(size_t bytes) {
+  void* pointer = nullptr;
+  check_cuda(cudaMalloc(&pointer, bytes), "cudaMalloc");
+  return pointer;
+}
+
+void* pinned_host_allocate(size_t bytes) {
+  void* pointer = nullptr;
+  check_cuda(cudaMallocHost(&pointer, bytes), "cudaMallocHost");
+  return pointer;
+}
+
+void device_release(void* pointer) {
+  check_cuda(cudaFree(pointer), "cudaFree");
+}
+
+void pinned_host_release(void* pointer) {
+  check_cuda(cudaFreeHost(pointer), "cudaFreeHost");
+}
+
+}  // namespace wavestack::decomp::cuda

@@ -1,0 +1,36 @@
+// The CPU-only build's side of device_dispatch.hpp: no buffer is device memory, and the NCCL
+// backends never get this far (config validation refuses them as NOT_SUPPORTED).
+#include "decomp/block_mover.hpp"
+#include "decomp/device_dispatch.hpp"
+#include "decomp/error.hpp"
+
+namespace wavestack::decomp {
+
+bool device_backend_built() {
+  return false;
+}
+
+bool is_device_buffer(const void* /*buffer*/) {
+  return false;
+}
+
+std::unique_ptr<BlockMover> device_mover_for(const void* /*buffer*/, cudaStream_t /*stream*/) {
+  return nullptr;
+}
+
+std::shared_ptr<void> allocate_device(size_t /*bytes*/) {
+  not_supported("device memory needs the CUDA build of cudecomp");
+}
+
+void run_nccl_transpose(const TransposePlan& /*plan*/, const PencilLayout& /*in*/, const PencilLayout& /*out*/,
+                        const TransposeArgs& /*args*/, size_t /*element_bytes*/, MPI_Comm /*group*/,
+                        std::shared_ptr<void>& /*comm_cache*/, bool /*pipelined*/) {
+  not_supported("NCCL backends need the CUDA build of cudecomp");
+}
+
+void run_nccl_halo(const HaloArgs& /*args*/, const PencilLayout& /*layout*/, const HaloFaces& /*faces*/, int /*minus*/,
+                   int /*plus*/, MPI_Comm /*group*/, std::shared_ptr<void>& /*comm_cache*/, size_t /*element_bytes*/) {
+  not_supported("NCCL backends need the CUDA build of cudecomp");
+}
+
+}  // namespace wavestack::decomp

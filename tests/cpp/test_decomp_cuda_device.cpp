@@ -1,0 +1,241 @@
+// cudecomp's CUDA library on a real GPU (run by scripts/gpu-check.sh under mpirun with 1, 2 and
+// 4 ranks; not registered with ctest, since CI machines have no GPU, and it fails rather than
+// skips without one). Device buffers go through every transpose backend: MPI_P2P, MPI_P2P_PL and
+// MPI_A2A over CUDA-aware MPI with the device mover, NCCL and NCCL_PL (GridDesc's lazily created
+// NCCL communicators), halo updates with MPI, MPI_BLOCKING and NCCL, and the C API entry points with
+// device pointers, a stream and a null workspace. Every element is checked against its global
+// index.
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "cudecomp.h"
+#include "decomp/config.hpp"
+#include "decomp/cuda/cuda_check.hpp"
+#include "decomp/cuda/device_mover.hpp"
+#include "decomp/grid_desc.hpp"
+#include "decomp/handle.hpp"
+
+namespace wavestack::decomp::cuda {
+namespace {
+
+int world_size() {
+  int size = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  return size;
+}
+
+double value_at(const Int3& g) {
+  return static_cast<double>(g[0] + 100 * g[1] + 10000 * g[2]) + 0.25;
+}
+constexpr double kSentinel = -3.5;
+
+// A device buffer of doubles with host copies in and out.
+class DeviceBuffer {
+ public:
+  explicit DeviceBuffer(size_t count) : count_(count) {
+    check_cuda(cudaMalloc(&data_, std::max<size_t>(count, 1) * sizeof(double)), "cudaMalloc");
+  }
+  ~DeviceBuffer() { cudaFree(data_); }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  double* get() const { return static_cast<double*>(data_); }
+  void upload(const std::vector<double>& host) const {
+    check_cuda(cudaMemcpy(data_, host.data(), host.size() * sizeof(double), cudaMemcpyHostToDevice), "cudaMemcpy");
+  }
+  std::vector<double> download() const {
+    std::vector<double> host(count_);
+    check_cuda(cudaMemcpy(host.data(), data_, count_ * sizeof(double), cudaMemcpyDeviceToHost), "cudaMemcpy");
+    return host;
+  }
+
+ private:
+  void* data_ = nullptr;
+  size_t count_;
+};
+
+std::vector<double> filled(const PencilLayout& layout, size_t size) {
+  std::vector<double> data(size, kSentinel);
+  const Box& b = layout.box;
+  for (int64_t z = b.lo[2]; z < b.lo[2] + b.count[2]; ++z) {
+    for (int64_t y = b.lo[1]; y < b.lo[1] + b.count[1]; ++y) {
+      for (int64_t x = b.lo[0]; x < b.lo[0] + b.count[0]; ++x) {
+        data[static_cast<size_t>(layout.offset(layout.local_index({x, y, z})))] = value_at({x, y, z});
+      }
+    }
+  }
+  return data;
+}
+
+int64_t wrong_owned(const PencilLayout& layout, const std::vector<double>& data) {
+  int64_t wrong = 0;
+  const Box& b = layout.box;
+  for (int64_t z = b.lo[2]; z < b.lo[2] + b.count[2]; ++z) {
+    for (int64_t y = b.lo[1]; y < b.lo[1] + b.count[1]; ++y) {
+      for (int64_t x = b.lo[0]; x < b.lo[0] + b.count[0]; ++x) {
+        wrong += data[static_cast<size_t>(layout.offset(layout.local_index({x, y, z})))] != value_at({x, y, z});
+      }
+    }
+  }
+  return wrong;
+}
+
+class DeviceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    int devices = 0;
+    ASSERT_EQ(cudaGetDeviceCount(&devices), cudaSuccess) << "no CUDA device: this program needs a GPU";
+    ASSERT_GT(devices, 0);
+    check_cuda(cudaStreamCreate(&stream_), "cudaStreamCreate");
+  }
+  void TearDown() override { cudaStreamDestroy(stream_); }
+
+  GridDesc make_grid(cudecompTransposeCommBackend_t backend, cudecompHaloCommBackend_t halo) const {
+    cudecompGridDescConfig_t config = default_config();
+    config.gdims[0] = 17;
+    config.gdims[1] = 13;
+    config.gdims[2] = 11;
+    config.pdims[0] = world_size() >= 4 ? 2 : 1;
+    config.pdims[1] = world_size() / config.pdims[0];
+    config.transpose_axis_contiguous[1] = true;
+    config.transpose_comm_backend = backend;
+    config.halo_comm_backend = halo;
+    return GridDesc(handle_, config);
+  }
+
+  Handle handle_{MPI_COMM_WORLD};
+  cudaStream_t stream_ = nullptr;
+};
+
+TEST_F(DeviceTest, TransposesOfEveryBackendInAndOutOfPlace) {
+  const std::array<TransposeOp, 4> ops = {TransposeOp::kXToY, TransposeOp::kYToZ, TransposeOp::kZToY,
+                                          TransposeOp::kYToX};
+  for (const auto backend :
+       {CUDECOMP_TRANSPOSE_COMM_MPI_P2P, CUDECOMP_TRANSPOSE_COMM_MPI_P2P_PL, CUDECOMP_TRANSPOSE_COMM_MPI_A2A,
+        CUDECOMP_TRANSPOSE_COMM_NCCL, CUDECOMP_TRANSPOSE_COMM_NCCL_PL}) {
+    const GridDesc grid = make_grid(backend, CUDECOMP_HALO_COMM_MPI);
+    for (const bool in_place : {false, true}) {
+      for (const TransposeOp op : ops) {
+        const Int3 in_halo = in_place ? Int3{} : Int3{1, 0, 2};
+        const Int3 out_pad = in_place ? Int3{} : Int3{0, 3, 1};
+        const PencilLayout in = grid.layout(input_axis(op), in_halo, Int3{});
+        const PencilLayout out = grid.layout(output_axis(op), Int3{}, out_pad);
+        const size_t in_size = static_cast<size_t>(std::max(in.size, in_place ? out.size : in.size));
+        DeviceBuffer input(in_size), output(static_cast<size_t>(out.size));
+        DeviceBuffer work(static_cast<size_t>(grid.transpose_workspace_size()));
+        input.upload(filled(in, in_size));
+        output.upload(std::vector<double>(static_cast<size_t>(out.size), kSentinel));
+        const DeviceMover mover(stream_);
+        TransposeArgs args;
+        args.input = input.get();
+        args.output = in_place ? input.get() : output.get();
+        args.work = work.get();
+        args.dtype = CUDECOMP_DOUBLE;
+        args.input_halo = in_halo;
+        args.output_padding = out_pad;
+        args.mover = &mover;
+        grid.transpose(op, args);  // NCCL backends create their communicators on first use
+        check_cuda(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
+        const std::vector<double> result = (in_place ? input : output).download();
+        EXPECT_EQ(wrong_owned(out, result), 0)
+            << transpose_backend_name(backend) << " " << op_name(op) << (in_place ? " in place" : "");
+      }
+    }
+  }
+}
+
+TEST_F(DeviceTest, PeriodicHalosOnDeviceBuffers) {
+  for (const auto backend : {CUDECOMP_HALO_COMM_MPI, CUDECOMP_HALO_COMM_MPI_BLOCKING, CUDECOMP_HALO_COMM_NCCL}) {
+    const GridDesc grid = make_grid(CUDECOMP_TRANSPOSE_COMM_MPI_P2P, backend);
+    for (int axis = 0; axis < 3; ++axis) {
+      const Int3 halo{1, 2, 1};
+      const PencilLayout layout = grid.layout(axis, halo, Int3{});
+      DeviceBuffer data(static_cast<size_t>(layout.size));
+      DeviceBuffer work(static_cast<size_t>(grid.halo_workspace_size(axis, halo)));
+      data.upload(filled(layout, static_cast<size_t>(layout.size)));
+      const DeviceMover mover(stream_);
+      for (int dim = 0; dim < 3; ++dim) {
+        HaloArgs args;
+        args.axis = axis;
+        args.data = data.get();
+        args.work = work.get();
+        args.dtype = CUDECOMP_DOUBLE;
+        args.halo = halo;
+        args.periods = {true, true, true};
+        args.dim = dim;
+        args.mover = &mover;
+        grid.update_halos(args);
+      }
+      check_cuda(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
+      const std::vector<double> result = data.download();
+      int64_t wrong = 0;
+      const Box& b = layout.box;
+      for (int64_t z = -halo[2]; z < b.count[2] + halo[2]; ++z) {
+        for (int64_t y = -halo[1]; y < b.count[1] + halo[1]; ++y) {
+          for (int64_t x = -halo[0]; x < b.count[0] + halo[0]; ++x) {
+            const Int3 global{b.lo[0] + x, b.lo[1] + y, b.lo[2] + z};
+            const Int3 wrapped{(global[0] + 17) % 17, (global[1] + 13) % 13, (global[2] + 11) % 11};
+            wrong += result[static_cast<size_t>(layout.offset(layout.local_index(global)))] != value_at(wrapped);
+          }
+        }
+      }
+      EXPECT_EQ(wrong, 0) << halo_backend_name(backend) << " axis " << axis;
+    }
+  }
+}
+
+// The C API routes device pointers to the device (device_dispatch.hpp) and gives a null work
+// pointer a grid-owned device workspace.
+TEST_F(DeviceTest, CApiTransposesDevicePointersOnTheStream) {
+  cudecompHandle_t handle = nullptr;
+  ASSERT_EQ(cudecompInit(&handle, MPI_COMM_WORLD), CUDECOMP_RESULT_SUCCESS);
+  for (const auto backend : {CUDECOMP_TRANSPOSE_COMM_MPI_P2P, CUDECOMP_TRANSPOSE_COMM_NCCL}) {
+    cudecompGridDescConfig_t config{};
+    ASSERT_EQ(cudecompGridDescConfigSetDefaults(&config), CUDECOMP_RESULT_SUCCESS);
+    config.gdims[0] = 17;
+    config.gdims[1] = 13;
+    config.gdims[2] = 11;
+    config.pdims[0] = world_size() >= 4 ? 2 : 1;
+    config.pdims[1] = world_size() / config.pdims[0];
+    config.transpose_comm_backend = backend;
+    cudecompGridDesc_t grid = nullptr;
+    ASSERT_EQ(cudecompGridDescCreate(handle, &grid, &config, nullptr), CUDECOMP_RESULT_SUCCESS);
+    const GridDesc& core = make_grid(backend, CUDECOMP_HALO_COMM_MPI);  // the same layouts, for checking
+    const PencilLayout in = core.layout(0, Int3{}, Int3{});
+    const PencilLayout out = core.layout(1, Int3{}, Int3{});
+    DeviceBuffer input(static_cast<size_t>(in.size)), output(static_cast<size_t>(out.size));
+    input.upload(filled(in, static_cast<size_t>(in.size)));
+    output.upload(std::vector<double>(static_cast<size_t>(out.size), kSentinel));
+    EXPECT_EQ(cudecompTransposeXToY(handle, grid, input.get(), output.get(), nullptr, CUDECOMP_DOUBLE, nullptr, nullptr,
+                                    nullptr, nullptr, stream_),
+              CUDECOMP_RESULT_SUCCESS)
+        << cudecompGetLastErrorMessage();
+    check_cuda(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
+    EXPECT_EQ(wrong_owned(out, output.download()), 0) << transpose_backend_name(backend);
+    EXPECT_EQ(cudecompGridDescDestroy(handle, grid), CUDECOMP_RESULT_SUCCESS);
+  }
+  EXPECT_EQ(cudecompFinalize(handle), CUDECOMP_RESULT_SUCCESS);
+}
+
+}  // namespace
+}  // namespace wavestack::decomp::cuda
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  ::testing::InitGoogleTest(&argc, argv);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank != 0) {
+    auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
+    delete listeners.Release(listeners.default_result_printer());
+  }
+  const int failed = RUN_ALL_TESTS() != 0 ? 1 : 0;
+  int any_failed = 0;
+  MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Finalize();
+  return any_failed;
+}
