@@ -51,8 +51,9 @@ status=0
 # wasmgpu's extension module with the sanitizers: a build directory of its own, only the targets
 # that module needs (116 steps: 85 s on the loaded 2-core machine, at -O0).
 build_start=$SECONDS
+python_path=$("$python" -c 'import sys; print(sys.executable)')
 cmake -S . -B "$log_dir/build" -G Ninja -DWAVESTACK_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug -DWAVESTACK_CUDA=OFF \
-  -DPython_EXECUTABLE="$PWD/$python" >"$log_dir/configure.log" 2>&1 || { cat "$log_dir/configure.log" >&2; exit 1; }
+  -DPython_EXECUTABLE="$python_path" >"$log_dir/configure.log" 2>&1 || { cat "$log_dir/configure.log" >&2; exit 1; }
 cmake --build "$log_dir/build" --target wasmgpu_native >"$log_dir/build.log" 2>&1 || { tail -n 40 "$log_dir/build.log" >&2; exit 1; }
 native=("$log_dir"/build/src/bindings/wasmgpu/_native*.so)
 # scripts/sanitized_native/sitecustomize.py loads it for every Python process below.
