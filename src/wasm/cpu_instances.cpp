@@ -320,6 +320,9 @@ void CpuInstances::read_memory(std::uint32_t instance, std::uint64_t address, st
                             " is beyond the instance's memory (" + std::to_string(memory_size_bytes(instance)) +
                             " bytes)");
   }
+  // An empty span may have a null data() (and a memoryless instance a null memory): memcpy's
+  // pointers must not be null even for 0 bytes (UBSan found a read of length 0).
+  if (out.empty()) return;
   const auto* bytes = reinterpret_cast<const std::uint8_t*>(memory(instance));
   std::memcpy(out.data(), bytes + address, out.size());
 }
@@ -331,6 +334,7 @@ void CpuInstances::write_memory(std::uint32_t instance, std::uint64_t address, s
                             " is beyond the instance's memory (" + std::to_string(memory_size_bytes(instance)) +
                             " bytes)");
   }
+  if (data.empty()) return;  // as in read_memory
   auto* bytes = reinterpret_cast<std::uint8_t*>(memory(instance));
   std::memcpy(bytes + address, data.data(), data.size());
 }

@@ -369,6 +369,15 @@ def test_unknown_and_non_function_exports_are_key_errors(worker, target):
                 instances.call(name)
 
 
+def test_empty_memory_accesses(target):
+    # Zero bytes at the end of memory are in range; the cpu device once passed the empty
+    # buffer's null pointer to memcpy (UB that scripts/check_sanitizers.sh reports).
+    with wasmgpu.Module(WITH_MEMORY).spawn(1, **target) as instances:
+        assert instances.read_memory(65536, 0) == b""
+        instances.write_memory(65536, b"")
+        assert instances.read_memory(0, 0) == b""
+
+
 def test_memory_access_errors(target):
     with wasmgpu.Module(WITH_MEMORY).spawn(2, **target) as instances:
         with pytest.raises(IndexError, match="beyond instance 0's memory"):

@@ -20,7 +20,8 @@ Every command of every suite gets exactly one outcome:
   and 4.4.7), and the scripts' few grows by hundreds of pages are then seen by later
   commands too. Every such command is listed.
 
-Run ``python tests/wasm_spec/runner.py [--device cpu|gpu] [suite ...]`` for counts.
+Run ``python tests/wasm_spec/runner.py [--device cpu|gpu] [--execution auto|compiled|interpreter] [suite ...]``
+for counts.
 """
 
 from __future__ import annotations
@@ -364,13 +365,15 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("suites", nargs="*", help="suite names (default: all of core/)")
     parser.add_argument("--device", default="cpu", choices=("cpu", "gpu"), help="cpu, or the selected Vulkan device")
     parser.add_argument("--details", action="store_true", help="list outside-profile commands and reason differences")
+    parser.add_argument("--execution", default="auto", choices=("auto", "compiled", "interpreter"),
+                        help="the modules' mode (auto: compiled mode on the cpu device)")
     args = parser.parse_args(argv)
     names = args.suites or suite_names()
     total = {o: 0 for o in OUTCOMES}
     by_type: Dict[str, Dict[str, int]] = {}
     failures: List[str] = []
     for name in names:
-        result = run_suite(name, device=args.device)
+        result = run_suite(name, device=args.device, execution=args.execution)
         print(f"{name:28} {format_counts(result.counts)}", flush=True)
         if result.outside_features:
             features = ", ".join(f"{feature}: {count}" for feature, count in sorted(result.outside_features.items()))
