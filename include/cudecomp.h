@@ -3,7 +3,8 @@
  * layouts and semantics (https://nvidia.github.io/cuDecomp/).
  *
  * Host buffers (every build): operations complete before they return and stream arguments are
- * ignored; cudecompMalloc allocations live in host memory. Device buffers (the library's CUDA
+ * ignored. cudecompMalloc allocates device memory (cudaMalloc) where the CUDA build sees a CUDA
+ * device, as cuDecomp does, and host memory otherwise. Device buffers (the library's CUDA
  * build only): an operation whose input is CUDA device or managed memory runs on the device on
  * the given stream (the workspace must be device memory too, or NULL); the NCCL backends need
  * device buffers. When the CUDA runtime header is not available, cudaStream_t

@@ -293,7 +293,12 @@ cudecompResult_t cudecompMalloc(cudecompHandle_t handle, cudecompGridDesc_t grid
     require(buffer, "buffer");
     // cuDecomp rejects empty allocations: a zero size is almost always a size computed wrongly.
     if (buffer_size_bytes == 0) decomp::invalid_argument("buffer_size_bytes", "must be > 0");
-    // Host memory, aligned for any element type and for vector loads; never null on success.
+    // Device memory where the CUDA build has a device (decomp/device_dispatch.hpp).
+    if (void* device = decomp::allocate_caller_device_memory(buffer_size_bytes)) {
+      *buffer = device;
+      return;
+    }
+    // Otherwise host memory, aligned for any element type and for vector loads; never null on success.
     constexpr size_t kAlignment = 64;
     const size_t rounded = ((buffer_size_bytes + kAlignment - 1) / kAlignment) * kAlignment;
     if (rounded < buffer_size_bytes) throw std::bad_alloc();  // the rounding wrapped around
@@ -306,7 +311,7 @@ cudecompResult_t cudecompMalloc(cudecompHandle_t handle, cudecompGridDesc_t grid
 cudecompResult_t cudecompFree(cudecompHandle_t handle, cudecompGridDesc_t grid_desc, void* buffer) {
   return guarded("cudecompFree", [&] {
     lookup(handle, grid_desc);
-    std::free(buffer);
+    if (!decomp::release_caller_device_memory(buffer)) std::free(buffer);
   });
 }
 

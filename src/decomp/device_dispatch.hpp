@@ -30,6 +30,13 @@ bool is_device_buffer(const void* buffer);
 // The mover of an operation on device buffers, on `stream`; null when `buffer` is host memory.
 std::unique_ptr<BlockMover> device_mover_for(const void* buffer, cudaStream_t stream);
 
+// cudecompMalloc's memory: device memory where the CUDA build sees a CUDA device, as cuDecomp
+// allocates; null where it sees none (the CPU-only build, or a CUDA build on a machine without
+// a GPU, as in CI), and the caller then allocates host memory, on which every operation runs.
+void* allocate_caller_device_memory(size_t bytes);
+// cudecompFree: releases `buffer` and returns true when it is device memory; false otherwise.
+bool release_caller_device_memory(void* buffer);
+
 // `bytes` of device memory, freed when the last owner lets go (CUDA build only).
 std::shared_ptr<void> allocate_device(size_t bytes);
 

@@ -18,6 +18,14 @@ std::unique_ptr<BlockMover> device_mover_for(const void* /*buffer*/, cudaStream_
   return nullptr;
 }
 
+void* allocate_caller_device_memory(size_t /*bytes*/) {
+  return nullptr;
+}
+
+bool release_caller_device_memory(void* /*buffer*/) {
+  return false;
+}
+
 std::shared_ptr<void> allocate_device(size_t /*bytes*/) {
   not_supported("device memory needs the CUDA build of cudecomp");
 }

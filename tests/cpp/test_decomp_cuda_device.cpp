@@ -221,6 +221,27 @@ TEST_F(DeviceTest, CApiTransposesDevicePointersOnTheStream) {
   EXPECT_EQ(cudecompFinalize(handle), CUDECOMP_RESULT_SUCCESS);
 }
 
+TEST_F(DeviceTest, CudecompMallocGivesDeviceMemoryAndFreeReleasesIt) {
+  cudecompHandle_t handle = nullptr;
+  ASSERT_EQ(cudecompInit(&handle, MPI_COMM_WORLD), CUDECOMP_RESULT_SUCCESS);
+  cudecompGridDescConfig_t config{};
+  ASSERT_EQ(cudecompGridDescConfigSetDefaults(&config), CUDECOMP_RESULT_SUCCESS);
+  config.gdims[0] = config.gdims[1] = config.gdims[2] = 8;
+  config.pdims[0] = 1;
+  config.pdims[1] = world_size();
+  cudecompGridDesc_t grid = nullptr;
+  ASSERT_EQ(cudecompGridDescCreate(handle, &grid, &config, nullptr), CUDECOMP_RESULT_SUCCESS);
+  void* buffer = nullptr;
+  ASSERT_EQ(cudecompMalloc(handle, grid, &buffer, 1000), CUDECOMP_RESULT_SUCCESS);
+  cudaPointerAttributes attributes{};
+  ASSERT_EQ(cudaPointerGetAttributes(&attributes, buffer), cudaSuccess);
+  EXPECT_EQ(attributes.type, cudaMemoryTypeDevice);
+  EXPECT_EQ(cudaMemset(buffer, 0, 1000), cudaSuccess);  // all 1000 bytes are usable
+  EXPECT_EQ(cudecompFree(handle, grid, buffer), CUDECOMP_RESULT_SUCCESS);
+  EXPECT_EQ(cudecompGridDescDestroy(handle, grid), CUDECOMP_RESULT_SUCCESS);
+  EXPECT_EQ(cudecompFinalize(handle), CUDECOMP_RESULT_SUCCESS);
+}
+
 }  // namespace
 }  // namespace wavestack::decomp::cuda
 

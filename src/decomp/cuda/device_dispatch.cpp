@@ -28,6 +28,16 @@ std::unique_ptr<BlockMover> device_mover_for(const void* buffer, cudaStream_t st
   return std::make_unique<cuda::DeviceMover>(stream);
 }
 
+void* allocate_caller_device_memory(size_t bytes) {
+  return cuda::device_present() ? cuda::device_allocate(bytes) : nullptr;
+}
+
+bool release_caller_device_memory(void* buffer) {
+  if (!cuda::is_device_pointer(buffer)) return false;
+  cuda::device_release(buffer);
+  return true;
+}
+
 std::shared_ptr<void> allocate_device(size_t bytes) {
   // Released from destructors, where a failure cannot be reported: ignore cudaFree's status.
   return {cuda::device_allocate(bytes), [](void* pointer) {

@@ -16,6 +16,15 @@ bool is_device_pointer(const void* pointer) {
   return attributes.type == cudaMemoryTypeDevice || attributes.type == cudaMemoryTypeManaged;
 }
 
+bool device_present() {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  return count > 0;
+}
+
 void* device_allocate(size_t bytes) {
   void* pointer = nullptr;
   check_cuda(cudaMalloc(&pointer, bytes), "cudaMalloc");

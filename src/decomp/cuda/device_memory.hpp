@@ -11,6 +11,10 @@ namespace wavestack::decomp::cuda {
 // surface from a later, unrelated CUDA call.
 bool is_device_pointer(const void* pointer);
 
+// Whether the CUDA runtime sees at least one device (false without a driver; the query's
+// error is cleared likewise).
+bool device_present();
+
 // cudaMalloc / cudaMallocHost, throwing DecompError (CUDA_ERROR) naming the call; zero bytes are
 // refused before this (cudecompMalloc's argument check).
 void* device_allocate(size_t bytes);
