@@ -361,8 +361,11 @@ def test_a_dispatch_that_returns_after_its_timeout_raises_with_nothing_downloade
 @pytest.mark.parametrize("timeout", [None, 600])  # inline, and on a helper thread watching the clock
 def test_ctrl_c_interrupts_a_kernel_that_never_ends_on_the_emulator(device, tmp_path, timeout):
     script = textwrap.dedent(f"""
-        import sys, time, numpy as np, wave_gpu
+        import signal, sys, time, numpy as np, wave_gpu
         from wave_gpu import i32, thread_id
+        # Python's Ctrl-C handler even when SIGINT came ignored (a background job of a
+        # non-interactive shell starts so, and Python then installs no handler).
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         wave_gpu.set_device("emulator")
 
         @wave_gpu.kernel
