@@ -441,6 +441,18 @@ class Supervisor:
                                         stdout=subprocess.PIPE, text=True, bufsize=1, env=env)
 
     def run(self, request: str) -> dict:
+        report = self._run_once(request, self.first_timeout if self.cases == 0 else self.timeout)
+        self.cases += 1
+        if report["status"] == "hang":
+            # A case that builds many new compiled units on a loaded machine can outlast the
+            # guard without hanging. The units built so far are on disk, so a second run with
+            # the cold-cache guard finishes quickly unless the case really hangs.
+            retry = self._run_once(request, max(self.first_timeout, 5 * self.timeout))
+            if retry["status"] != "hang":
+                return retry
+        return report
+
+    def _run_once(self, request: str, timeout: float) -> dict:
         import selectors
 
         if self.process is None or self.process.poll() is not None:
@@ -449,8 +461,6 @@ class Supervisor:
         self.process.stdin.flush()
         selector = selectors.DefaultSelector()
         selector.register(self.process.stdout, selectors.EVENT_READ)
-        timeout = self.first_timeout if self.cases == 0 else self.timeout
-        self.cases += 1
         ready = selector.select(timeout)
         selector.close()
         line = self.process.stdout.readline() if ready else ""
