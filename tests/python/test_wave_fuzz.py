@@ -256,14 +256,28 @@ def shaped_reference(source: str, x: np.ndarray, y: np.ndarray) -> np.ndarray:
 SHAPED_CASES = {"emulator": 100, "vulkan": 10}
 
 
-def test_random_device_functions_on_shaped_arrays_match_python(request, tmp_path, on_device):
-    """Seeds are printed; WAVE_FUZZ_SEED=N reruns the one case of seed N."""
-    rng = make_rng(request)
-    only = os.environ.get("WAVE_FUZZ_SEED")
+def _shaped_seeds(rng, on_device):
+    """WAVE_FUZZ_SEED's one case; else WAVE_FUZZ_SECONDS of cases (a long run); else
+    WAVE_FUZZ_CASES (default SHAPED_CASES) cases."""
+    if os.environ.get("WAVE_FUZZ_SEED"):
+        yield int(os.environ["WAVE_FUZZ_SEED"])
+        return
+    seconds = float(os.environ.get("WAVE_FUZZ_SECONDS", "0"))
     count = int(os.environ.get("WAVE_FUZZ_CASES", SHAPED_CASES[on_device]))
-    seeds = [int(only)] if only else [int(rng.integers(0, 2**31)) for _ in range(count)]
     start = time.monotonic()
-    for case, seed in enumerate(seeds):
+    case = 0
+    while (time.monotonic() - start < seconds) if seconds > 0 else case < count:
+        case += 1
+        yield int(rng.integers(0, 2**31))
+
+
+def test_random_device_functions_on_shaped_arrays_match_python(request, tmp_path, on_device, run_log):
+    """Seeds are in the run log; WAVE_FUZZ_SEED=N reruns the one case of seed N."""
+    rng = make_rng(request)
+    start = time.monotonic()
+    seeds = []
+    for case, seed in enumerate(_shaped_seeds(rng, on_device)):
+        seeds.append(seed)
         shape_rng = np.random.default_rng(seed)
         rows, cols = (int(n) for n in shape_rng.integers(1, 13, 2))
         x = shape_rng.integers(-50, 50, (rows, cols)).astype(np.int32)
@@ -283,8 +297,8 @@ def test_random_device_functions_on_shaped_arrays_match_python(request, tmp_path
         if not np.array_equal(out, expected):
             where = np.argwhere(out != expected)[:10].tolist()
             pytest.fail(f"case {case} (WAVE_FUZZ_SEED={seed}) differs at (i, j) {where}:\n{source}")
-    print(f"\n{len(seeds)} kernels with device functions over 2-D/3-D arrays on {on_device}: "
-          f"{time.monotonic() - start:.1f} s")
+    run_log(f"{len(seeds)} kernels with device functions over 2-D/3-D arrays on {on_device}: "
+            f"{time.monotonic() - start:.1f} s, seeds {seeds[0]}..{seeds[-1]} (first, last), no differences")
 
 
 class HostThread:
