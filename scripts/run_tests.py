@@ -57,14 +57,15 @@ def parallel_arguments() -> list[str]:
     """pytest-xdist's options: one worker per core (at most 4; WAVESTACK_TEST_WORKERS overrides,
     1 runs everything in this process). Most of the suite's time is single-threaded (lavapipe's
     pipeline builds, the C++ compiler building compiled-mode units, Python), so two workers on
-    two cores take about two thirds of one's time. Tests marked with an xdist_group run in
-    one worker together (files whose module fixtures are shared by their tests)."""
+    two cores take about half of one's time. `--dist loadfile` keeps each file in one worker,
+    so module fixtures (the spec suites' runs, the fuzz build) run once; `loadgroup` would be
+    finer, but pytest-xdist 3.8 cannot rename pytest 9's node ids and ignores its groups."""
     try:
         import xdist  # noqa: F401
     except ImportError:
         return []
     workers = int(os.environ.get("WAVESTACK_TEST_WORKERS", min(os.cpu_count() or 1, 4)))
-    return ["-n", str(workers), "--dist", "loadgroup"] if workers > 1 else []
+    return ["-n", str(workers), "--dist", "loadfile"] if workers > 1 else []
 
 
 def main() -> int:

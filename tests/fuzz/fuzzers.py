@@ -90,7 +90,18 @@ class RunResult:
 
 
 def build(quiet: bool = True) -> None:
-    """Configures build/fuzz with clang (once) and builds every target."""
+    """Configures build/fuzz with clang (once) and builds every target. Processes that build at
+    the same time (pytest-xdist workers, scripts/fuzz.sh beside a test run) take turns: two
+    configures of one directory delete each other's files."""
+    import fcntl
+
+    BUILD_DIR.parent.mkdir(parents=True, exist_ok=True)
+    with open(BUILD_DIR.parent / "fuzz.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        _build_locked(quiet)
+
+
+def _build_locked(quiet: bool) -> None:
     out = subprocess.DEVNULL if quiet else None
     if not (BUILD_DIR / "CMakeCache.txt").exists():
         compiler = shutil.which("clang++") or shutil.which("clang++-14")

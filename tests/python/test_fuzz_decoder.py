@@ -19,10 +19,7 @@ DECODER = fuzzers.FUZZERS["decoder"]
 SECONDS_PER_SEED = 30
 RANDOM_SEED = random.SystemRandom().randrange(1, 2**31)
 
-pytestmark = [
-    pytest.mark.skipif(not fuzzers.SPEC_DIR.is_dir(), reason=f"spec data not found at {fuzzers.SPEC_DIR}"),
-    pytest.mark.xdist_group("decoder_fuzzer"),  # one worker builds build/fuzz, once
-]
+pytestmark = pytest.mark.skipif(not fuzzers.SPEC_DIR.is_dir(), reason=f"spec data not found at {fuzzers.SPEC_DIR}")
 
 
 @pytest.fixture(scope="module")

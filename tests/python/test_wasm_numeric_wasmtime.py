@@ -130,9 +130,6 @@ def is_arithmetic(bits: int, kind: int) -> bool:
     return bits & 0x7FF8000000000000 == 0x7FF8000000000000
 
 
-# One pytest-xdist worker runs the file: the module fixture spawns (and on Vulkan builds) once.
-pytestmark = pytest.mark.xdist_group("numeric_wasmtime")
-
 # Pure bit operations keep NaN payloads: these must match wasmtime exactly.
 BIT_EXACT = {0x8B, 0x8C, 0x98, 0x99, 0x9A, 0xA6, 0xBC, 0xBD, 0xBE, 0xBF}
 

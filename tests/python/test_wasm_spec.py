@@ -38,12 +38,7 @@ def _load_runner():
 
 runner = _load_runner()
 
-pytestmark = [
-    pytest.mark.skipif(not runner.CORE_DIR.is_dir(), reason=f"spec data not found at {runner.CORE_DIR}"),
-    # One pytest-xdist worker runs the whole file: its module fixtures run every suite once,
-    # and tests compare the fixtures' counts with each other.
-    pytest.mark.xdist_group("wasm_spec"),
-]
+pytestmark = pytest.mark.skipif(not runner.CORE_DIR.is_dir(), reason=f"spec data not found at {runner.CORE_DIR}")
 
 # Every module the runner counts as outside the profile, by reason. A change here must be
 # a decision (a feature added, a policy changed), so the test pins the list.
