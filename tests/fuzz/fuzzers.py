@@ -125,6 +125,16 @@ def seed_corpus(fuzzer: Fuzzer) -> Path:
     return directory
 
 
+def fresh_process(command: List[str]) -> List[str]:
+    """`command` started from a forked shell rather than from this process. libFuzzer's
+    -rss_limit_mb reads the peak RSS from getrusage, and Linux carries a process's peak RSS
+    across fork and exec: started straight from a pytest worker that once grew to 2.6 GB, the
+    fuzzer reported out-of-memory within its first second. The shell forks the command (the
+    `exit` after it keeps the shell from exec'ing it in place), so the fuzzer's peak starts
+    from the shell's few megabytes."""
+    return ["/bin/sh", "-c", '"$@"; exit $?', "fuzzer", *command]
+
+
 def run(fuzzer: Fuzzer, seconds: int, seed: int, corpus: Path, artifacts: Path,
         echo: bool = False) -> RunResult:
     """Fuzzes for `seconds` from the seeds plus `corpus` (where new inputs go). A crash,
@@ -139,7 +149,8 @@ def run(fuzzer: Fuzzer, seconds: int, seed: int, corpus: Path, artifacts: Path,
         command.insert(1, f"-dict={SOURCE_DIR / fuzzer.dictionary}")
     if echo:
         print("+ " + " ".join(command), flush=True)
-    completed = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace")
+    completed = subprocess.run(fresh_process(command), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                               errors="replace")
     return RunResult(command, completed.returncode, completed.stdout, seed)
 
 
@@ -157,7 +168,8 @@ def replay(fuzzer: Fuzzer, inputs: Optional[List[Path]] = None) -> RunResult:
     if not inputs:  # without file arguments libFuzzer would start fuzzing
         return RunResult([], 0, "no inputs to replay", None)
     command = [str(fuzzer.path), f"-timeout={INPUT_TIMEOUT_S}", f"-rss_limit_mb={RSS_LIMIT_MB}", *map(str, inputs)]
-    completed = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace")
+    completed = subprocess.run(fresh_process(command), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                               errors="replace")
     return RunResult(command, completed.returncode, completed.stdout, None)
 
 

@@ -6,6 +6,7 @@ exception other than the three typed load errors fails the test; the input is sa
 build/fuzz/artifacts-ci. `scripts/fuzz.sh SECONDS` runs the fuzzers longer."""
 
 import random
+import subprocess
 import sys
 from pathlib import Path
 
@@ -60,3 +61,30 @@ def test_regression_input_verdict_agrees_with_wasmtime(finding):
     data = finding.read_bytes()
     ours = our_verdict(data)
     assert wasmtime_accepts(engine(), data) == (ours is None), ours
+
+
+CALLER_WITH_LARGE_PEAK = """
+import sys
+sys.path.insert(0, {fuzz_dir!r})
+from pathlib import Path
+import fuzzers
+fuzzers.RSS_LIMIT_MB = 800
+ballast = bytearray(1200 * 2**20)
+ballast[::4096] = b"\\x01" * len(ballast[::4096])  # touched, so it counts in this process's peak RSS
+result = fuzzers.run(fuzzers.FUZZERS["decoder"], 2, 1, Path({corpus!r}), Path({artifacts!r}))
+print(result.returncode)
+print(result.output[-3000:])
+"""
+
+
+def test_memory_limit_judges_the_fuzzer_not_its_caller(built, tmp_path):
+    """Linux carries a process's peak RSS across fork and exec, and libFuzzer's -rss_limit_mb
+    reads that peak: a fuzzer started straight from a pytest worker that had grown past the
+    limit reported out-of-memory in its first second. Here a caller with a 1.2 GB peak starts
+    the fuzzer under an 800 MB limit; the run must succeed."""
+    script = CALLER_WITH_LARGE_PEAK.format(fuzz_dir=str(fuzzers.SOURCE_DIR), corpus=str(tmp_path / "corpus"),
+                                           artifacts=str(tmp_path / "artifacts"))
+    completed = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert completed.returncode == 0, completed.stderr
+    returncode, _, output = completed.stdout.partition("\n")
+    assert returncode == "0", output
