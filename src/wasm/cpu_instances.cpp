@@ -41,14 +41,26 @@ namespace {
 // work, small enough to balance uneven calls.
 constexpr std::size_t kChunk = 64;
 
-// A template, so that the body is inlined into the chunk's loop (through std::function it was
-// an indirect call per instance, a noticeable part of a short call's cost).
+std::size_t chunk_count(std::uint32_t count) {
+  return (std::size_t{count} + kChunk - 1) / kChunk;
+}
+
+// body(chunk, begin, end) for every chunk of instances [begin, end) of [0, count), chunk by
+// chunk over the pool. A template, so that the body is inlined into the chunk's loop
+// (through std::function it was an indirect call per instance, a noticeable part of a short
+// call's cost).
+template <typename Body>
+void for_each_chunk(std::uint32_t count, const Body& body) {
+  runtime::ThreadPool::shared().parallel_for(chunk_count(count), [&](std::size_t chunk) {
+    const std::size_t end = std::min<std::size_t>(count, (chunk + 1) * kChunk);
+    body(chunk, static_cast<std::uint32_t>(chunk * kChunk), static_cast<std::uint32_t>(end));
+  });
+}
+
 template <typename Body>
 void for_each_instance(std::uint32_t count, const Body& body) {
-  const std::size_t chunks = (count + kChunk - 1) / kChunk;
-  runtime::ThreadPool::shared().parallel_for(chunks, [&](std::size_t chunk) {
-    const std::size_t end = std::min<std::size_t>(count, (chunk + 1) * kChunk);
-    for (std::size_t i = chunk * kChunk; i < end; ++i) body(static_cast<std::uint32_t>(i));
+  for_each_chunk(count, [&](std::size_t, std::uint32_t begin, std::uint32_t end) {
+    for (std::uint32_t i = begin; i < end; ++i) body(i);
   });
 }
 
@@ -63,6 +75,16 @@ void check_float_environment() {
         "the cpu device needs the default floating-point environment (round to nearest even, no flush-to-zero "
         "or denormals-are-zero), and this thread's was changed");
   }
+}
+
+// Whether a unit's run ended the call (returned, trapped, out of fuel): a short call's common
+// case, one run of one unit and nothing after it.
+bool call_ended(std::uint32_t status) {
+  return status != dev::STATUS_RUNNING && status < dev::STATUS_WASI;
+}
+
+std::uint64_t executed_of(const std::uint32_t* state) {
+  return std::uint64_t{state[dev::S_EXECUTED]} | (std::uint64_t{state[dev::S_EXECUTED + 1]} << 32);
 }
 
 std::uint64_t physical_memory_bytes() {
@@ -143,7 +165,7 @@ void CpuInstances::instantiate() {
 
 void CpuInstances::reset() {
   pending_call_.reset();  // the fresh instances have no call to begin
-  finished_noted_.assign(count_, 0);
+  finished_ = CallOutcome{};
   instantiate();
 }
 
@@ -154,7 +176,8 @@ void CpuInstances::begin_call(std::uint32_t function, std::span<const std::uint6
   if (params > image_.program[dev::H_STACK_SLOTS])
     throw std::invalid_argument("stack_size: too small for the arguments");
   settle_pending_call();  // (a call begun and never run still replaces the previous one's state)
-  pending_call_ = PendingCall{function, params, {args.begin(), args.end()}, fuel};
+  pending_call_ =
+      PendingCall{function, params, {args.begin(), args.end()}, cpu_call_start(image_.program.data(), function, fuel)};
   finished_results_ = results_.at(function);
   finished_.status.assign(count_, 0);
   finished_.trap.assign(count_, 0);
@@ -162,22 +185,18 @@ void CpuInstances::begin_call(std::uint32_t function, std::span<const std::uint6
   finished_.results.assign(std::size_t{count_} * finished_results_, 0);
   finished_.exit_state.assign(count_, 0);
   finished_.exit_code.assign(count_, 0);
-  finished_noted_.assign(count_, 0);
-  finished_executed_.assign(count_, 0);
+  finished_executed_ = 0;
 }
 
-void CpuInstances::begin_one(const PendingCall& call, std::uint32_t instance) {
+[[gnu::always_inline]] inline void CpuInstances::begin_one(const PendingCall& call, std::uint32_t instance) {
   std::uint32_t* s = state(instance);
   const std::uint32_t stack = image_.program[dev::H_STACK];
+  const std::uint64_t* args = call.args.data() + std::size_t{instance} * call.params;
   for (std::uint32_t k = 0; k < call.params; ++k) {
-    const std::uint64_t v = call.args[std::size_t{instance} * call.params + k];
-    s[stack + 2 * k] = static_cast<std::uint32_t>(v);
-    s[stack + 2 * k + 1] = static_cast<std::uint32_t>(v >> 32);
+    s[stack + 2 * k] = static_cast<std::uint32_t>(args[k]);
+    s[stack + 2 * k + 1] = static_cast<std::uint32_t>(args[k] >> 32);
   }
-  s[dev::S_FUEL_LIMITED] = call.fuel ? 1u : 0u;
-  s[dev::S_FUEL] = static_cast<std::uint32_t>(call.fuel.value_or(0));
-  s[dev::S_FUEL + 1] = static_cast<std::uint32_t>(call.fuel.value_or(0) >> 32);
-  cpu_begin_call({image_.program.data(), s, memory(instance)}, call.function);
+  call.start.apply(s);
 }
 
 void CpuInstances::settle_pending_call() {
@@ -187,76 +206,8 @@ void CpuInstances::settle_pending_call() {
   for_each_instance(count_, [&](std::uint32_t i) { begin_one(call, i); });
 }
 
-StepProgress CpuInstances::step(std::uint32_t quantum) {
-  // Loops need no bound here (no driver watchdog): the budget only keeps bulk chunks large.
-  const auto budget = static_cast<std::uint32_t>(std::min<std::uint64_t>(std::uint64_t{quantum} * 64, 1u << 30));
-  // Each instance's progress is read right after its run, while its state is in cache (a
-  // pass over every state afterwards cost a cache miss per instance).
-  std::vector<std::uint8_t> running(count_, 0);
-  std::vector<std::uint64_t> executed(count_, 0);
-  const std::optional<PendingCall> call = std::move(pending_call_);
-  pending_call_.reset();
-  // batch_size: instances run batch after batch (each batch over the thread pool).
-  const std::uint32_t batch = limits_.batch_size.value_or(count_ == 0 ? 1u : count_);
-  std::optional<EntryUnit> entry;
-  if (call && compiled_) {
-    const std::uint32_t unit = compiled_->unit_of(compiled_->entry_id(), call->function);
-    entry = EntryUnit{call->function, unit, compiled_->cpu_unit(unit)};
-  }
-  for (std::uint32_t first = 0; first < count_; first += batch) {
-    const std::uint32_t size = std::min(batch, count_ - first);
-    for_each_instance(size, [&](std::uint32_t k) {
-      const std::uint32_t i = first + k;
-      if (k % kChunk == 0) check_float_environment();
-      if (k + kPrefetchAhead < size) prefetch_instance(i + kPrefetchAhead);
-      if (call) begin_one(*call, i);
-      running[i] = run_one(i, quantum, budget, entry ? &*entry : nullptr) == dev::STATUS_RUNNING ? 1 : 0;
-      // (a pending WASI call is serviced inside cpu_run, so STATUS_WASI never outlasts it)
-      const std::uint32_t* s = state(i);
-      executed[i] = std::uint64_t{s[dev::S_EXECUTED]} | (std::uint64_t{s[dev::S_EXECUTED + 1]} << 32);
-      if (running[i] == 0 && !finished_noted_.empty() && finished_noted_[i] == 0) note_outcome(i);
-    });
-  }
-  StepProgress progress;
-  progress.running = static_cast<std::uint32_t>(std::count(running.begin(), running.end(), std::uint8_t{1}));
-  for (const std::uint64_t count : executed) progress.executed += count;
-  return progress;
-}
-
-// One quantum of instance i. Compiled mode runs unit after unit while control moves between
-// them (each unit's run stops where a block of another unit is next) and the quantum lasts;
-// a WASI call is made between runs, as the interpreter's cpu_run does.
-std::uint32_t CpuInstances::run_one(std::uint32_t instance, std::uint32_t quantum, std::uint32_t budget,
-                                    const EntryUnit* entry) {
-  const CpuInstanceView view{image_.program.data(), state(instance), memory(instance)};
-  if (!compiled_) return cpu_run(view, quantum, budget);
-  const auto executed = [&] {
-    return std::uint64_t{view.state[dev::S_EXECUTED]} | (std::uint64_t{view.state[dev::S_EXECUTED + 1]} << 32);
-  };
-  const std::uint64_t start = executed();
-  std::uint32_t status = view.state[dev::S_STATUS];
-  while (status == dev::STATUS_RUNNING) {
-    const bool at_entry = entry != nullptr && view.state[dev::S_PC] == view.program[dev::H_ENTRY_PC] &&
-                          view.state[dev::S_CONT_FUNC] == entry->function;
-    const std::uint32_t unit =
-        at_entry ? entry->unit : compiled_->unit_of(view.state[dev::S_PC], view.state[dev::S_CONT_FUNC]);
-    const CpuUnitFunction run = at_entry ? entry->run : compiled_->cpu_unit(unit);
-    entry = nullptr;  // (only the call's first run starts at its entry)
-    const std::uint64_t used = executed() - start;
-    status = run(view.program, view.state, view.memory, quantum - static_cast<std::uint32_t>(used), budget);
-    // Fuel runs out inside a block: its prefix, built apart (it runs at most once per call).
-    if (status == dev::STATUS_COMPILED_PREFIX)
-      status = compiled_->cpu_prefix(unit)(view.program, view.state, view.memory);
-    if (status == dev::STATUS_WASI) status = cpu_wasi_service(view);
-    if (status == dev::STATUS_COMPILED_ELSEWHERE) status = dev::STATUS_RUNNING;  // (unit_of chose this unit)
-    if (status != dev::STATUS_RUNNING || executed() - start >= quantum) break;
-    // Still running in the same unit: the quantum's iterations or the budget ended the run.
-    if (compiled_->unit_of(view.state[dev::S_PC], view.state[dev::S_CONT_FUNC]) == unit) break;
-  }
-  return status;
-}
-
-void CpuInstances::read_outcome(std::uint32_t instance, std::uint32_t result_count, CallOutcome& into) const {
+[[gnu::always_inline]] inline void CpuInstances::read_outcome(std::uint32_t instance, std::uint32_t result_count,
+                                                              CallOutcome& into) const {
   const std::uint32_t* s = state_.data() + std::size_t{instance} * image_.state_words;
   if (image_.wasi_words != 0) {
     const WasiExit exit = wasi_exit_status(std::span(s + image_.wasi_offset, image_.wasi_words));
@@ -267,26 +218,132 @@ void CpuInstances::read_outcome(std::uint32_t instance, std::uint32_t result_cou
   into.trap[instance] = s[dev::S_TRAP];
   into.trap_index[instance] = s[dev::S_TRAP_INDEX];
   if (s[dev::S_STATUS] != dev::STATUS_RETURNED) return;
-  const std::uint32_t stack = image_.program[dev::H_STACK];
-  for (std::uint32_t k = 0; k < result_count; ++k) {
-    into.results[std::size_t{instance} * result_count + k] =
-        std::uint64_t{s[stack + 2 * k]} | (std::uint64_t{s[stack + 2 * k + 1]} << 32);
+  const std::uint32_t* slots = s + image_.program[dev::H_STACK];
+  std::uint64_t* results = into.results.data() + std::size_t{instance} * result_count;
+  for (std::size_t k = 0; k < result_count; ++k) {
+    results[k] = std::uint64_t{slots[2 * k]} | (std::uint64_t{slots[2 * k + 1]} << 32);
   }
 }
 
-void CpuInstances::note_outcome(std::uint32_t instance) {
+[[gnu::always_inline]] inline std::uint64_t CpuInstances::note_outcome(std::uint32_t instance) {
   read_outcome(instance, finished_results_, finished_);
   const std::uint32_t* s = state(instance);
-  finished_executed_[instance] = std::uint64_t{s[dev::S_EXECUTED]} | (std::uint64_t{s[dev::S_EXECUTED + 1]} << 32);
-  finished_noted_[instance] = 1;
+  return std::uint64_t{s[dev::S_EXECUTED]} | (std::uint64_t{s[dev::S_EXECUTED + 1]} << 32);
+}
+
+StepProgress CpuInstances::step(std::uint32_t quantum) {
+  // Loops need no bound here (no driver watchdog): the budget only keeps bulk chunks large.
+  const auto budget = static_cast<std::uint32_t>(std::min<std::uint64_t>(std::uint64_t{quantum} * 64, 1u << 30));
+  const std::optional<PendingCall> call = std::move(pending_call_);
+  pending_call_.reset();
+  // batch_size: instances run batch after batch (each batch over the thread pool).
+  const std::uint32_t batch = limits_.batch_size.value_or(count_ == 0 ? 1u : count_);
+  std::optional<EntryUnit> entry;
+  if (call && compiled_) {
+    const std::uint32_t unit = compiled_->unit_of(compiled_->entry_id(), call->function);
+    entry = EntryUnit{call->function, unit, compiled_->cpu_unit(unit)};
+  }
+  const bool noting = finished_.status.size() == count_;
+  const std::uint32_t* program = image_.program.data();
+  // Each chunk's progress is summed by the task that runs it (no per-instance arrays), and
+  // each instance's progress is read right after its run, while its state is in cache (a
+  // pass over every state afterwards cost a cache miss per instance).
+  struct ChunkProgress {
+    std::uint32_t running = 0;
+    std::uint64_t executed = 0;
+    std::uint64_t noted_executed = 0;  // of the instances whose outcome it noted
+  };
+  StepProgress progress;
+  std::vector<ChunkProgress> chunks;
+  for (std::uint32_t first = 0; first < count_; first += batch) {
+    const std::uint32_t size = std::min(batch, count_ - first);
+    chunks.assign(chunk_count(size), ChunkProgress{});
+    for_each_chunk(size, [&](std::size_t chunk, std::uint32_t begin, std::uint32_t end) {
+      check_float_environment();
+      ChunkProgress part;
+      for (std::uint32_t k = begin; k < end; ++k) {
+        const std::uint32_t i = first + k;
+        if (k + kPrefetchAhead < size) prefetch_instance(i + kPrefetchAhead);
+        std::uint32_t status = 0;
+        if (entry) {
+          // Compiled mode, the call begun right here: the state is run_one's case at the entry
+          // (running at ENTRY, nothing executed yet), so its entry unit runs directly.
+          begin_one(*call, i);
+          const CpuInstanceView view{program, state(i), memory(i)};
+          status = entry->run(program, view.state, view.memory, quantum, budget);
+          if (!call_ended(status)) status = continue_run(view, quantum, budget, entry->unit, status, 0);
+        } else {
+          if (call) begin_one(*call, i);
+          status = run_one(i, quantum, budget);
+        }
+        const bool running = status == dev::STATUS_RUNNING;
+        // (a pending WASI call is serviced inside cpu_run, so STATUS_WASI never outlasts it)
+        const std::uint32_t* s = state(i);
+        const std::uint64_t executed = executed_of(s);
+        part.running += running ? 1 : 0;
+        part.executed += executed;
+        if (!running && noting && finished_.status[i] == 0 && s[dev::S_STATUS] != dev::STATUS_IDLE) {
+          part.noted_executed += note_outcome(i);
+        }
+      }
+      chunks[chunk] = part;
+    });
+    for (const ChunkProgress& part : chunks) {
+      progress.running += part.running;
+      progress.executed += part.executed;
+      finished_executed_ += part.noted_executed;
+    }
+  }
+  return progress;
+}
+
+// One quantum of instance i. Compiled mode runs unit after unit while control moves between
+// them (each unit's run stops where a block of another unit is next) and the quantum lasts;
+// a WASI call is made between runs, as the interpreter's cpu_run does.
+std::uint32_t CpuInstances::run_one(std::uint32_t instance, std::uint32_t quantum, std::uint32_t budget,
+                                    const EntryUnit* entry) {
+  const CpuInstanceView view{image_.program.data(), state(instance), memory(instance)};
+  if (!compiled_) return cpu_run(view, quantum, budget);
+  if (view.state[dev::S_STATUS] != dev::STATUS_RUNNING) return view.state[dev::S_STATUS];
+  const std::uint64_t start = executed_of(view.state);
+  const bool at_entry = entry != nullptr && view.state[dev::S_PC] == view.program[dev::H_ENTRY_PC] &&
+                        view.state[dev::S_CONT_FUNC] == entry->function;
+  const std::uint32_t unit =
+      at_entry ? entry->unit : compiled_->unit_of(view.state[dev::S_PC], view.state[dev::S_CONT_FUNC]);
+  const CpuUnitFunction run = at_entry ? entry->run : compiled_->cpu_unit(unit);
+  const std::uint32_t status = run(view.program, view.state, view.memory, quantum, budget);
+  return call_ended(status) ? status : continue_run(view, quantum, budget, unit, status, start);
+}
+
+std::uint32_t CpuInstances::continue_run(const CpuInstanceView& view, std::uint32_t quantum, std::uint32_t budget,
+                                         std::uint32_t unit, std::uint32_t status, std::uint64_t start) {
+  while (true) {
+    // Fuel runs out inside a block: its prefix, built apart (it runs at most once per call).
+    if (status == dev::STATUS_COMPILED_PREFIX)
+      status = compiled_->cpu_prefix(unit)(view.program, view.state, view.memory);
+    if (status == dev::STATUS_WASI) status = cpu_wasi_service(view);
+    if (status == dev::STATUS_COMPILED_ELSEWHERE) status = dev::STATUS_RUNNING;  // (unit_of chose this unit)
+    const std::uint64_t used = executed_of(view.state) - start;
+    if (status != dev::STATUS_RUNNING || used >= quantum) return status;
+    // Still running in the same unit: the quantum's iterations or the budget ended the run.
+    const std::uint32_t next = compiled_->unit_of(view.state[dev::S_PC], view.state[dev::S_CONT_FUNC]);
+    if (next == unit) return status;
+    unit = next;
+    status = compiled_->cpu_unit(unit)(view.program, view.state, view.memory,
+                                       quantum - static_cast<std::uint32_t>(used), budget);
+    if (call_ended(status)) return status;
+  }
 }
 
 CallOutcome CpuInstances::outcome(std::uint32_t result_count) {
   settle_pending_call();
   CallOutcome result;
-  const bool noted = result_count == finished_results_ && finished_noted_.size() == count_;
+  const bool noted = result_count == finished_results_ && finished_.status.size() == count_;
   if (noted) {
-    result = finished_;  // a copy: outcome() may be asked again
+    // Handed over, not copied: asked again, outcome() reads the states, which hold the same.
+    result = std::move(finished_);
+    finished_ = CallOutcome{};
+    result.executed = finished_executed_;
   } else {
     result.status.resize(count_);
     result.trap.resize(count_);
@@ -296,10 +353,7 @@ CallOutcome CpuInstances::outcome(std::uint32_t result_count) {
     result.exit_code.resize(count_);
   }
   for (std::uint32_t i = 0; i < count_; ++i) {
-    if (noted && finished_noted_[i] != 0) {
-      result.executed += finished_executed_[i];
-      continue;
-    }
+    if (noted && result.status[i] != 0) continue;
     prefetch_instance(i + kPrefetchAhead);
     read_outcome(i, result_count, result);
     const std::uint32_t* s = state_.data() + std::size_t{i} * image_.state_words;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "wasm/compiled_code.hpp"
+#include "wasm/cpu_interpreter.hpp"
 #include "wasm/instance_image.hpp"
 #include "wasm/instance_set.hpp"
 #include "wasm/module.hpp"
@@ -58,6 +59,11 @@ class CpuInstances final : public InstanceSet {
   };
   std::uint32_t run_one(std::uint32_t instance, std::uint32_t quantum, std::uint32_t budget,
                         const EntryUnit* entry = nullptr);
+  // Compiled mode after a run of `unit` that did not end the call (`status`): its prefix, a
+  // WASI call, the next units' runs while the call runs and the quantum lasts (`start`: the
+  // records executed when the quantum began).
+  std::uint32_t continue_run(const CpuInstanceView& view, std::uint32_t quantum, std::uint32_t budget,
+                             std::uint32_t unit, std::uint32_t status, std::uint64_t start);
   std::uint32_t* state(std::uint32_t i) { return state_.data() + std::size_t{i} * image_.state_words; }
   // Passes over the instances touch each one's control words and the start of its value stack,
   // one instance after another: fetching those lines a few instances ahead hides the cache
@@ -71,13 +77,14 @@ class CpuInstances final : public InstanceSet {
     std::uint32_t function = 0;
     std::uint32_t params = 0;
     std::vector<std::uint64_t> args;
-    std::optional<std::uint64_t> fuel;
+    CpuCallStart start;  // the control words every instance's start writes
   };
   void begin_one(const PendingCall& call, std::uint32_t instance);
   void settle_pending_call();
   // Likewise an instance's outcome is read in the pass whose run finished its call (into
   // finished_), so that outcome() reads only the instances still running (a cancelled call).
-  void note_outcome(std::uint32_t instance);
+  // Returns the records the instance's call executed.
+  std::uint64_t note_outcome(std::uint32_t instance);
   void read_outcome(std::uint32_t instance, std::uint32_t result_count, CallOutcome& into) const;
   std::uint32_t* memory(std::uint32_t i) { return memory_.get() + std::size_t{i} * image_.memory_words; }
   [[nodiscard]] const std::uint32_t* memory(std::uint32_t i) const {
@@ -102,10 +109,13 @@ class CpuInstances final : public InstanceSet {
   std::vector<std::uint32_t> params_;   // per function
   std::vector<std::uint32_t> results_;  // per function
   std::optional<PendingCall> pending_call_;
-  CallOutcome finished_;                          // the current call's outcomes noted so far
-  std::vector<std::uint8_t> finished_noted_;      // per instance: finished_ holds its outcome
-  std::vector<std::uint64_t> finished_executed_;  // per noted instance: records its call executed
-  std::uint32_t finished_results_ = 0;            // results per instance in finished_
+  // The current call's outcomes noted so far: an instance's is noted where its status there is
+  // not 0 (a noted call has ended: returned, trapped or out of fuel). Sized for the call by
+  // begin_call; emptied when outcome() hands it over and by reset() (outcome() then reads
+  // every instance's state, which still holds the same outcome).
+  CallOutcome finished_;
+  std::uint64_t finished_executed_ = 0;  // records the noted instances' calls executed
+  std::uint32_t finished_results_ = 0;   // results per instance in finished_
 };
 
 }  // namespace wavestack::wasm

@@ -60,6 +60,30 @@ void cpu_begin_call(const CpuInstanceView& view, std::uint32_t function) {
   device::begin_call(function);
 }
 
+static_assert(CpuCallStart::kWords == device::S_CONTROL_WORDS);
+
+CpuCallStart cpu_call_start(const std::uint32_t* program, std::uint32_t function, std::optional<std::uint64_t> fuel) {
+  // The start runs on two scratch copies of the control words, one all zeros and one all
+  // ones: a word it writes ends equal in both (nothing it writes depends on what was there),
+  // a word it leaves alone differs. So the template follows frames.glsl's begin_call whatever
+  // that writes, without a second list of its words here.
+  std::array<std::array<std::uint32_t, CpuCallStart::kWords>, 2> scratch{};
+  scratch[1].fill(0xFFFFFFFFu);
+  for (auto& words : scratch) {
+    words[device::S_FUEL_LIMITED] = fuel ? 1u : 0u;
+    words[device::S_FUEL] = static_cast<std::uint32_t>(fuel.value_or(0));
+    words[device::S_FUEL + 1] = static_cast<std::uint32_t>(fuel.value_or(0) >> 32);
+    cpu_begin_call({program, words.data(), nullptr}, function);
+  }
+  CpuCallStart start;
+  for (std::size_t w = 0; w < CpuCallStart::kWords; ++w) {
+    const bool written = scratch[0][w] == scratch[1][w];
+    start.words[w] = written ? scratch[0][w] : 0u;
+    start.keep[w] = written ? 0u : 0xFFFFFFFFu;
+  }
+  return start;
+}
+
 bool cpu_float_environment_is_default() {
 #if defined(WASM_HOST_IEEE)
   return device::host_ieee_environment_is_default();

@@ -3,7 +3,9 @@
 // one instance's slices through plain pointers.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <optional>
 
 namespace wavestack::wasm {
 
@@ -15,6 +17,25 @@ struct CpuInstanceView {
 
 // Starts a call of `function`; its arguments are already in value-stack slots 0 .. params.
 void cpu_begin_call(const CpuInstanceView& view, std::uint32_t function);
+
+// What starting a call writes to an instance's control words besides its arguments: the fuel
+// words and the device's begin_call (frames.glsl), which are the same for every instance of
+// the call. Made once per call (cpu_call_start), applied per instance with a few vector
+// operations instead of the device code's stores through the thread's current view.
+struct CpuCallStart {
+  static constexpr std::size_t kWords = 24;   // interpreter_layout.glsl's S_CONTROL_WORDS
+  std::array<std::uint32_t, kWords> words{};  // the values written (0 where nothing is)
+  std::array<std::uint32_t, kWords> keep{};   // all ones where nothing is written: kept as it was
+
+  void apply(std::uint32_t* __restrict state) const {
+    for (std::size_t w = 0; w < kWords; ++w) state[w] = (state[w] & keep[w]) | words[w];
+  }
+};
+
+// The start of a call of `function` with `fuel` (nullopt: unlimited); the caller still writes
+// the arguments. Exactly what cpu_begin_call does after the host wrote the fuel words.
+[[nodiscard]] CpuCallStart cpu_call_start(const std::uint32_t* program, std::uint32_t function,
+                                          std::optional<std::uint64_t> fuel);
 
 // Runs at most `quantum` records and about `budget` units of loop work of the current call;
 // returns the instance's status.
