@@ -129,6 +129,20 @@ def test_results_and_traps_equal_wasmtime(target):
         assert instances._global_raw("g") == [99] * 4
 
 
+def test_an_outcome_read_again_is_the_same(target):
+    """The cpu device hands the outcomes it noted during a call's dispatches over on the first
+    read; a second read (from the instances' states) must give the same, in both modes."""
+    binary = wasm(WORKLOAD)
+    for execution in ("interpreter", "compiled"):
+        with wasmgpu.Module(binary, execution=execution).spawn(4, **target) as instances:
+            with pytest.raises(wasmgpu.Trap) as trapped:
+                instances.call("store_then_trap", [0, 1, 0, 2])
+            again = instances._native.outcome(1)
+            assert again.results_list("i") == trapped.value.results == [None, 1, None, 0]
+            assert [instance for instance, _, _ in again.traps()] == [0, 2]
+            assert again.executed == instances.last_call.instructions
+
+
 def test_cancellation_and_reset_behave_as_in_the_interpreter(both):
     for instances in both.values():
         instances.reset()
