@@ -98,12 +98,20 @@ std::uint64_t physical_memory_bytes() {
 // How many instances ahead a pass fetches (prefetch_instance).
 constexpr std::uint32_t kPrefetchAhead = 12;
 
-void CpuInstances::prefetch_instance(std::uint32_t i) const {
-  if (i >= count_) return;
-  const std::uint32_t* s = state_.data() + std::size_t{i} * image_.state_words;
+namespace {
+
+// An instance's control words and the start of its value stack (at word `stack`).
+void prefetch_state(const std::uint32_t* s, std::uint32_t stack) {
   __builtin_prefetch(s, 1);
   __builtin_prefetch(s + dev::S_CONTROL_WORDS - 1, 1);
-  __builtin_prefetch(s + image_.program[dev::H_STACK], 1);
+  __builtin_prefetch(s + stack, 1);
+}
+
+}  // namespace
+
+void CpuInstances::prefetch_instance(std::uint32_t i) const {
+  if (i >= count_) return;
+  prefetch_state(state_.data() + std::size_t{i} * image_.state_words, image_.program[dev::H_STACK]);
 }
 
 std::uint64_t CpuInstances::estimate_bytes(const InstanceImage& image, std::uint32_t count) {
@@ -188,27 +196,27 @@ void CpuInstances::begin_call(std::uint32_t function, std::span<const std::uint6
   finished_executed_ = 0;
 }
 
-[[gnu::always_inline]] inline void CpuInstances::begin_one(const PendingCall& call, std::uint32_t instance) {
-  std::uint32_t* s = state(instance);
-  const std::uint32_t stack = image_.program[dev::H_STACK];
-  const std::uint64_t* args = call.args.data() + std::size_t{instance} * call.params;
-  for (std::uint32_t k = 0; k < call.params; ++k) {
-    s[stack + 2 * k] = static_cast<std::uint32_t>(args[k]);
-    s[stack + 2 * k + 1] = static_cast<std::uint32_t>(args[k] >> 32);
+[[gnu::always_inline]] inline void CpuInstances::begin_one(const PendingCall& call, std::uint32_t instance,
+                                                           std::uint32_t* state, std::uint32_t stack) {
+  const std::uint32_t params = call.params;  // (a local: a store to the state may alias a uint32_t field)
+  const std::uint64_t* args = call.args.data() + std::size_t{instance} * params;
+  for (std::uint32_t k = 0; k < params; ++k) {
+    state[stack + 2 * k] = static_cast<std::uint32_t>(args[k]);
+    state[stack + 2 * k + 1] = static_cast<std::uint32_t>(args[k] >> 32);
   }
-  call.start.apply(s);
+  call.start.apply(state);
 }
 
 void CpuInstances::settle_pending_call() {
   if (!pending_call_) return;
   const PendingCall call = std::move(*pending_call_);
   pending_call_.reset();
-  for_each_instance(count_, [&](std::uint32_t i) { begin_one(call, i); });
+  const std::uint32_t stack = image_.program[dev::H_STACK];
+  for_each_instance(count_, [&](std::uint32_t i) { begin_one(call, i, state(i), stack); });
 }
 
-[[gnu::always_inline]] inline void CpuInstances::read_outcome(std::uint32_t instance, std::uint32_t result_count,
-                                                              CallOutcome& into) const {
-  const std::uint32_t* s = state_.data() + std::size_t{instance} * image_.state_words;
+[[gnu::always_inline]] inline void CpuInstances::read_outcome(std::uint32_t instance, const std::uint32_t* s,
+                                                              std::uint32_t result_count, CallOutcome& into) const {
   if (image_.wasi_words != 0) {
     const WasiExit exit = wasi_exit_status(std::span(s + image_.wasi_offset, image_.wasi_words));
     into.exit_state[instance] = static_cast<std::uint32_t>(exit.kind);
@@ -220,14 +228,20 @@ void CpuInstances::settle_pending_call() {
   if (s[dev::S_STATUS] != dev::STATUS_RETURNED) return;
   const std::uint32_t* slots = s + image_.program[dev::H_STACK];
   std::uint64_t* results = into.results.data() + std::size_t{instance} * result_count;
+  const auto slot = [&](std::size_t k) {
+    return std::uint64_t{slots[2 * k]} | (std::uint64_t{slots[2 * k + 1]} << 32);
+  };
+  if (result_count == 1) {  // the common case, without the (vectorised) loop's set-up
+    results[0] = slot(0);
+    return;
+  }
   for (std::size_t k = 0; k < result_count; ++k) {
-    results[k] = std::uint64_t{slots[2 * k]} | (std::uint64_t{slots[2 * k + 1]} << 32);
+    results[k] = slot(k);
   }
 }
 
-[[gnu::always_inline]] inline std::uint64_t CpuInstances::note_outcome(std::uint32_t instance) {
-  read_outcome(instance, finished_results_, finished_);
-  const std::uint32_t* s = state(instance);
+[[gnu::always_inline]] inline std::uint64_t CpuInstances::note_outcome(std::uint32_t instance, const std::uint32_t* s) {
+  read_outcome(instance, s, finished_results_, finished_);
   return std::uint64_t{s[dev::S_EXECUTED]} | (std::uint64_t{s[dev::S_EXECUTED + 1]} << 32);
 }
 
@@ -244,7 +258,33 @@ StepProgress CpuInstances::step(std::uint32_t quantum) {
     entry = EntryUnit{call->function, unit, compiled_->cpu_unit(unit)};
   }
   const bool noting = finished_.status.size() == count_;
-  const std::uint32_t* program = image_.program.data();
+  // What every instance of the pass uses, copied into each chunk's own locals: read through
+  // `this` or the lambda's references, it was reloaded after every store to a state (a
+  // uint32_t may alias the image's fields) and every run of a unit (an opaque call).
+  struct Pass {
+    const std::uint32_t* program;
+    std::uint32_t stack;
+    std::uint32_t* states;
+    std::size_t state_words;
+    std::uint32_t* memories;
+    std::size_t memory_words;
+    std::uint32_t quantum;
+    std::uint32_t budget;
+    const PendingCall* call;
+    const EntryUnit* entry;
+    const std::uint32_t* noted_status;  // finished_.status while this call's outcomes are noted
+  };
+  const Pass shared{image_.program.data(),
+                    image_.program[dev::H_STACK],
+                    state_.data(),
+                    image_.state_words,
+                    memory_.get(),
+                    image_.memory_words,
+                    quantum,
+                    budget,
+                    call ? &*call : nullptr,
+                    entry ? &*entry : nullptr,
+                    noting ? finished_.status.data() : nullptr};
   // Each chunk's progress is summed by the task that runs it (no per-instance arrays), and
   // each instance's progress is read right after its run, while its state is in cache (a
   // pass over every state afterwards cost a cache miss per instance).
@@ -260,30 +300,35 @@ StepProgress CpuInstances::step(std::uint32_t quantum) {
     chunks.assign(chunk_count(size), ChunkProgress{});
     for_each_chunk(size, [&](std::size_t chunk, std::uint32_t begin, std::uint32_t end) {
       check_float_environment();
+      const Pass pass = shared;
+      const std::uint32_t last = first + end;
       ChunkProgress part;
-      for (std::uint32_t k = begin; k < end; ++k) {
-        const std::uint32_t i = first + k;
-        if (k + kPrefetchAhead < size) prefetch_instance(i + kPrefetchAhead);
+      for (std::uint32_t i = first + begin; i < last; ++i) {
+        if (i + kPrefetchAhead < first + size) {
+          prefetch_state(pass.states + std::size_t{i + kPrefetchAhead} * pass.state_words, pass.stack);
+        }
+        std::uint32_t* const s = pass.states + std::size_t{i} * pass.state_words;
         std::uint32_t status = 0;
-        if (entry) {
+        if (pass.entry != nullptr) {
           // Compiled mode, the call begun right here: the state is run_one's case at the entry
           // (running at ENTRY, nothing executed yet), so its entry unit runs directly.
-          begin_one(*call, i);
-          const CpuInstanceView view{program, state(i), memory(i)};
-          status = entry->run(program, view.state, view.memory, quantum, budget);
-          if (!call_ended(status)) status = continue_run(view, quantum, budget, entry->unit, status, 0);
+          begin_one(*pass.call, i, s, pass.stack);
+          const CpuInstanceView view{pass.program, s, pass.memories + std::size_t{i} * pass.memory_words};
+          status = pass.entry->run(pass.program, view.state, view.memory, pass.quantum, pass.budget);
+          if (!call_ended(status)) {
+            status = continue_run(view, pass.quantum, pass.budget, pass.entry->unit, status, 0);
+          }
         } else {
-          if (call) begin_one(*call, i);
-          status = run_one(i, quantum, budget);
+          if (pass.call != nullptr) begin_one(*pass.call, i, s, pass.stack);
+          status = run_one(i, pass.quantum, pass.budget);
         }
         const bool running = status == dev::STATUS_RUNNING;
         // (a pending WASI call is serviced inside cpu_run, so STATUS_WASI never outlasts it)
-        const std::uint32_t* s = state(i);
-        const std::uint64_t executed = executed_of(s);
         part.running += running ? 1 : 0;
-        part.executed += executed;
-        if (!running && noting && finished_.status[i] == 0 && s[dev::S_STATUS] != dev::STATUS_IDLE) {
-          part.noted_executed += note_outcome(i);
+        part.executed += executed_of(s);
+        if (!running && pass.noted_status != nullptr && pass.noted_status[i] == 0 &&
+            s[dev::S_STATUS] != dev::STATUS_IDLE) {
+          part.noted_executed += note_outcome(i, s);
         }
       }
       chunks[chunk] = part;
@@ -355,8 +400,8 @@ CallOutcome CpuInstances::outcome(std::uint32_t result_count) {
   for (std::uint32_t i = 0; i < count_; ++i) {
     if (noted && result.status[i] != 0) continue;
     prefetch_instance(i + kPrefetchAhead);
-    read_outcome(i, result_count, result);
     const std::uint32_t* s = state_.data() + std::size_t{i} * image_.state_words;
+    read_outcome(i, s, result_count, result);
     result.executed += std::uint64_t{s[dev::S_EXECUTED]} | (std::uint64_t{s[dev::S_EXECUTED + 1]} << 32);
   }
   return result;

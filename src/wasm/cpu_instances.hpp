@@ -79,13 +79,15 @@ class CpuInstances final : public InstanceSet {
     std::vector<std::uint64_t> args;
     CpuCallStart start;  // the control words every instance's start writes
   };
-  void begin_one(const PendingCall& call, std::uint32_t instance);
+  // Begins `call` on `instance`, whose state is `state` (its value stack at word `stack`).
+  static void begin_one(const PendingCall& call, std::uint32_t instance, std::uint32_t* state, std::uint32_t stack);
   void settle_pending_call();
   // Likewise an instance's outcome is read in the pass whose run finished its call (into
   // finished_), so that outcome() reads only the instances still running (a cancelled call).
   // Returns the records the instance's call executed.
-  std::uint64_t note_outcome(std::uint32_t instance);
-  void read_outcome(std::uint32_t instance, std::uint32_t result_count, CallOutcome& into) const;
+  std::uint64_t note_outcome(std::uint32_t instance, const std::uint32_t* state);
+  void read_outcome(std::uint32_t instance, const std::uint32_t* state, std::uint32_t result_count,
+                    CallOutcome& into) const;
   std::uint32_t* memory(std::uint32_t i) { return memory_.get() + std::size_t{i} * image_.memory_words; }
   [[nodiscard]] const std::uint32_t* memory(std::uint32_t i) const {
     return memory_.get() + std::size_t{i} * image_.memory_words;
