@@ -1,6 +1,5 @@
 // Linear memory and value-stack access for the interpreter. Memory is byte-addressed over a
-// uint buffer (little-endian, as wasm): aligned 4- and 8-byte accesses take whole words, the
-// rest goes byte by byte. Bounds are checked against the current size before any access.
+// uint buffer (little-endian, as wasm): an access takes the words its bytes lie in. Bounds are checked against the current size before any access.
 // Needs the host's accessors: prog(i), st_get(i)/st_set(i, v), mem_get(i)/mem_set(i, v).
 //
 // A C++ includer may define the value-stack accessors (WASM_HOST_SLOTS) or memory_read and
@@ -40,34 +39,53 @@ void memory_set_byte(uint addr, uint value) {
 }
 
 #if !defined(WASM_HOST_MEMORY)
-// n (1, 2, 4 or 8) bytes at ea, zero-extended.
+// Both go by the one to three words the n (1, 2, 4 or 8) bytes at ea touch, never byte by
+// byte, and without branches: lavapipe turns every storage-buffer access into a gather across
+// the lanes of a workgroup and every branch on an address into masked code, and the byte loops
+// (up to 8 accesses at each unaligned load, 16 at a store, behind an alignment test) made a
+// unit of compiled code with a few dozen accesses take twice as long to build. Indices are
+// clamped to the access's last word, so no word past it is touched (it may lie past the
+// memory's end); a clamped repeat reads or rewrites a word the access already covers.
+
+// n bytes at ea, zero-extended.
 uvec2 memory_read(uint ea, uint n) {
-  if ((ea & 3u) == 0u && n >= 4u) {
-    uint high = n == 8u ? mem_get((ea >> 2u) + 1u) : 0u;
-    return uvec2(mem_get(ea >> 2u), high);
-  }
-  uvec2 v = uvec2(0u, 0u);
-  for (uint k = 0u; k < n; k++) {
-    uint b = memory_byte(ea + k);
-    if (k < 4u) {
-      v.x |= b << (8u * k);
-    } else {
-      v.y |= b << (8u * (k - 4u));
-    }
-  }
-  return v;
+  uint first = ea >> 2u;
+  uint last = (ea + n - 1u) >> 2u;
+  uint shift = (ea & 3u) * 8u;
+  uint w0 = mem_get(first);
+  uint w1 = mem_get(min(first + 1u, last));
+  // (a shift of 32 is undefined: the shifted-in part is masked to zero instead)
+  uint carry = shift == 0u ? 0u : 0xFFFFFFFFu;
+  uint low = (w0 >> shift) | ((w1 << ((32u - shift) & 31u)) & carry);
+  if (n < 4u) return uvec2(low & ((1u << (8u * n)) - 1u), 0u);
+  if (n == 4u) return uvec2(low, 0u);
+  uint w2 = mem_get(min(first + 2u, last));
+  return uvec2(low, (w1 >> shift) | ((w2 << ((32u - shift) & 31u)) & carry));
 }
 
+// Word `word` of memory with the bits of `mask` replaced by those of `bits`.
+void memory_merge_word(uint word, uint mask, uint bits) {
+  mem_set(word, (mem_get(word) & ~mask) | (bits & mask));
+}
+
+// The low n bytes of v to ea.
 void memory_write(uint ea, uint n, uvec2 v) {
-  if ((ea & 3u) == 0u && n >= 4u) {
-    mem_set(ea >> 2u, v.x);
-    if (n == 8u) mem_set((ea >> 2u) + 1u, v.y);
-    return;
-  }
-  for (uint k = 0u; k < n; k++) {
-    uint b = k < 4u ? (v.x >> (8u * k)) : (v.y >> (8u * (k - 4u)));
-    memory_set_byte(ea + k, b);
-  }
+  uint first = ea >> 2u;
+  uint last = (ea + n - 1u) >> 2u;
+  uint shift = (ea & 3u) * 8u;
+  uint back = (32u - shift) & 31u;
+  uint carry = shift == 0u ? 0u : 0xFFFFFFFFu;
+  // The bytes written as a 64-bit mask; mask and value shifted into three words.
+  uint mask_low = n >= 4u ? 0xFFFFFFFFu : (1u << (8u * n)) - 1u;
+  uint mask_high = n == 8u ? 0xFFFFFFFFu : 0u;
+  memory_merge_word(first, mask_low << shift, v.x << shift);
+  // Word first + 1 gets what spills over (nothing when the access ends in the first word,
+  // which the clamp then rewrites unchanged).
+  uint mask1 = (mask_high << shift) | ((mask_low >> back) & carry);
+  uint bits1 = (v.y << shift) | ((v.x >> back) & carry);
+  memory_merge_word(min(first + 1u, last), last > first ? mask1 : 0u, bits1);
+  if (n == 8u) memory_merge_word(min(first + 2u, last), last > first + 1u ? (mask_high >> back) & carry : 0u,
+                                 v.y >> back);
 }
 #endif
 
