@@ -144,9 +144,9 @@ typedef struct {
   cudecompAutotuneGridMode_t grid_mode; /**< default TRANSPOSE */
   cudecompDataType_t dtype;             /**< default DOUBLE */
   bool allow_uneven_decompositions;     /**< default true */
-  bool disable_nccl_backends;           /**< default false (no NCCL backend exists in this build) */
+  bool disable_nccl_backends;           /**< default false (NCCL is tried only on a GPU, CUDA build) */
   bool disable_nvshmem_backends;        /**< default false (no NVSHMEM backend exists in this build) */
-  bool disable_mpi_backends;            /**< default false; true leaves no backend to tune in this build */
+  bool disable_mpi_backends;            /**< default false; without a GPU true leaves no backend to tune */
   double skip_threshold;                /**< skip a candidate when skip_threshold * t_first > t_best (default 0) */
 
   bool autotune_transpose_backend;       /**< default false */

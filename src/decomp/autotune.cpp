@@ -13,24 +13,15 @@
 #include <string>
 #include <vector>
 
+#include "decomp/autotune_candidates.hpp"
+#include "decomp/block_mover.hpp"
 #include "decomp/config.hpp"
+#include "decomp/device_dispatch.hpp"
 #include "decomp/error.hpp"
 #include "decomp/grid_desc.hpp"
 
 namespace wavestack::decomp {
 namespace {
-
-std::vector<std::string> split_list(const std::string& text) {
-  std::vector<std::string> items;
-  std::stringstream stream(text);
-  std::string item;
-  while (std::getline(stream, item, ',')) {
-    item.erase(0, item.find_first_not_of(" \t"));
-    item.erase(item.find_last_not_of(" \t") + 1);
-    if (!item.empty()) items.push_back(item);
-  }
-  return items;
-}
 
 const char* env(const char* name) {
   const char* value = std::getenv(name);
@@ -43,56 +34,16 @@ bool is_even(const std::array<int, 2>& p, const cudecompGridDescConfig_t& config
   return dist(0) % p[0] == 0 && dist(1) % p[0] == 0 && dist(1) % p[1] == 0 && dist(2) % p[1] == 0;
 }
 
-// Applies a backend list from the environment to `all`. "A,B" keeps only the named backends;
-// "^A,B" (a leading caret, as in NCCL's lists) keeps every backend except the named ones. Names
-// are the enum tokens (MPI_P2P_PL, NCCL, ...); a name of a backend this build lacks is accepted
-// and has no effect, an unknown name is an error.
-template <typename Backend, typename FromName>
-std::vector<Backend> filter_backends(std::vector<Backend> all, const char* variable, FromName from_name) {
-  const char* value = env(variable);
-  if (value == nullptr) return all;
-  std::string text = value;
-  const bool exclude = !text.empty() && text.front() == '^';
-  if (exclude) text.erase(0, 1);
-  std::vector<Backend> named;
-  for (const auto& name : split_list(text)) {
-    const auto backend = from_name(name);
-    if (!backend) invalid_argument(variable, "unknown backend name '" + name + "'");
-    named.push_back(*backend);
-  }
-  std::vector<Backend> chosen;
-  for (const Backend backend : all) {
-    const bool listed = std::find(named.begin(), named.end(), backend) != named.end();
-    if (listed != exclude) chosen.push_back(backend);
-  }
-  if (chosen.empty()) invalid_argument(variable, "leaves no backend of this build to try");
-  return chosen;
-}
-
-// Every backend of this build is an MPI backend, so disable_mpi_backends leaves none; NCCL and
-// NVSHMEM backends do not exist here, so their flags change nothing.
-void check_mpi_backends_allowed(const cudecompGridDescAutotuneOptions_t& options, const char* what) {
-  if (options.disable_mpi_backends) {
-    not_supported(std::string("options.disable_mpi_backends is set, which leaves no ") + what +
-                  " backend to autotune in this build (CPU-only: MPI backends only)");
-  }
-}
-
 std::vector<cudecompTransposeCommBackend_t> transpose_candidates(const cudecompGridDescConfig_t& config,
-                                                                 const cudecompGridDescAutotuneOptions_t& options) {
-  if (!options.autotune_transpose_backend) return {config.transpose_comm_backend};
-  check_mpi_backends_allowed(options, "transpose");
-  return filter_backends<cudecompTransposeCommBackend_t>(
-      {CUDECOMP_TRANSPOSE_COMM_MPI_P2P, CUDECOMP_TRANSPOSE_COMM_MPI_P2P_PL, CUDECOMP_TRANSPOSE_COMM_MPI_A2A},
-      "CUDECOMP_AUTOTUNE_TRANSPOSE_BACKENDS", transpose_backend_from_name);
+                                                                 const cudecompGridDescAutotuneOptions_t& options,
+                                                                 const TuneTarget& target) {
+  return transpose_backend_candidates(config, options, target, env("CUDECOMP_AUTOTUNE_TRANSPOSE_BACKENDS"));
 }
 
 std::vector<cudecompHaloCommBackend_t> halo_candidates(const cudecompGridDescConfig_t& config,
-                                                       const cudecompGridDescAutotuneOptions_t& options) {
-  if (!options.autotune_halo_backend) return {config.halo_comm_backend};
-  check_mpi_backends_allowed(options, "halo");
-  return filter_backends<cudecompHaloCommBackend_t>({CUDECOMP_HALO_COMM_MPI, CUDECOMP_HALO_COMM_MPI_BLOCKING},
-                                                    "CUDECOMP_AUTOTUNE_HALO_BACKENDS", halo_backend_from_name);
+                                                       const cudecompGridDescAutotuneOptions_t& options,
+                                                       const TuneTarget& target) {
+  return halo_backend_candidates(config, options, target, env("CUDECOMP_AUTOTUNE_HALO_BACKENDS"));
 }
 
 // Inclusive bounds on Prows or Pcols from CUDECOMP_AUTOTUNE_P_ROW_RANGE / _P_COL_RANGE:
@@ -133,12 +84,32 @@ Int3 to_int3(const int32_t values[3]) {
   return {values[0], values[1], values[2]};
 }
 
+// A trial buffer: host memory, or device memory when the trials run on the device (left
+// uninitialized there, as only the time of moving it matters).
+class TrialBuffer {
+ public:
+  TrialBuffer(size_t bytes, bool on_device) {
+    if (on_device) {
+      device_ = allocate_device(bytes);
+    } else {
+      host_.resize(bytes);
+    }
+  }
+  std::byte* data() { return device_ ? static_cast<std::byte*>(device_.get()) : host_.data(); }
+
+ private:
+  std::vector<std::byte> host_;
+  std::shared_ptr<void> device_;
+};
+
 // Measures one candidate. Returns the mean weighted trial time in seconds (max over ranks), or
-// +inf when skipped by skip_threshold.
+// +inf when skipped by skip_threshold. On the device, every operation runs on the default
+// stream (as upstream's trials do) and is timed there with CUDA events.
 class Timer {
  public:
-  Timer(const Handle& handle, const cudecompGridDescAutotuneOptions_t& options, std::ostringstream& log)
-      : handle_(handle), options_(options), log_(log) {}
+  Timer(const Handle& handle, const cudecompGridDescAutotuneOptions_t& options, const TuneTarget& target,
+        std::ostringstream& log)
+      : handle_(handle), options_(options), on_device_(target.on_device()), log_(log) {}
 
   double transpose_cycle(const GridDesc& grid, double best) {
     const size_t elem = static_cast<size_t>(data_type_size(options_.dtype));
@@ -155,12 +126,15 @@ class Timer {
       largest = std::max({largest, grid.layout(input_axis(op), a.input_halo, a.input_padding).size,
                           grid.layout(output_axis(op), a.output_halo, a.output_padding).size});
     }
-    std::vector<std::byte> a_buffer(static_cast<size_t>(largest) * elem + elem);
-    std::vector<std::byte> b_buffer(a_buffer.size());
-    std::vector<std::byte> work(static_cast<size_t>(grid.transpose_workspace_size()) * elem + elem);
+    const size_t data_bytes = static_cast<size_t>(largest) * elem + elem;
+    TrialBuffer a_buffer(data_bytes, on_device_);
+    TrialBuffer b_buffer(data_bytes, on_device_);
+    TrialBuffer work(static_cast<size_t>(grid.transpose_workspace_size()) * elem + elem, on_device_);
+    const auto mover = mover_for(a_buffer.data());
     std::byte* current = a_buffer.data();
     std::byte* other = b_buffer.data();
     for (int i = 0; i < 4; ++i) {
+      ops[i].mover = mover.get();
       ops[i].work = work.data();
       ops[i].input = current;
       ops[i].output = options_.transpose_use_inplace_buffers[i] ? current : other;
@@ -168,10 +142,7 @@ class Timer {
     }
     auto trial = [&](std::array<double, 4>& times) {
       for (int i = 0; i < 4; ++i) {
-        MPI_Barrier(handle_.comm());
-        const double start = MPI_Wtime();
-        grid.transpose(static_cast<TransposeOp>(i), ops[i]);
-        times[i] = MPI_Wtime() - start;
+        times[i] = timed([&] { grid.transpose(static_cast<TransposeOp>(i), ops[i]); });
       }
       check_mpi(MPI_Allreduce(MPI_IN_PLACE, times.data(), 4, MPI_DOUBLE, MPI_MAX, handle_.comm()), "MPI_Allreduce");
       double total = 0;
@@ -189,18 +160,17 @@ class Timer {
     args.halo = to_int3(options_.halo_extents);
     args.padding = to_int3(options_.halo_padding);
     args.periods = {options_.halo_periods[0], options_.halo_periods[1], options_.halo_periods[2]};
-    std::vector<std::byte> data(static_cast<size_t>(grid.layout(args.axis, args.halo, args.padding).size) * elem +
-                                elem);
-    std::vector<std::byte> work(static_cast<size_t>(grid.halo_workspace_size(args.axis, args.halo)) * elem + elem);
+    TrialBuffer data(static_cast<size_t>(grid.layout(args.axis, args.halo, args.padding).size) * elem + elem,
+                     on_device_);
+    TrialBuffer work(static_cast<size_t>(grid.halo_workspace_size(args.axis, args.halo)) * elem + elem, on_device_);
+    const auto mover = mover_for(data.data());
     args.data = data.data();
     args.work = work.data();
+    args.mover = mover.get();
     auto trial = [&](std::array<double, 4>& times) {
       for (int dim = 0; dim < 3; ++dim) {
         args.dim = dim;
-        MPI_Barrier(handle_.comm());
-        const double start = MPI_Wtime();
-        grid.update_halos(args);
-        times[dim] = MPI_Wtime() - start;
+        times[dim] = timed([&] { grid.update_halos(args); });
       }
       times[3] = 0;
       check_mpi(MPI_Allreduce(MPI_IN_PLACE, times.data(), 4, MPI_DOUBLE, MPI_MAX, handle_.comm()), "MPI_Allreduce");
@@ -210,6 +180,24 @@ class Timer {
   }
 
  private:
+  static constexpr cudaStream_t kStream = nullptr;  // the default stream
+
+  // Null (host memory) unless on the device; never asks CUDA about host buffers, so a CUDA
+  // build without a device makes no CUDA call here.
+  std::unique_ptr<BlockMover> mover_for(const std::byte* buffer) const {
+    return on_device_ ? device_mover_for(buffer, kStream) : nullptr;
+  }
+
+  // Seconds of one operation on this rank, started together on all ranks.
+  template <typename Operation>
+  double timed(const Operation& operation) {
+    MPI_Barrier(handle_.comm());
+    if (on_device_) return time_on_stream(kStream, operation);
+    const double start = MPI_Wtime();
+    operation();
+    return MPI_Wtime() - start;
+  }
+
   template <typename Trial>
   double measure(Trial& trial, double best) {
     std::array<double, 4> times{};
@@ -232,6 +220,7 @@ class Timer {
 
   const Handle& handle_;
   const cudecompGridDescAutotuneOptions_t& options_;
+  bool on_device_ = false;
   std::ostringstream& log_;
 };
 
@@ -267,7 +256,7 @@ std::vector<std::array<int, 2>> pdims_candidates(int nranks, const cudecompGridD
   }
   if (const char* restrict_to = env("CUDECOMP_AUTOTUNE_PDIMS")) {
     std::vector<std::array<int, 2>> chosen;
-    for (const auto& item : split_list(restrict_to)) {
+    for (const auto& item : split_env_list(restrict_to)) {
       int rows = 0, cols = 0;
       char extra = 0;
       if (std::sscanf(item.c_str(), "%dx%d%c", &rows, &cols, &extra) != 2 || rows <= 0 || cols <= 0) {
@@ -312,12 +301,15 @@ AutotuneChoice autotune(const Handle& handle, const cudecompGridDescConfig_t& co
   std::vector<std::array<int, 2>> grids =
       tune_pdims ? pdims_candidates(handle.size(), config, options.allow_uneven_decompositions)
                  : std::vector<std::array<int, 2>>{{config.pdims[0], config.pdims[1]}};
-  const auto transposes = transpose_candidates(config, options);
-  const auto halos = halo_candidates(config, options);
+  const TuneTarget target{device_backend_built(), device_available()};
+  const auto transposes = transpose_candidates(config, options, target);
+  const auto halos = halo_candidates(config, options, target);
 
   std::ostringstream log;
   log.precision(4);
-  Timer timer(handle, options, log);
+  // Only device tuning adds a line: the host log stays as the CPU-only build has always printed it.
+  if (target.on_device()) log << "CUDECOMP: Autotuning on device buffers (times from CUDA events)\n";
+  Timer timer(handle, options, target, log);
   AutotuneChoice choice;
   choice.pdims = grids.front();
   choice.transpose_backend = config.transpose_comm_backend;

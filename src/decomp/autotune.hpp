@@ -1,5 +1,7 @@
 // Autotuning of the process grid and the communication backends by timing the real operations
-// on the real ranks (upstream cuDecomp refuses this in CPU-only builds). Every decision is made
+// on the real ranks (upstream cuDecomp refuses this in CPU-only builds). Host buffers and host
+// clocks where no CUDA device is seen; device buffers, CUDA events and the NCCL backends too in
+// a CUDA build that sees one (the candidates: autotune_candidates.hpp). Every decision is made
 // from times reduced over all ranks (the slowest rank counts), so every rank chooses the same.
 #pragma once
 

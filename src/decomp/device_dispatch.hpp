@@ -8,6 +8,7 @@
 #include <mpi.h>
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 
 #include "cudecomp.h"
@@ -23,6 +24,15 @@ struct TransposePlan;
 
 // Whether the library was built with its CUDA backend.
 bool device_backend_built();
+
+// Whether the CUDA build sees a CUDA device (always false in a CPU-only build): the autotuner
+// then times its trials on device buffers.
+bool device_available();
+
+// Seconds between CUDA events recorded on `stream` before and after the work `enqueue` puts
+// there; waits for that work. Host clocks would time only the launches of asynchronous kernels
+// and NCCL calls. CUDA build only (NOT_SUPPORTED otherwise).
+double time_on_stream(cudaStream_t stream, const std::function<void()>& enqueue);
 
 // Whether `buffer` is CUDA device or managed memory (always false in a CPU-only build).
 bool is_device_buffer(const void* buffer);
@@ -40,15 +50,30 @@ bool release_caller_device_memory(void* buffer);
 // `bytes` of device memory, freed when the last owner lets go (CUDA build only).
 std::shared_ptr<void> allocate_device(size_t bytes);
 
+// Where the NCCL communicator of a grid's row or column group comes from. One NCCL communicator
+// per handle (over handle_comm, created on first use: rank 0's unique id goes out by MPI) and,
+// per group, one split from it with ncclCommSplit by `color` and `key` (group_split.hpp). Both
+// creations are collective over all ranks of handle_comm. With an NCCL older than 2.18 (no
+// ncclCommSplit) the group's communicator is created over `group` directly.
+struct NcclGroup {
+  MPI_Comm handle_comm = MPI_COMM_NULL;
+  std::shared_ptr<void>* handle_cache = nullptr;  // the handle's communicator, once created
+  MPI_Comm group = MPI_COMM_NULL;                 // the MPI communicator of the same ranks
+  int color = 0;
+  int key = 0;
+  std::shared_ptr<void>* cache = nullptr;  // the group's communicator, once created
+};
+
+// Creates the group's NCCL communicator (and the handle's) when not yet there. Collective.
+void prepare_nccl_group(const NcclGroup& group);
+
 // NCCL (pipelined: NCCL_PL) transpose of device buffers; args.mover must be a device mover.
-// `comm_cache` holds the NCCL communicator of `group`, created on first use (collective).
 void run_nccl_transpose(const TransposePlan& plan, const PencilLayout& in, const PencilLayout& out,
-                        const TransposeArgs& args, size_t element_bytes, MPI_Comm group,
-                        std::shared_ptr<void>& comm_cache, bool pipelined);
+                        const TransposeArgs& args, size_t element_bytes, const NcclGroup& group, bool pipelined);
 
 // NCCL halo update of device buffers along one split dimension; `minus`/`plus` are the
-// neighbours' indices in `group` (-1: none). `comm_cache` as for run_nccl_transpose.
+// neighbours' indices in the group (-1: none).
 void run_nccl_halo(const HaloArgs& args, const PencilLayout& layout, const HaloFaces& faces, int minus, int plus,
-                   MPI_Comm group, std::shared_ptr<void>& comm_cache, size_t element_bytes);
+                   const NcclGroup& group, size_t element_bytes);
 
 }  // namespace wavestack::decomp

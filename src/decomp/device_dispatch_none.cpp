@@ -10,6 +10,14 @@ bool device_backend_built() {
   return false;
 }
 
+bool device_available() {
+  return false;
+}
+
+double time_on_stream(cudaStream_t /*stream*/, const std::function<void()>& /*enqueue*/) {
+  not_supported("timing on a CUDA stream needs the CUDA build of cudecomp");
+}
+
 bool is_device_buffer(const void* /*buffer*/) {
   return false;
 }
@@ -30,14 +38,18 @@ std::shared_ptr<void> allocate_device(size_t /*bytes*/) {
   not_supported("device memory needs the CUDA build of cudecomp");
 }
 
+void prepare_nccl_group(const NcclGroup& /*group*/) {
+  not_supported("NCCL backends need the CUDA build of cudecomp");
+}
+
 void run_nccl_transpose(const TransposePlan& /*plan*/, const PencilLayout& /*in*/, const PencilLayout& /*out*/,
-                        const TransposeArgs& /*args*/, size_t /*element_bytes*/, MPI_Comm /*group*/,
-                        std::shared_ptr<void>& /*comm_cache*/, bool /*pipelined*/) {
+                        const TransposeArgs& /*args*/, size_t /*element_bytes*/, const NcclGroup& /*group*/,
+                        bool /*pipelined*/) {
   not_supported("NCCL backends need the CUDA build of cudecomp");
 }
 
 void run_nccl_halo(const HaloArgs& /*args*/, const PencilLayout& /*layout*/, const HaloFaces& /*faces*/, int /*minus*/,
-                   int /*plus*/, MPI_Comm /*group*/, std::shared_ptr<void>& /*comm_cache*/, size_t /*element_bytes*/) {
+                   int /*plus*/, const NcclGroup& /*group*/, size_t /*element_bytes*/) {
   not_supported("NCCL backends need the CUDA build of cudecomp");
 }
 

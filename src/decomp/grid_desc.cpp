@@ -5,6 +5,7 @@
 
 #include "decomp/config.hpp"
 #include "decomp/error.hpp"
+#include "decomp/group_split.hpp"
 #include "decomp/handle.hpp"
 
 namespace wavestack::decomp {
@@ -35,7 +36,9 @@ GridDesc::GridDesc(const Handle& handle, const cudecompGridDescConfig_t& config)
   }
   coords_ = grid_.coords(handle.rank());
   for (int g = 0; g < 2; ++g) {
-    check_mpi(MPI_Comm_split(handle.comm(), coords_[1 - g], coords_[g], &group_comms_[g]), "MPI_Comm_split");
+    // The NCCL groups are split from the handle's NCCL communicator with the same colour and key.
+    const GroupSplit split = group_split(grid_, handle.rank(), g);
+    check_mpi(MPI_Comm_split(handle.comm(), split.color, split.key, &group_comms_[g]), "MPI_Comm_split");
     MPI_Comm_set_errhandler(group_comms_[g], MPI_ERRORS_RETURN);
   }
 }
@@ -47,6 +50,11 @@ GridDesc::~GridDesc() {
   for (auto& comm : group_comms_) {
     if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
   }
+}
+
+NcclGroup GridDesc::nccl_group(int g) const {
+  const GroupSplit split = group_split(grid_, handle_.rank(), g);
+  return {handle_.comm(), &handle_.nccl_comm_cache(), group_comms_[g], split.color, split.key, &nccl_comms_[g]};
 }
 
 void GridDesc::set_config_backends(cudecompTransposeCommBackend_t transpose, cudecompHaloCommBackend_t halo) {

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "cudecomp.h"
+#include "decomp/device_dispatch.hpp"
 #include "decomp/geometry.hpp"
 #include "decomp/pencil_layout.hpp"
 #include "decomp/transpose_plan.hpp"
@@ -85,6 +86,8 @@ class GridDesc {
   void update_halos(const HaloArgs& args) const;
 
  private:
+  // Where the NCCL communicator of group g comes from (device_dispatch.hpp).
+  NcclGroup nccl_group(int g) const;
   bool is_noop(TransposeOp op, const TransposeArgs& args, const PencilLayout& in, const PencilLayout& out) const;
 
   const Handle& handle_;
@@ -95,7 +98,8 @@ class GridDesc {
   // group_comms_[g]: the ranks that share this rank's coordinate in the other grid dimension,
   // ranked by their coordinate along g.
   std::array<MPI_Comm, 2> group_comms_{MPI_COMM_NULL, MPI_COMM_NULL};
-  // NCCL communicators over group_comms_ (CUDA build), created by the first NCCL transpose.
+  // NCCL communicators of group_comms_' ranks (CUDA build), split from the handle's NCCL
+  // communicator by the first NCCL operation on the group; they keep that one alive.
   mutable std::array<std::shared_ptr<void>, 2> nccl_comms_;
   std::string autotune_report_;
 };

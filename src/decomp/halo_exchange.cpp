@@ -58,6 +58,9 @@ void GridDesc::update_halos(const HaloArgs& args) const {
     region_to_region(mover, data, layout, faces.lower_interior, faces.upper_halo, elem);
     return;
   }
+  // The NCCL group is split from the handle's communicator, collectively over all its ranks:
+  // do it before a return that only some groups take.
+  if (config_.halo_comm_backend == CUDECOMP_HALO_COMM_NCCL) prepare_nccl_group(nccl_group(g));
   if (faces.volume == 0) return;  // same on every rank of the group: the other extents are shared
   if (faces.volume > INT_MAX) not_supported("a halo face exceeds INT_MAX elements");
 
@@ -72,7 +75,7 @@ void GridDesc::update_halos(const HaloArgs& args) const {
   const int plus = neighbour(+1);
   if (config_.halo_comm_backend == CUDECOMP_HALO_COMM_NCCL) {
     return run_nccl_halo(args, layout, faces, minus == MPI_PROC_NULL ? -1 : minus, plus == MPI_PROC_NULL ? -1 : plus,
-                         group_comms_[g], nccl_comms_[g], elem);
+                         nccl_group(g), elem);
   }
   const MPI_Comm comm = group_comms_[g];
   const MPI_Datatype type = handle_.element_type(elem);

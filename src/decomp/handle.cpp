@@ -36,6 +36,8 @@ Handle::Handle(MPI_Comm comm) {
 }
 
 Handle::~Handle() {
+  // The NCCL communicator goes with the handle (grids that split from it keep it alive).
+  nccl_comm_.reset();
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (finalized) return;  // nothing can be freed after MPI_Finalize

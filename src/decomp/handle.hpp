@@ -5,6 +5,7 @@
 #include <mpi.h>
 
 #include <cstddef>
+#include <memory>
 
 namespace wavestack::decomp {
 
@@ -21,9 +22,14 @@ class Handle {
   int size() const { return size_; }
   // A contiguous MPI type of 4, 8 or 16 bytes, so message counts are in elements.
   MPI_Datatype element_type(size_t element_bytes) const;
+  // The handle's NCCL communicator over comm() (CUDA build): empty until the first NCCL
+  // operation of any of its grids creates it; the grids' row and column communicators are
+  // split from it. A cache, so it may be filled through a const handle.
+  std::shared_ptr<void>& nccl_comm_cache() const { return nccl_comm_; }
 
  private:
   MPI_Comm comm_ = MPI_COMM_NULL;
+  mutable std::shared_ptr<void> nccl_comm_;
   int rank_ = 0;
   int size_ = 1;
   MPI_Datatype types_[3] = {MPI_DATATYPE_NULL, MPI_DATATYPE_NULL, MPI_DATATYPE_NULL};

@@ -302,7 +302,8 @@ void GridDesc::transpose(TransposeOp op, const TransposeArgs& args) const {
   }
   const auto backend = config_.transpose_comm_backend;
   if (backend == CUDECOMP_TRANSPOSE_COMM_NCCL || backend == CUDECOMP_TRANSPOSE_COMM_NCCL_PL) {
-    return run_nccl_transpose(plan, in, out, args, elem, group_comms_[plan.group_dim], nccl_comms_[plan.group_dim],
+    // Every rank gets here or none does (group sizes are global), as the collective split needs.
+    return run_nccl_transpose(plan, in, out, args, elem, nccl_group(plan.group_dim),
                               backend == CUDECOMP_TRANSPOSE_COMM_NCCL_PL);
   }
   // MPI_Alltoallw takes byte displacements as int: buffers beyond 2 GiB go through the workspace.

@@ -7,6 +7,7 @@
 
 #include "decomp/cuda/device_memory.hpp"
 #include "decomp/cuda/device_mover.hpp"
+#include "decomp/cuda/event_timer.hpp"
 #include "decomp/cuda/nccl_comm.hpp"
 #include "decomp/cuda/nccl_halo.hpp"
 #include "decomp/cuda/nccl_transpose.hpp"
@@ -17,6 +18,18 @@ namespace wavestack::decomp {
 
 bool device_backend_built() {
   return true;
+}
+
+bool device_available() {
+  return cuda::device_present();
+}
+
+double time_on_stream(cudaStream_t stream, const std::function<void()>& enqueue) {
+  cuda::EventTimer timer;
+  timer.start(stream);
+  enqueue();
+  timer.stop(stream);
+  return timer.elapsed_ms() * 1e-3;
 }
 
 bool is_device_buffer(const void* buffer) {
@@ -58,24 +71,39 @@ const cuda::DeviceMover& device_mover(const BlockMover* mover, const char* argum
   return *device;
 }
 
-const cuda::NcclComm& nccl_comm(MPI_Comm group, std::shared_ptr<void>& comm_cache) {
-  if (!comm_cache) comm_cache = std::make_shared<cuda::NcclComm>(group);
-  return *static_cast<const cuda::NcclComm*>(comm_cache.get());
+// The group's NCCL communicator, split from the handle's on first use (both collective over
+// all of the handle's ranks; every rank reaches here together, see the callers).
+const cuda::NcclComm& nccl_comm(const NcclGroup& group) {
+  std::shared_ptr<void>& cache = *group.cache;
+  if (!cache) {
+    if constexpr (cuda::kNcclHasCommSplit) {
+      std::shared_ptr<void>& handle_cache = *group.handle_cache;
+      if (!handle_cache) handle_cache = std::make_shared<cuda::NcclComm>(group.handle_comm);
+      cache = std::make_shared<cuda::NcclComm>(std::static_pointer_cast<const cuda::NcclComm>(handle_cache),
+                                               group.color, group.key);
+    } else {
+      cache = std::make_shared<cuda::NcclComm>(group.group);
+    }
+  }
+  return *static_cast<const cuda::NcclComm*>(cache.get());
 }
 
 }  // namespace
 
+void prepare_nccl_group(const NcclGroup& group) {
+  nccl_comm(group);
+}
+
 void run_nccl_transpose(const TransposePlan& plan, const PencilLayout& in, const PencilLayout& out,
-                        const TransposeArgs& args, size_t element_bytes, MPI_Comm group,
-                        std::shared_ptr<void>& comm_cache, bool pipelined) {
+                        const TransposeArgs& args, size_t element_bytes, const NcclGroup& group, bool pipelined) {
   const auto& device = device_mover(args.mover, "config.transpose_comm_backend");
-  cuda::nccl_transpose(plan, in, out, args, element_bytes, nccl_comm(group, comm_cache), pipelined, device.stream());
+  cuda::nccl_transpose(plan, in, out, args, element_bytes, nccl_comm(group), pipelined, device.stream());
 }
 
 void run_nccl_halo(const HaloArgs& args, const PencilLayout& layout, const HaloFaces& faces, int minus, int plus,
-                   MPI_Comm group, std::shared_ptr<void>& comm_cache, size_t element_bytes) {
+                   const NcclGroup& group, size_t element_bytes) {
   const auto& device = device_mover(args.mover, "config.halo_comm_backend");
-  cuda::nccl_halo(args, layout, faces, minus, plus, nccl_comm(group, comm_cache), element_bytes, device);
+  cuda::nccl_halo(args, layout, faces, minus, plus, nccl_comm(group), element_bytes, device);
 }
 
 }  // namespace wavestack::decomp

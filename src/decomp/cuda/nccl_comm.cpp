@@ -1,5 +1,7 @@
 #include "decomp/cuda/nccl_comm.hpp"
 
+#include <utility>
+
 #include "decomp/device_support.hpp"
 #include "decomp/error.hpp"
 
@@ -17,6 +19,17 @@ NcclComm::NcclComm(MPI_Comm comm) {
   if (rank == 0) check_nccl(ncclGetUniqueId(&id), "ncclGetUniqueId");
   check_mpi(MPI_Bcast(&id, sizeof(id), MPI_BYTE, 0, comm), "MPI_Bcast");
   check_nccl(ncclCommInitRank(&comm_, size, id, rank), "ncclCommInitRank");
+}
+
+NcclComm::NcclComm(std::shared_ptr<const NcclComm> parent, int color, int key) : parent_(std::move(parent)) {
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 18, 0)
+  // Default configuration (null): blocking, and no resources shared with the parent.
+  check_nccl(ncclCommSplit(parent_->get(), color, key, &comm_, nullptr), "ncclCommSplit");
+#else
+  (void)color;
+  (void)key;
+  not_supported("ncclCommSplit needs NCCL 2.18 or newer");
+#endif
 }
 
 NcclComm::~NcclComm() {
