@@ -65,7 +65,8 @@ struct NcclGroup {
 };
 
 // Creates the group's NCCL communicator (and the handle's) when not yet there. Collective.
-void prepare_nccl_group(const NcclGroup& group);
+// NOT_SUPPORTED, before any communication, when `mover` is not a device mover (host buffers).
+void prepare_nccl_halo_group(const NcclGroup& group, const BlockMover* mover);
 
 // NCCL (pipelined: NCCL_PL) transpose of device buffers; args.mover must be a device mover.
 void run_nccl_transpose(const TransposePlan& plan, const PencilLayout& in, const PencilLayout& out,

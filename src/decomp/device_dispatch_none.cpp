@@ -38,7 +38,7 @@ std::shared_ptr<void> allocate_device(size_t /*bytes*/) {
   not_supported("device memory needs the CUDA build of cudecomp");
 }
 
-void prepare_nccl_group(const NcclGroup& /*group*/) {
+void prepare_nccl_halo_group(const NcclGroup& /*group*/, const BlockMover* /*mover*/) {
   not_supported("NCCL backends need the CUDA build of cudecomp");
 }
 

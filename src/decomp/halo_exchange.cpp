@@ -60,7 +60,7 @@ void GridDesc::update_halos(const HaloArgs& args) const {
   }
   // The NCCL group is split from the handle's communicator, collectively over all its ranks:
   // do it before a return that only some groups take.
-  if (config_.halo_comm_backend == CUDECOMP_HALO_COMM_NCCL) prepare_nccl_group(nccl_group(g));
+  if (config_.halo_comm_backend == CUDECOMP_HALO_COMM_NCCL) prepare_nccl_halo_group(nccl_group(g), args.mover);
   if (faces.volume == 0) return;  // same on every rank of the group: the other extents are shared
   if (faces.volume > INT_MAX) not_supported("a halo face exceeds INT_MAX elements");
 

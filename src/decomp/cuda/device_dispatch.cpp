@@ -90,7 +90,8 @@ const cuda::NcclComm& nccl_comm(const NcclGroup& group) {
 
 }  // namespace
 
-void prepare_nccl_group(const NcclGroup& group) {
+void prepare_nccl_halo_group(const NcclGroup& group, const BlockMover* mover) {
+  device_mover(mover, "config.halo_comm_backend");  // host buffers are refused before NCCL is touched
   nccl_comm(group);
 }
 
