@@ -184,6 +184,14 @@ cudecompResult_t cudecompInit(cudecompHandle_t* handle, MPI_Comm mpi_comm);
 cudecompResult_t cudecompInit_F(cudecompHandle_t* handle, MPI_Fint mpi_comm);
 cudecompResult_t cudecompFinalize(cudecompHandle_t handle);
 
+/* A struct's size as the wrappers below pass it; a C++ cast in C++, where the header is also
+ * compiled with -Wold-style-cast. */
+#ifdef __cplusplus
+#define CUDECOMP_STRUCT_SIZE(type) static_cast<int64_t>(sizeof(type))
+#else
+#define CUDECOMP_STRUCT_SIZE(type) ((int64_t)sizeof(type))
+#endif
+
 /*
  * The exported entry points behind the struct functions. config_size/options_size/struct_size
  * and the versions are those of the caller's header; call the inline wrappers instead.
@@ -208,24 +216,25 @@ static inline cudecompResult_t cudecompGridDescCreate(cudecompHandle_t handle, c
                                                       cudecompGridDescConfig_t* config,
                                                       const cudecompGridDescAutotuneOptions_t* options) {
   return cudecompGridDescCreateVersioned(
-      handle, grid_desc, config, options, (int64_t)sizeof(cudecompGridDescConfig_t), CUDECOMP_GRID_DESC_CONFIG_VERSION,
-      (int64_t)sizeof(cudecompGridDescAutotuneOptions_t), CUDECOMP_GRID_DESC_AUTOTUNE_OPTIONS_VERSION);
+      handle, grid_desc, config, options, CUDECOMP_STRUCT_SIZE(cudecompGridDescConfig_t),
+      CUDECOMP_GRID_DESC_CONFIG_VERSION, CUDECOMP_STRUCT_SIZE(cudecompGridDescAutotuneOptions_t),
+      CUDECOMP_GRID_DESC_AUTOTUNE_OPTIONS_VERSION);
 }
 cudecompResult_t cudecompGridDescDestroy(cudecompHandle_t handle, cudecompGridDesc_t grid_desc);
 static inline cudecompResult_t cudecompGridDescConfigSetDefaults(cudecompGridDescConfig_t* config) {
-  return cudecompGridDescConfigSetDefaultsVersioned(config, (int64_t)sizeof(cudecompGridDescConfig_t),
+  return cudecompGridDescConfigSetDefaultsVersioned(config, CUDECOMP_STRUCT_SIZE(cudecompGridDescConfig_t),
                                                     CUDECOMP_GRID_DESC_CONFIG_VERSION);
 }
 static inline cudecompResult_t cudecompGridDescAutotuneOptionsSetDefaults(cudecompGridDescAutotuneOptions_t* options) {
   return cudecompGridDescAutotuneOptionsSetDefaultsVersioned(
-      options, (int64_t)sizeof(cudecompGridDescAutotuneOptions_t), CUDECOMP_GRID_DESC_AUTOTUNE_OPTIONS_VERSION);
+      options, CUDECOMP_STRUCT_SIZE(cudecompGridDescAutotuneOptions_t), CUDECOMP_GRID_DESC_AUTOTUNE_OPTIONS_VERSION);
 }
 
 static inline cudecompResult_t cudecompGetPencilInfo(cudecompHandle_t handle, cudecompGridDesc_t grid_desc,
                                                      cudecompPencilInfo_t* pencil_info, int32_t axis,
                                                      const int32_t halo_extents[], const int32_t padding[]) {
   return cudecompGetPencilInfoVersioned(handle, grid_desc, pencil_info, axis, halo_extents, padding,
-                                        (int64_t)sizeof(cudecompPencilInfo_t), CUDECOMP_PENCIL_INFO_VERSION);
+                                        CUDECOMP_STRUCT_SIZE(cudecompPencilInfo_t), CUDECOMP_PENCIL_INFO_VERSION);
 }
 cudecompResult_t cudecompGetTransposeWorkspaceSize(cudecompHandle_t handle, cudecompGridDesc_t grid_desc,
                                                    int64_t* workspace_size);
@@ -242,7 +251,7 @@ const char* cudecompHaloCommBackendToString(cudecompHaloCommBackend_t comm_backe
 
 static inline cudecompResult_t cudecompGetGridDescConfig(cudecompHandle_t handle, cudecompGridDesc_t grid_desc,
                                                          cudecompGridDescConfig_t* config) {
-  return cudecompGetGridDescConfigVersioned(handle, grid_desc, config, (int64_t)sizeof(cudecompGridDescConfig_t),
+  return cudecompGetGridDescConfigVersioned(handle, grid_desc, config, CUDECOMP_STRUCT_SIZE(cudecompGridDescConfig_t),
                                             CUDECOMP_GRID_DESC_CONFIG_VERSION);
 }
 cudecompResult_t cudecompGetShiftedRank(cudecompHandle_t handle, cudecompGridDesc_t grid_desc, int32_t axis,
