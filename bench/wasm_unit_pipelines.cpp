@@ -1,8 +1,7 @@
-// Where the build time of compiled-mode unit pipelines goes on a Vulkan driver: for each
-// GLSL file given (a unit's shader, as `wasmgpu` writes it: see bench/wasm_unit_pipelines.py),
-// the processor time glslang takes to make SPIR-V, and the time the driver takes to make a pipeline of
-// it and run one empty dispatch (lavapipe compiles at the first dispatch). No disk cache is
-// used, so every build is cold.
+// Where the build time of compiled-mode unit pipelines goes on a Vulkan driver: for each GLSL
+// file given (a unit's shader: bench/wasm_unit_pipelines.py writes them), the processor time
+// glslang takes to make SPIR-V, and the time the driver takes to make a pipeline of it and run
+// one empty dispatch (lavapipe compiles at the first dispatch). Our disk cache is not used.
 //
 //   wasm_unit_pipelines [--allow-software] unit1.glsl unit2.glsl ...
 //
