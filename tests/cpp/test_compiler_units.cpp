@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "wasm/compiler/control_records.hpp"
+#include "wasm/compiler/unit_codegen.hpp"
 #include "wasm/compiler/units.hpp"
 #include "wasm/loader.hpp"
 #include "wasm/opcodes.hpp"
@@ -277,6 +278,33 @@ TEST(CompilerUnits, LargeFunctionSpansSeveralUnits) {
   for (std::size_t u = 0; u < 3; ++u) EXPECT_EQ(layout.units[u].functions, std::vector<std::uint32_t>{0});
   EXPECT_EQ(layout.units[3].functions, std::vector<std::uint32_t>{1});
   EXPECT_EQ(layout.units[0].blocks.front().terminator, compiler::Terminator::kSplit);
+}
+
+// A unit makes the host's call of the functions whose entry block it holds with their table
+// facts as constants (cpu device only: the entry switch is compiled in where runs jump
+// directly); a unit holding no function's entry falls back to the generic call for every one.
+TEST(CompilerUnits, UnitEntryCallsItsOwnFunctionsWithConstants) {
+  const Bytes big = straight_line(300);
+  Bytes big_body = big;
+  big_body.push_back(0x0B);
+  const wasm::Module module = load(build_module({kVoid, kI32ToVoid}, {0, 1}, {big_body, {0x0B}}));
+  const compiler::CompiledLayout layout = check_partition(module, {}, "entries");
+  ASSERT_EQ(layout.units.size(), 4U);
+  const auto entry_switch = [&](std::uint32_t unit) {
+    const std::string text = compiler::generate_unit(module.program, layout, unit).text;
+    const std::size_t at = text.find("bool compiled_unit_entry(");
+    EXPECT_NE(at, std::string::npos) << "unit " << unit;
+    EXPECT_NE(text.rfind("#if COMPILED_DIRECT_JUMPS", at), std::string::npos) << "unit " << unit;
+    return text.substr(at, text.find("#endif", at) - at);
+  };
+  // Function 0: no parameters or locals; function 1: one i32 parameter.
+  const std::string first = entry_switch(0);
+  EXPECT_NE(first.find("case 0u: frame_call_defined(r, 0u, RETURN_TO_HOST, 0u, 0u, "), std::string::npos) << first;
+  EXPECT_EQ(first.find("case 1u:"), std::string::npos) << first;
+  EXPECT_EQ(entry_switch(1).find("case "), std::string::npos);  // the middle of function 0
+  const std::string last = entry_switch(3);
+  EXPECT_NE(last.find("case 1u: frame_call_defined(r, 1u, RETURN_TO_HOST, 1u, 0u, "), std::string::npos) << last;
+  EXPECT_EQ(last.find("case 0u:"), std::string::npos) << last;
 }
 
 TEST(CompilerUnits, SourceOverflowSplitsUnits) {

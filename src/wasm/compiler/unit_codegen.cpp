@@ -221,6 +221,31 @@ std::string run_search(const std::vector<Run>& runs, std::size_t low, std::size_
          run_search(runs, middle, high, first_id, indent + "  ") + indent + "}\n";
 }
 
+// The host's call of a function whose entry block is in this unit, where runs jump directly
+// (C++: the cpu device): its frame is made with the callee's table facts as constants, as a
+// call block's is (frame_call_defined), instead of through the function table, and
+// compiled_run.glsl then runs the entry block in the same turn of its loop. Vulkan shaders
+// keep the generic ENTRY (a second copy of the frame code would only lengthen the unit's
+// pipeline build). False for a function of another unit or an import: the generic call.
+std::string unit_entry(const Program& program, const CompiledLayout& layout, std::uint32_t first_block,
+                       std::uint32_t block_count) {
+  const std::size_t imported = program.function_type_ids.size() - program.functions.size();
+  std::string cases;
+  for (std::size_t defined = 0; defined < layout.function_entries.size(); ++defined) {
+    const std::uint32_t entry = layout.function_entries[defined];
+    if (entry < first_block || entry - first_block >= block_count) continue;
+    const FunctionRecord& function = program.functions.at(defined);
+    const std::string index = u32(static_cast<std::uint32_t>(imported + defined));
+    cases += "    case " + index + ": frame_call_defined(r, " + index + ", RETURN_TO_HOST, " +
+             u32(function.param_count) + ", " + u32(function.local_count) + ", " + u32(function.max_stack) +
+             "); return true;\n";
+  }
+  std::string text = "#if COMPILED_DIRECT_JUMPS\n#define COMPILED_UNIT_ENTRY 1\n";
+  text += "bool compiled_unit_entry(INOUT(Regs) r) {\n  switch (r.cont_func) {\n" + cases;
+  text += "    default:\n      return false;\n  }\n}\n#endif\n";
+  return text;
+}
+
 }  // namespace
 
 UnitSource generate_unit(const Program& program, const CompiledLayout& layout, std::uint32_t unit) {
@@ -298,6 +323,7 @@ UnitSource generate_unit(const Program& program, const CompiledLayout& layout, s
     source.text += "  }\n";
   }
   source.text += "  return result;\n}\n";
+  source.text += unit_entry(program, layout, source.first_block, source.block_count);
   return source;
 }
 

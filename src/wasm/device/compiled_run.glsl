@@ -12,9 +12,18 @@
 #define COMPILED_AFTER_BLOCK(r)
 #endif
 
+// Whether the unit makes the host's call of its own functions itself (unit_codegen.cpp's
+// compiled_unit_entry: the cpu device's units).
+#ifndef COMPILED_UNIT_ENTRY
+#define COMPILED_UNIT_ENTRY 0
+#endif
+
 // The host's call (S_PC at H_ENTRY_PC): a call of S_CONT_FUNC; every unit can make it.
 uint compiled_entry(INOUT(Regs) r) {
   r.pc = prog(H_ENTRY_PC) + 1u;  // a partial call runs ENTRY again (frame_continue: pc - 1)
+#if COMPILED_UNIT_ENTRY
+  if (compiled_unit_entry(r)) return 0u;
+#endif
   frame_call(r, r.cont_func, RETURN_TO_HOST);
   return 0u;
 }
@@ -38,11 +47,22 @@ uint compiled_run(uint quantum, uint budget) {
     }
     // The step counts what it ran (blocks of one function's run, unit_codegen.cpp).
     uint n = 0u;
+#if COMPILED_UNIT_ENTRY
+    // The call's first block runs in the turn that made the call, after the checks that the
+    // loop's next turn would make (one call site of the step: compilers inline it).
+    bool step = true;
+    if (r.pc == prog(H_ENTRY_PC)) {
+      compiled_count(c, compiled_entry(r));
+      step = r.status == STATUS_RUNNING && r.pc != prog(H_ENTRY_PC) && c.iterations < quantum && r.work < budget;
+    }
+    if (step) n = compiled_unit_step(r, c);
+#else
     if (r.pc == prog(H_ENTRY_PC)) {
       compiled_count(c, compiled_entry(r));
     } else {
       n = compiled_unit_step(r, c);
     }
+#endif
     COMPILED_AFTER_BLOCK(r);
     if (n == COMPILED_LEAVE && c.iterations == 0u) return STATUS_COMPILED_ELSEWHERE;  // nothing changed
     if (n == COMPILED_YIELD || n == COMPILED_LEAVE || n == COMPILED_NEEDS_PREFIX) {
