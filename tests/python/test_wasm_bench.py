@@ -74,3 +74,17 @@ def test_declared_memory_pages_reads_the_memory_section():
     memory_of_3_pages = bytes([5, 3, 1, 0, 3])  # section 5, size 3: one memory, no maximum, minimum 3
     assert bench.declared_memory_pages(header + memory_of_3_pages) == 3
     assert bench.declared_memory_pages(header) == 0
+
+
+def test_the_instruction_count_bench_runs_and_checks_what_it_counts(tmp_path):
+    """bench/wasmgpu_instructions.py's measured process (valgrind runs it in the bench): it
+    builds the workload, checks our first call against native C and makes the counted calls."""
+    require_toolchain()
+    script = ROOT / "bench" / "wasmgpu_instructions.py"
+    for workload in ("worker", "fib"):
+        result = subprocess.run([sys.executable, str(script), "--child", "ours-compiled-cpu", workload, "7", "2",
+                                 str(tmp_path)], capture_output=True, text=True, timeout=300)
+        assert result.returncode == 0, result.stdout + result.stderr
+    refused = subprocess.run([sys.executable, str(script), "--instances", "0"], capture_output=True, text=True,
+                             timeout=60)
+    assert refused.returncode == 2 and "--instances" in refused.stderr
