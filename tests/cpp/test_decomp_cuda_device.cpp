@@ -201,6 +201,7 @@ TEST_F(DeviceTest, CApiTransposesDevicePointersOnTheStream) {
     config.gdims[2] = 11;
     config.pdims[0] = world_size() >= 4 ? 2 : 1;
     config.pdims[1] = world_size() / config.pdims[0];
+    config.transpose_axis_contiguous[1] = true;  // as make_grid's, whose layouts check the result
     config.transpose_comm_backend = backend;
     cudecompGridDesc_t grid = nullptr;
     ASSERT_EQ(cudecompGridDescCreate(handle, &grid, &config, nullptr), CUDECOMP_RESULT_SUCCESS);
