@@ -4,7 +4,8 @@
  *
  * Host buffers (every build): operations complete before they return and stream arguments are
  * ignored. cudecompMalloc allocates device memory (cudaMalloc) where the CUDA build sees a CUDA
- * device, as cuDecomp does, and host memory otherwise. Device buffers (the library's CUDA
+ * device on every rank of the handle, as cuDecomp does, and host memory otherwise;
+ * cudecompMallocHost (an extension, below) allocates page-locked host memory. Device buffers (the library's CUDA
  * build only): an operation whose input is CUDA device or managed memory runs on the device on
  * the given stream (the workspace must be device memory too, or NULL); the NCCL backends need
  * device buffers. When the CUDA runtime header is not available, cudaStream_t
@@ -290,6 +291,18 @@ cudecompResult_t cudecompUpdateHalosZ(cudecompHandle_t handle, cudecompGridDesc_
  * CUDECOMP_QUIET_ERRORS=1 is set.
  */
 const char* cudecompGetLastErrorMessage(void);
+
+/**
+ * wavestack extension (not in cuDecomp, which has no pinned-memory call): buffer_size_bytes of
+ * host memory for *buffer, page-locked (cudaMallocHost) where the library's CUDA build sees a
+ * CUDA device, so that copies between it and the device can run asynchronously; elsewhere (the
+ * CPU-only build, or no device) the same 64-byte aligned host memory that cudecompMalloc returns
+ * there. Either way it is host memory, and operations on it take the host path. Release it with
+ * cudecompFree. The checks are cudecompMalloc's: a stale handle or grid descriptor, a null buffer
+ * or 0 bytes are CUDECOMP_RESULT_INVALID_USAGE.
+ */
+cudecompResult_t cudecompMallocHost(cudecompHandle_t handle, cudecompGridDesc_t grid_desc, void** buffer,
+                                    size_t buffer_size_bytes);
 
 #ifdef __cplusplus
 }

@@ -2,7 +2,8 @@
 // on the real ranks (upstream cuDecomp refuses this in CPU-only builds). Host buffers and host
 // clocks where no CUDA device is seen; device buffers, CUDA events and the NCCL backends too in
 // a CUDA build that sees one (the candidates: autotune_candidates.hpp). Every decision is made
-// from times reduced over all ranks (the slowest rank counts), so every rank chooses the same.
+// from every rank's times pooled (autotune_timing.hpp: the average over ranks and trials ranks
+// candidates, as upstream's), gathered to every rank, so every rank chooses the same.
 #pragma once
 
 #include <array>
@@ -21,9 +22,9 @@ struct AutotuneChoice {
   std::string report;  // the log lines rank 0 printed
 };
 
-// Candidate process grids Prows x Pcols for `nranks` ranks, Prows ascending, restricted by
-// CUDECOMP_AUTOTUNE_PDIMS ("2x2,1x4"), CUDECOMP_AUTOTUNE_P_ROW_RANGE and _P_COL_RANGE ("MIN:MAX")
-// when set and, unless allowed, to even decompositions.
+// Candidate process grids Prows x Pcols for `nranks` ranks, Pcols ascending (upstream's order),
+// restricted by CUDECOMP_AUTOTUNE_PDIMS ("2x2,1x4"), CUDECOMP_AUTOTUNE_P_ROW_RANGE and
+// _P_COL_RANGE ("MIN:MAX") when set and, unless allowed, to even decompositions.
 std::vector<std::array<int, 2>> pdims_candidates(int nranks, const cudecompGridDescConfig_t& config, bool allow_uneven);
 
 // `config` is valid; pdims 0,0 means the grid is tuned, else it stays fixed.

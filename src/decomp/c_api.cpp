@@ -109,6 +109,25 @@ cudecompGridDesc* lookup(cudecompHandle_t handle, cudecompGridDesc_t grid_desc) 
   return grid_desc;
 }
 
+// The argument checks shared by cudecompMalloc and cudecompMallocHost.
+void check_allocation(cudecompHandle_t handle, cudecompGridDesc_t grid_desc, void** buffer, size_t bytes) {
+  lookup(handle, grid_desc);
+  require(buffer, "buffer");
+  // cuDecomp rejects empty allocations: a zero size is almost always a size computed wrongly.
+  if (bytes == 0) decomp::invalid_argument("buffer_size_bytes", "must be > 0");
+}
+
+// Host memory aligned for any element type and for vector loads; never null (bad_alloc instead).
+// cudecompFree releases it with std::free.
+void* aligned_host_allocate(size_t bytes) {
+  constexpr size_t kAlignment = 64;
+  const size_t rounded = ((bytes + kAlignment - 1) / kAlignment) * kAlignment;
+  if (rounded < bytes) throw std::bad_alloc();  // the rounding wrapped around
+  void* memory = std::aligned_alloc(kAlignment, rounded);
+  if (memory == nullptr) throw std::bad_alloc();
+  return memory;
+}
+
 decomp::Int3 optional3(const int32_t values[]) {
   if (values == nullptr) return {0, 0, 0};
   return {values[0], values[1], values[2]};
@@ -289,29 +308,30 @@ cudecompResult_t cudecompGetDataTypeSize(cudecompDataType_t dtype, int64_t* dtyp
 cudecompResult_t cudecompMalloc(cudecompHandle_t handle, cudecompGridDesc_t grid_desc, void** buffer,
                                 size_t buffer_size_bytes) {
   return guarded("cudecompMalloc", [&] {
-    lookup(handle, grid_desc);
-    require(buffer, "buffer");
-    // cuDecomp rejects empty allocations: a zero size is almost always a size computed wrongly.
-    if (buffer_size_bytes == 0) decomp::invalid_argument("buffer_size_bytes", "must be > 0");
-    // Device memory where the CUDA build has a device (decomp/device_dispatch.hpp).
-    if (void* device = decomp::allocate_caller_device_memory(buffer_size_bytes)) {
-      *buffer = device;
-      return;
-    }
-    // Otherwise host memory, aligned for any element type and for vector loads; never null on success.
-    constexpr size_t kAlignment = 64;
-    const size_t rounded = ((buffer_size_bytes + kAlignment - 1) / kAlignment) * kAlignment;
-    if (rounded < buffer_size_bytes) throw std::bad_alloc();  // the rounding wrapped around
-    void* memory = std::aligned_alloc(kAlignment, rounded);
-    if (memory == nullptr) throw std::bad_alloc();
-    *buffer = memory;
+    check_allocation(handle, grid_desc, buffer, buffer_size_bytes);
+    // Device memory where the CUDA build has a device (decomp/device_dispatch.hpp), but only
+    // when every rank has one: buffers on both sides of a transpose must take the same path.
+    void* device =
+        handle->core->device_on_every_rank() ? decomp::allocate_caller_device_memory(buffer_size_bytes) : nullptr;
+    *buffer = device != nullptr ? device : aligned_host_allocate(buffer_size_bytes);
+  });
+}
+
+cudecompResult_t cudecompMallocHost(cudecompHandle_t handle, cudecompGridDesc_t grid_desc, void** buffer,
+                                    size_t buffer_size_bytes) {
+  return guarded("cudecompMallocHost", [&] {
+    check_allocation(handle, grid_desc, buffer, buffer_size_bytes);
+    // Page-locked where the CUDA build has a device; without one, page-locking buys nothing.
+    void* pinned = decomp::allocate_caller_pinned_memory(buffer_size_bytes);
+    *buffer = pinned != nullptr ? pinned : aligned_host_allocate(buffer_size_bytes);
   });
 }
 
 cudecompResult_t cudecompFree(cudecompHandle_t handle, cudecompGridDesc_t grid_desc, void* buffer) {
   return guarded("cudecompFree", [&] {
     lookup(handle, grid_desc);
-    if (!decomp::release_caller_device_memory(buffer)) std::free(buffer);
+    // Pinned and device memory go back to CUDA; what is left is aligned_host_allocate's.
+    if (!decomp::release_caller_cuda_memory(buffer)) std::free(buffer);
   });
 }
 

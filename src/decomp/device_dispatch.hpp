@@ -10,6 +10,8 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <span>
+#include <vector>
 
 #include "cudecomp.h"
 
@@ -29,10 +31,16 @@ bool device_backend_built();
 // then times its trials on device buffers.
 bool device_available();
 
-// Seconds between CUDA events recorded on `stream` before and after the work `enqueue` puts
-// there; waits for that work. Host clocks would time only the launches of asynchronous kernels
-// and NCCL calls. CUDA build only (NOT_SUPPORTED otherwise).
-double time_on_stream(cudaStream_t stream, const std::function<void()>& enqueue);
+// Enqueues `operations` on `stream` one after another with a CUDA event before, between and
+// after them, waits for the last event, and returns the seconds between consecutive events: one
+// time per operation, measured back to back as upstream's trials are. Host clocks would time
+// only the launches of asynchronous kernels and NCCL calls. CUDA build only (NOT_SUPPORTED
+// otherwise).
+std::vector<double> time_each_on_stream(cudaStream_t stream, std::span<const std::function<void()>> operations);
+
+// Waits for the work on `stream` (cudaStreamSynchronize), so that a host clock read afterwards
+// covers it. CUDA build only (NOT_SUPPORTED otherwise).
+void wait_for_stream(cudaStream_t stream);
 
 // Whether `buffer` is CUDA device or managed memory (always false in a CPU-only build).
 bool is_device_buffer(const void* buffer);
@@ -44,8 +52,14 @@ std::unique_ptr<BlockMover> device_mover_for(const void* buffer, cudaStream_t st
 // allocates; null where it sees none (the CPU-only build, or a CUDA build on a machine without
 // a GPU, as in CI), and the caller then allocates host memory, on which every operation runs.
 void* allocate_caller_device_memory(size_t bytes);
-// cudecompFree: releases `buffer` and returns true when it is device memory; false otherwise.
-bool release_caller_device_memory(void* buffer);
+// cudecompMallocHost's memory (a wavestack extension): page-locked host memory where the CUDA
+// build sees a CUDA device; null where it sees none, and the caller then allocates plain host
+// memory. Either way host memory, so operations on it take the host path.
+void* allocate_caller_pinned_memory(size_t bytes);
+// cudecompFree: releases `buffer` and returns true when it came from one of the two functions
+// above (cudaFreeHost for the pinned memory recorded by allocate_caller_pinned_memory,
+// cudaFree for device memory); false otherwise, and the caller frees its own host memory.
+bool release_caller_cuda_memory(void* buffer);
 
 // `bytes` of device memory, freed when the last owner lets go (CUDA build only).
 std::shared_ptr<void> allocate_device(size_t bytes);

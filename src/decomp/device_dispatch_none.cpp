@@ -14,8 +14,13 @@ bool device_available() {
   return false;
 }
 
-double time_on_stream(cudaStream_t /*stream*/, const std::function<void()>& /*enqueue*/) {
+std::vector<double> time_each_on_stream(cudaStream_t /*stream*/,
+                                        std::span<const std::function<void()>> /*operations*/) {
   not_supported("timing on a CUDA stream needs the CUDA build of cudecomp");
+}
+
+void wait_for_stream(cudaStream_t /*stream*/) {
+  not_supported("CUDA streams need the CUDA build of cudecomp");
 }
 
 bool is_device_buffer(const void* /*buffer*/) {
@@ -30,7 +35,11 @@ void* allocate_caller_device_memory(size_t /*bytes*/) {
   return nullptr;
 }
 
-bool release_caller_device_memory(void* /*buffer*/) {
+void* allocate_caller_pinned_memory(size_t /*bytes*/) {
+  return nullptr;
+}
+
+bool release_caller_cuda_memory(void* /*buffer*/) {
   return false;
 }
 

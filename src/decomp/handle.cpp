@@ -1,7 +1,10 @@
 #include "decomp/handle.hpp"
 
+#include <cstdio>
 #include <string>
 
+#include "decomp/device_agreement.hpp"
+#include "decomp/device_dispatch.hpp"
 #include "decomp/error.hpp"
 
 namespace wavestack::decomp {
@@ -28,6 +31,18 @@ Handle::Handle(MPI_Comm comm) {
   MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &size_);
+  DeviceCensus census;
+  try {
+    census = take_device_census(comm_, device_available());
+  } catch (const DecompError&) {
+    MPI_Comm_free(&comm_);  // the destructor does not run for a constructor that throws
+    throw;
+  }
+  device_on_every_rank_ = census.every_rank();
+  if (census.ranks_disagree() && rank_ == 0) {
+    std::fputs(device_disagreement_warning(census).c_str(), stdout);
+    std::fflush(stdout);
+  }
   const int sizes[3] = {4, 8, 16};
   for (int i = 0; i < 3; ++i) {
     MPI_Type_contiguous(sizes[i], MPI_BYTE, &types_[i]);

@@ -26,12 +26,18 @@ class Handle {
   // operation of any of its grids creates it; the grids' row and column communicators are
   // split from it. A cache, so it may be filled through a const handle.
   std::shared_ptr<void>& nccl_comm_cache() const { return nccl_comm_; }
+  // Whether every rank of comm() sees a CUDA device (always false in the CPU-only build),
+  // decided once, collectively, by the constructor (device_agreement.hpp): the autotuner times
+  // on device buffers and cudecompMalloc returns device memory only where this holds, so that
+  // all ranks take the same side. Rank 0 prints a warning when the ranks disagree.
+  bool device_on_every_rank() const { return device_on_every_rank_; }
 
  private:
   MPI_Comm comm_ = MPI_COMM_NULL;
   mutable std::shared_ptr<void> nccl_comm_;
   int rank_ = 0;
   int size_ = 1;
+  bool device_on_every_rank_ = false;
   MPI_Datatype types_[3] = {MPI_DATATYPE_NULL, MPI_DATATYPE_NULL, MPI_DATATYPE_NULL};
 };
 

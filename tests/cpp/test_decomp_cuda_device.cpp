@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <vector>
@@ -201,6 +202,7 @@ TEST_F(DeviceTest, CApiTransposesDevicePointersOnTheStream) {
     config.gdims[2] = 11;
     config.pdims[0] = world_size() >= 4 ? 2 : 1;
     config.pdims[1] = world_size() / config.pdims[0];
+    config.transpose_axis_contiguous[1] = true;  // as make_grid's, whose layouts check the result
     config.transpose_comm_backend = backend;
     cudecompGridDesc_t grid = nullptr;
     ASSERT_EQ(cudecompGridDescCreate(handle, &grid, &config, nullptr), CUDECOMP_RESULT_SUCCESS);
@@ -238,6 +240,62 @@ TEST_F(DeviceTest, CudecompMallocGivesDeviceMemoryAndFreeReleasesIt) {
   EXPECT_EQ(attributes.type, cudaMemoryTypeDevice);
   EXPECT_EQ(cudaMemset(buffer, 0, 1000), cudaSuccess);  // all 1000 bytes are usable
   EXPECT_EQ(cudecompFree(handle, grid, buffer), CUDECOMP_RESULT_SUCCESS);
+  EXPECT_EQ(cudecompGridDescDestroy(handle, grid), CUDECOMP_RESULT_SUCCESS);
+  EXPECT_EQ(cudecompFinalize(handle), CUDECOMP_RESULT_SUCCESS);
+}
+
+// cudecompMallocHost (a wavestack extension) gives page-locked host memory on a GPU machine;
+// the library treats it as host memory: a transpose between such buffers takes the host path
+// (no stream work), and cudecompFree returns it with cudaFreeHost.
+TEST_F(DeviceTest, CudecompMallocHostGivesPinnedMemoryThatTransposesAsHostMemory) {
+  cudecompHandle_t handle = nullptr;
+  ASSERT_EQ(cudecompInit(&handle, MPI_COMM_WORLD), CUDECOMP_RESULT_SUCCESS);
+  cudecompGridDescConfig_t config{};
+  ASSERT_EQ(cudecompGridDescConfigSetDefaults(&config), CUDECOMP_RESULT_SUCCESS);
+  config.gdims[0] = 17;
+  config.gdims[1] = 13;
+  config.gdims[2] = 11;
+  config.pdims[0] = world_size() >= 4 ? 2 : 1;
+  config.pdims[1] = world_size() / config.pdims[0];
+  config.transpose_axis_contiguous[1] = true;  // as make_grid's, whose layouts check the result
+  cudecompGridDesc_t grid = nullptr;
+  ASSERT_EQ(cudecompGridDescCreate(handle, &grid, &config, nullptr), CUDECOMP_RESULT_SUCCESS);
+  const GridDesc core = make_grid(CUDECOMP_TRANSPOSE_COMM_MPI_P2P, CUDECOMP_HALO_COMM_MPI);
+  const PencilLayout in = core.layout(0, Int3{}, Int3{});
+  const PencilLayout out = core.layout(1, Int3{}, Int3{});
+  const auto count = [](int64_t elements) { return static_cast<size_t>(std::max<int64_t>(elements, 1)); };
+  void* input = nullptr;
+  void* output = nullptr;
+  void* work = nullptr;
+  ASSERT_EQ(cudecompMallocHost(handle, grid, &input, count(in.size) * sizeof(double)), CUDECOMP_RESULT_SUCCESS);
+  ASSERT_EQ(cudecompMallocHost(handle, grid, &output, count(out.size) * sizeof(double)), CUDECOMP_RESULT_SUCCESS);
+  ASSERT_EQ(cudecompMallocHost(handle, grid, &work, count(core.transpose_workspace_size()) * sizeof(double)),
+            CUDECOMP_RESULT_SUCCESS);
+  for (void* buffer : {input, output, work}) {
+    cudaPointerAttributes attributes{};
+    ASSERT_EQ(cudaPointerGetAttributes(&attributes, buffer), cudaSuccess);
+    EXPECT_EQ(attributes.type, cudaMemoryTypeHost);
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(buffer) % 64, 0u);
+  }
+  const std::vector<double> x = filled(in, static_cast<size_t>(in.size));
+  std::copy(x.begin(), x.end(), static_cast<double*>(input));
+  std::fill_n(static_cast<double*>(output), out.size, kSentinel);
+  EXPECT_EQ(cudecompTransposeXToY(handle, grid, input, output, work, CUDECOMP_DOUBLE, nullptr, nullptr, nullptr,
+                                  nullptr, stream_),
+            CUDECOMP_RESULT_SUCCESS)
+      << cudecompGetLastErrorMessage();
+  // Host path: complete on return, nothing was left on the stream.
+  EXPECT_EQ(cudaStreamQuery(stream_), cudaSuccess);
+  const auto* y = static_cast<const double*>(output);
+  EXPECT_EQ(wrong_owned(out, std::vector<double>(y, y + out.size)), 0);
+  // Page-locked memory is what asynchronous copies to the device need: one round trip.
+  DeviceBuffer device(static_cast<size_t>(in.size));
+  check_cuda(cudaMemcpyAsync(device.get(), input, static_cast<size_t>(in.size) * sizeof(double), cudaMemcpyHostToDevice,
+                             stream_),
+             "cudaMemcpyAsync");
+  check_cuda(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
+  EXPECT_EQ(device.download(), x);
+  for (void* buffer : {input, output, work}) EXPECT_EQ(cudecompFree(handle, grid, buffer), CUDECOMP_RESULT_SUCCESS);
   EXPECT_EQ(cudecompGridDescDestroy(handle, grid), CUDECOMP_RESULT_SUCCESS);
   EXPECT_EQ(cudecompFinalize(handle), CUDECOMP_RESULT_SUCCESS);
 }

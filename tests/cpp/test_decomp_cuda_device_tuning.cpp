@@ -49,7 +49,8 @@ TEST(DeviceAutotune, TimesTheNcclBackendsOnDeviceBuffers) {
   ASSERT_TRUE(device_available()) << "this program needs a GPU";
   const AutotuneChoice choice = autotune(handle, cube_config(), quick_options());
   EXPECT_EQ(choice.report.rfind("CUDECOMP: Autotuning on device buffers", 0), 0u) << choice.report;
-  for (const char* backend : {"backend: MPI_P2P\n", "backend: MPI_A2A\n", "backend: NCCL\n", "backend: NCCL_PL\n"}) {
+  for (const char* backend :
+       {"backend: MPI_P2P\n", "backend: MPI_A2A\n", "backend: NCCL\n", "backend: NCCL (pipelined)\n"}) {
     EXPECT_NE(choice.report.find(backend), std::string::npos) << backend << " missing from\n" << choice.report;
   }
   EXPECT_EQ(choice.pdims[0] * choice.pdims[1], ranks());

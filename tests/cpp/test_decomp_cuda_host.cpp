@@ -10,6 +10,7 @@
 #include "decomp/cuda/device_mover.hpp"
 #include "decomp/cuda/nccl_comm.hpp"
 #include "decomp/cuda/nccl_transpose.hpp"
+#include "decomp/cuda/pinned_allocations.hpp"
 #include "decomp/error.hpp"
 
 namespace wavestack::decomp::cuda {
@@ -50,6 +51,29 @@ TEST(DecompCudaHost, DeviceAllocationSucceedsOnlyWithADevice) {
   } catch (const DecompError& error) {
     EXPECT_EQ(error.code(), CUDECOMP_RESULT_CUDA_ERROR);
     EXPECT_EQ(std::string(error.what()).rfind("cudaMalloc failed: cudaError", 0), 0u) << error.what();
+  }
+}
+
+TEST(DecompCudaHost, PinnedMemoryIsRecordedAndOnlyRecordedPointersAreReleased) {
+  double plain = 0.0;
+  EXPECT_FALSE(pinned_release(&plain));  // never pinned by us: not CUDA's to free
+  EXPECT_FALSE(pinned_release(nullptr));
+  if (have_device()) {
+    void* memory = pinned_allocate(1024);
+    cudaPointerAttributes attributes{};
+    ASSERT_EQ(cudaPointerGetAttributes(&attributes, memory), cudaSuccess);
+    EXPECT_EQ(attributes.type, cudaMemoryTypeHost);
+    EXPECT_FALSE(is_device_pointer(memory));  // host memory to the dispatch: the host path
+    EXPECT_TRUE(pinned_release(memory));
+    EXPECT_FALSE(pinned_release(memory));  // forgotten once released
+    return;
+  }
+  try {
+    pinned_allocate(1024);
+    FAIL() << "cudaMallocHost succeeded without a device";
+  } catch (const DecompError& error) {
+    EXPECT_EQ(error.code(), CUDECOMP_RESULT_CUDA_ERROR);
+    EXPECT_EQ(std::string(error.what()).rfind("cudaMallocHost failed: cudaError", 0), 0u) << error.what();
   }
 }
 

@@ -5,12 +5,14 @@
 
 #include <string>
 
+#include "decomp/cuda/cuda_check.hpp"
 #include "decomp/cuda/device_memory.hpp"
 #include "decomp/cuda/device_mover.hpp"
 #include "decomp/cuda/event_timer.hpp"
 #include "decomp/cuda/nccl_comm.hpp"
 #include "decomp/cuda/nccl_halo.hpp"
 #include "decomp/cuda/nccl_transpose.hpp"
+#include "decomp/cuda/pinned_allocations.hpp"
 #include "decomp/error.hpp"
 #include "decomp/grid_desc.hpp"
 
@@ -24,12 +26,20 @@ bool device_available() {
   return cuda::device_present();
 }
 
-double time_on_stream(cudaStream_t stream, const std::function<void()>& enqueue) {
-  cuda::EventTimer timer;
-  timer.start(stream);
-  enqueue();
-  timer.stop(stream);
-  return timer.elapsed_ms() * 1e-3;
+std::vector<double> time_each_on_stream(cudaStream_t stream, std::span<const std::function<void()>> operations) {
+  cuda::EventSequence events(operations.size() + 1);
+  for (size_t i = 0; i < operations.size(); ++i) {
+    events.record(i, stream);
+    operations[i]();
+  }
+  events.record(operations.size(), stream);
+  std::vector<double> seconds(operations.size());
+  for (size_t i = 0; i < operations.size(); ++i) seconds[i] = events.elapsed_ms(i, i + 1) * 1e-3;
+  return seconds;
+}
+
+void wait_for_stream(cudaStream_t stream) {
+  cuda::check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
 }
 
 bool is_device_buffer(const void* buffer) {
@@ -45,7 +55,14 @@ void* allocate_caller_device_memory(size_t bytes) {
   return cuda::device_present() ? cuda::device_allocate(bytes) : nullptr;
 }
 
-bool release_caller_device_memory(void* buffer) {
+void* allocate_caller_pinned_memory(size_t bytes) {
+  return cuda::device_present() ? cuda::pinned_allocate(bytes) : nullptr;
+}
+
+bool release_caller_cuda_memory(void* buffer) {
+  // The recorded pinned pointers first: that check makes no CUDA call, and pointer attributes
+  // would not tell our pinned memory from memory the caller registered with CUDA.
+  if (cuda::pinned_release(buffer)) return true;
   if (!cuda::is_device_pointer(buffer)) return false;
   cuda::device_release(buffer);
   return true;

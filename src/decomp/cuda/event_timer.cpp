@@ -4,32 +4,31 @@
 
 namespace wavestack::decomp::cuda {
 
-EventTimer::EventTimer() {
-  check_cuda(cudaEventCreate(&start_), "cudaEventCreate");
-  const cudaError_t status = cudaEventCreate(&stop_);
-  if (status != cudaSuccess) {
-    cudaEventDestroy(start_);
-    check_cuda(status, "cudaEventCreate");
+EventSequence::EventSequence(size_t count) {
+  events_.reserve(count);
+  for (size_t i = 0; i < count; ++i) {
+    cudaEvent_t event = nullptr;
+    const cudaError_t status = cudaEventCreate(&event);
+    if (status != cudaSuccess) {
+      for (cudaEvent_t created : events_) cudaEventDestroy(created);  // the destructor will not run
+      check_cuda(status, "cudaEventCreate");
+    }
+    events_.push_back(event);
   }
 }
 
-EventTimer::~EventTimer() {
-  cudaEventDestroy(stop_);
-  cudaEventDestroy(start_);
+EventSequence::~EventSequence() {
+  for (cudaEvent_t event : events_) cudaEventDestroy(event);
 }
 
-void EventTimer::start(cudaStream_t stream) {
-  check_cuda(cudaEventRecord(start_, stream), "cudaEventRecord");
+void EventSequence::record(size_t index, cudaStream_t stream) {
+  check_cuda(cudaEventRecord(events_.at(index), stream), "cudaEventRecord");
 }
 
-void EventTimer::stop(cudaStream_t stream) {
-  check_cuda(cudaEventRecord(stop_, stream), "cudaEventRecord");
-}
-
-double EventTimer::elapsed_ms() const {
-  check_cuda(cudaEventSynchronize(stop_), "cudaEventSynchronize");
+double EventSequence::elapsed_ms(size_t from, size_t to) const {
+  check_cuda(cudaEventSynchronize(events_.at(to)), "cudaEventSynchronize");
   float ms = 0.0F;
-  check_cuda(cudaEventElapsedTime(&ms, start_, stop_), "cudaEventElapsedTime");
+  check_cuda(cudaEventElapsedTime(&ms, events_.at(from), events_.at(to)), "cudaEventElapsedTime");
   return static_cast<double>(ms);
 }
 

@@ -4,23 +4,27 @@
 
 #include <cuda_runtime.h>
 
+#include <cstddef>
+#include <vector>
+
 namespace wavestack::decomp::cuda {
 
-class EventTimer {
+// A row of CUDA events: record event i on a stream before operation i and one more after the
+// last; the time of operation i is then the span from event i to event i + 1. Nothing waits
+// between the operations, so they run back to back as they would outside the autotuner.
+class EventSequence {
  public:
-  EventTimer();
-  ~EventTimer();
-  EventTimer(const EventTimer&) = delete;
-  EventTimer& operator=(const EventTimer&) = delete;
+  explicit EventSequence(size_t count);
+  ~EventSequence();
+  EventSequence(const EventSequence&) = delete;
+  EventSequence& operator=(const EventSequence&) = delete;
 
-  void start(cudaStream_t stream);
-  void stop(cudaStream_t stream);
-  // Waits for the stop event; milliseconds between start and stop.
-  double elapsed_ms() const;
+  void record(size_t index, cudaStream_t stream);
+  // Waits for event `to`; milliseconds between events `from` and `to`.
+  double elapsed_ms(size_t from, size_t to) const;
 
  private:
-  cudaEvent_t start_ = nullptr;
-  cudaEvent_t stop_ = nullptr;
+  std::vector<cudaEvent_t> events_;
 };
 
 }  // namespace wavestack::decomp::cuda
