@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "wasm/compiler/compiled_module.hpp"
 #include "wasm/compiler/control_records.hpp"
 #include "wasm/compiler/unit_codegen.hpp"
 #include "wasm/compiler/units.hpp"
@@ -410,4 +411,18 @@ TEST(CompilerUnits, Graphviz) {
   const compiler::CompiledLayout first = check_partition(module, priority, "graphviz priority");
   EXPECT_EQ(first.units.front().functions.front(), module.program.functions.size() - 1U);
   EXPECT_EQ(layout, compiler::partition_units(module, {}));
+  // The real partition (sizes measured by generating each block) keeps each unit's generated
+  // sources within the 64 KiB bound: the unit's code, and its prefixes (a source of their own,
+  // built only when fuel runs out inside a block).
+  compiler::CompiledModule compiled(module, {});
+  std::size_t largest_text = 0;
+  std::size_t largest_prefixes = 0;
+  for (std::uint32_t unit = 0; unit < compiled.unit_count(); ++unit) {
+    const compiler::UnitSource source = compiled.unit_source(unit);
+    largest_text = std::max(largest_text, source.text.size());
+    largest_prefixes = std::max(largest_prefixes, source.prefix_text.size());
+  }
+  EXPECT_LE(largest_text, compiler::kMaxUnitSourceBytes);
+  EXPECT_LE(largest_prefixes, compiler::kMaxUnitSourceBytes);
+  EXPECT_GT(largest_text, compiler::kMaxUnitSourceBytes / 2);  // the bound is what limits graphviz's units
 }

@@ -1,5 +1,6 @@
 #include "wasm/compiler/compiled_module.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <stdexcept>
 
@@ -18,7 +19,15 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 // The real size of a block's generated source, for the unit limits: generated with its pcs
 // standing in for block ids (ids have at most as many digits as pcs).
 SourceEstimate generated_size(const Program& program) {
-  return [&program](const Block& block) {
+  // The functions' first records, in order (code is laid out function after function): a
+  // block's function is the last one starting at or before it.
+  std::vector<std::uint32_t> starts;
+  starts.reserve(program.functions.size());
+  for (const FunctionRecord& function : program.functions) starts.push_back(function.code_begin);
+  return [&program, starts = std::move(starts)](const Block& block) {
+    const auto after = std::upper_bound(starts.begin(), starts.end(), block.begin);
+    const FunctionRecord* function =
+        after == starts.begin() ? nullptr : &program.functions[static_cast<std::size_t>(after - starts.begin()) - 1];
     CompiledBlock stand_in;
     stand_in.id = block.begin;
     stand_in.begin = block.begin;
@@ -37,12 +46,17 @@ SourceEstimate generated_size(const Program& program) {
     if (block.instruction_count == 1 && !stand_in.successors.empty()) stand_in.successors = {stand_in.id + 1U};
     // (Every successor a direct jump: the longest text.)
     const BlockSource source = generate_block(program, stand_in, [](std::uint32_t) { return true; });
-    return source.body.size() + source.prefix.size() + 128;  // + its cases in the units' switches
+    std::size_t bytes = source.body.size() + source.prefix.size() + 128;  // + its cases in the units' switches
+    if (function != nullptr) {
+      if (source.resumable) bytes += resumable_site_bytes(function->param_count + function->local_count);
+      if (block.begin == function->code_begin) bytes += kEntryCaseBytes;
+    }
+    return bytes;
   };
 }
 
 UnitOptions with_real_sizes(UnitOptions options, const Program& program) {
-  options.max_source_bytes = std::min(options.max_source_bytes, kMaxUnitSourceBytes);
+  options.max_source_bytes = std::min(options.max_source_bytes, kMaxUnitSourceBytes - kUnitFixedBytes);
   if (!options.estimate_source) options.estimate_source = generated_size(program);
   return options;
 }

@@ -1,5 +1,6 @@
 #include "wasm/compiler/unit_codegen.hpp"
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <stdexcept>
@@ -247,6 +248,12 @@ std::string unit_entry(const Program& program, const CompiledLayout& layout, std
 }
 
 }  // namespace
+
+std::size_t resumable_site_bytes(std::uint32_t locals) {
+  // "slot_set(r.fp + NNNNNu, lNNNNN);" indented, per local spilled at the site.
+  constexpr std::size_t kSpillLineBytes = 36;
+  return std::min<std::size_t>(locals, kMaxInlineSpills) * kSpillLineBytes;
+}
 
 UnitSource generate_unit(const Program& program, const CompiledLayout& layout, std::uint32_t unit) {
   const Unit& blocks = layout.units.at(unit);

@@ -4,6 +4,7 @@
 // and the cpu device's shared library (cpu_unit_library.hpp) wrap the same text.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -18,6 +19,14 @@ struct UnitSource {
   std::uint32_t first_block = 0;  // the unit's blocks have ids first_block .. + block_count
   std::uint32_t block_count = 0;
 };
+
+// Upper bounds of the text a unit adds around its blocks' own (for the partition's size
+// estimate, compiled_module.cpp): a call or bulk block's spill of the run's written locals at
+// its site, for a function of `locals` locals; a function's case in the unit's entry switch;
+// and the unit's fixed text (the entry switch's frame and the step's search).
+[[nodiscard]] std::size_t resumable_site_bytes(std::uint32_t locals);
+inline constexpr std::size_t kEntryCaseBytes = 128;
+inline constexpr std::size_t kUnitFixedBytes = 1024;
 
 // Throws std::out_of_range for a unit index outside the layout.
 [[nodiscard]] UnitSource generate_unit(const Program& program, const CompiledLayout& layout, std::uint32_t unit);
