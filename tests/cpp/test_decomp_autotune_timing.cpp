@@ -17,21 +17,13 @@
 #include "decomp/autotune_report.hpp"
 #include "decomp/autotune_timing.hpp"
 #include "decomp/config.hpp"
+#include "mpi_test_support.hpp"
 
 namespace wavestack::decomp {
 namespace {
 
-int world_rank() {
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  return rank;
-}
-
-int world_size() {
-  int size = 0;
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  return size;
-}
+using wavestack::testing::world_rank;
+using wavestack::testing::world_size;
 
 // Which of the candidates, each given as every rank's trials rank after rank, the autotuner's
 // rules choose (-1: none), as autotune.cpp applies them.

@@ -12,22 +12,14 @@
 
 #include "cudecomp.h"
 #include "decomp/device_dispatch.hpp"
+#include "mpi_test_support.hpp"
 
 extern "C" int decomp_c_header_check(void);
 
 namespace {
 
-int world_rank() {
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  return rank;
-}
-
-int world_size() {
-  int size = 0;
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  return size;
-}
+using wavestack::testing::world_rank;
+using wavestack::testing::world_size;
 
 double value_of(const std::array<int64_t, 3>& g, const std::array<int32_t, 3>& gdims) {
   return static_cast<double>(g[0] + gdims[0] * (g[1] + static_cast<int64_t>(gdims[1]) * g[2]));

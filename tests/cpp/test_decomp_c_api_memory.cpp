@@ -15,14 +15,11 @@
 
 #include "cudecomp.h"
 #include "decomp/device_dispatch.hpp"
+#include "mpi_test_support.hpp"
 
 namespace {
 
-int world_size() {
-  int size = 0;
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  return size;
-}
+using wavestack::testing::world_size;
 
 using Allocator = cudecompResult_t (*)(cudecompHandle_t, cudecompGridDesc_t, void**, size_t);
 

@@ -20,15 +20,12 @@
 #include "decomp/cuda/device_mover.hpp"
 #include "decomp/grid_desc.hpp"
 #include "decomp/handle.hpp"
+#include "mpi_test_support.hpp"
 
 namespace wavestack::decomp::cuda {
 namespace {
 
-int world_size() {
-  int size = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  return size;
-}
+using wavestack::testing::world_size;
 
 double value_at(const Int3& g) {
   return static_cast<double>(g[0] + 100 * g[1] + 10000 * g[2]) + 0.25;

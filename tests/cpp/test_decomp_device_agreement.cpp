@@ -10,21 +10,13 @@
 #include "decomp/device_agreement.hpp"
 #include "decomp/device_dispatch.hpp"
 #include "decomp/handle.hpp"
+#include "mpi_test_support.hpp"
 
 namespace wavestack::decomp {
 namespace {
 
-int world_rank() {
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  return rank;
-}
-
-int world_size() {
-  int size = 0;
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  return size;
-}
+using wavestack::testing::world_rank;
+using wavestack::testing::world_size;
 
 // The lowest and highest of `value` over the ranks: equal when every rank has the same.
 std::array<int, 2> lowest_and_highest(int value) {
