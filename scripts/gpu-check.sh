@@ -6,7 +6,8 @@
 # GPU_CHECK_CUDECOMP_ONLY=1 runs the cudecomp step alone (it needs no Vulkan).
 #
 # Needs there: a C++20 compiler, CMake >= 3.25, ninja, Python 3 with numpy, pytest and
-# nanobind, and the NVIDIA driver's Vulkan ICD. What such machines usually lack (Vulkan
+# nanobind, and the NVIDIA driver's Vulkan ICD; for cudecomp's step, MPI, the CUDA toolkit with
+# NCCL, GoogleTest, and mpi4py and CuPy in that Python. What such machines usually lack (Vulkan
 # headers and loader, volk, glslang, SPIRV-Tools) is taken from the system when present,
 # else from .gpu-deps/*.deb, which scripts/gpu-check-deps.sh downloads on a machine with
 # apt (carry `.gpu-deps` along). Anything still missing stops the script with a message
@@ -27,12 +28,16 @@ fail() {
 step() { echo "== gpu-check: $*"; }
 
 # ---- cudecomp on the GPU -------------------------------------------------------------------------
-# Builds cudecomp's core and CUDA library (scripts/gpu_check/cudecomp) and runs, with 1, 2 and 4
-# ranks on the one GPU, the device test program: every transpose backend (MPI_P2P, MPI_P2P_PL,
-# MPI_A2A over CUDA-aware MPI; NCCL, NCCL_PL) and the halo updates on device buffers, every
-# element checked against its global index. The CPU-side tests of the same code run too. The
-# Python package has no GPU operations yet, so its benchmark (python -m cudecomp bench) measures
-# host buffers and runs only when the package is importable. Returns non-zero on any failure.
+# Builds cudecomp's core, CUDA library and Python extension in its GPU variant
+# (scripts/gpu_check/cudecomp: no Vulkan or glslang needed) and runs, with 1, 2 and 4 ranks on
+# the one GPU, the C device test program and the Python tests on CuPy arrays
+# (tests/gpu/test_decomp_cupy.py): every transpose backend (MPI_P2P, MPI_P2P_PL, MPI_A2A over
+# CUDA-aware MPI; NCCL, NCCL_PL) and the halo updates on device buffers, every element checked
+# against its global index. The CPU-side tests of the same code run too, and the benchmark
+# (python -m cudecomp bench --device both) times one transpose cycle on GPU and host arrays in
+# one run. NCCL refuses two ranks of one communicator on the same GPU, so with 2 and 4 ranks on
+# one GPU the Python tests run the NCCL backends only where ranks have their own device (they
+# say so). Returns non-zero on any failure.
 cudecomp_step() {
   local build="$work/cudecomp" project="$work/cudecomp-project" log="$out/cudecomp.log" status=0
   command -v mpirun >/dev/null || { echo "cudecomp: mpirun not found" | tee "$log"; return 1; }
@@ -41,7 +46,8 @@ cudecomp_step() {
   for folder in src tests include cmake; do ln -sfn "$root/$folder" "$project/$folder"; done
   local version
   version=$(sed -n 's/^version = "\(.*\)"/\1/p' "$root/pyproject.toml" | head -1)
-  { cmake -S "$project" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DWAVESTACK_VERSION="$version" &&
+  { cmake -S "$project" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DWAVESTACK_VERSION="$version" \
+      -DPython_EXECUTABLE="$(command -v "$python")" &&
     cmake --build "$build" -j "$jobs"; } >"$log" 2>&1 || { tail -30 "$log"; echo "cudecomp: build failed ($log)"; return 1; }
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
   "$build/decomp_gpu_logic_tests" >>"$log" 2>&1 || status=1
@@ -51,13 +57,40 @@ cudecomp_step() {
     mpirun --oversubscribe -np "$ranks" "$build/decomp_deferred_mover_tests" >>"$log" 2>&1 || status=1
     mpirun --oversubscribe -np "$ranks" "$build/decomp_cuda_device_tests" >>"$log" 2>&1 || status=1
   done
-  if "$python" -c "import cudecomp, mpi4py, pytest" 2>/dev/null; then
-    (cd "$root/tests/python" && "$python" -m pytest -q -p no:cacheprovider test_decomp_cuda_arrays.py) >>"$log" 2>&1 ||
-      status=1
-    mpirun --oversubscribe -np 4 "$python" -m cudecomp bench --gdims 128 128 128 --pdims 2 2 >>"$log" 2>&1 || status=1
-  else
-    echo "cudecomp: package not importable here: Python checks and host benchmark not run" | tee -a "$log"
+  # The Python package: python/cudecomp's files beside the GPU-variant module built above, first
+  # on the path (a NumPy build installed on the machine would refuse CuPy arrays).
+  local site="$work/cudecomp-site"
+  rm -rf "$site" && mkdir -p "$site/cudecomp"
+  cp "$root"/python/cudecomp/*.py "$site/cudecomp/"
+  if ! compgen -G "$build/python/_native*.so" >/dev/null; then
+    echo "cudecomp: the Python extension was not built (Python with nanobind missing?)" | tee -a "$log"
+    return 1
   fi
+  cp "$build"/python/_native*.so "$site/cudecomp/"
+  local pythonpath="$site${PYTHONPATH:+:$PYTHONPATH}" package
+  # An editable install of the project would take precedence over PYTHONPATH: make sure the
+  # tests import this GPU package.
+  package=$(PYTHONPATH=$pythonpath "$python" -c 'import cudecomp as c; print(c.__file__, c.__version__, "has_cuda", c._native.has_cuda)' 2>&1)
+  echo "== cudecomp: Python package $package" | tee -a "$log"
+  if [[ $package != "$site/cudecomp/__init__.py "*" has_cuda True" ]]; then
+    echo "cudecomp: the Python tests would not import the GPU package built here" | tee -a "$log"
+    return 1
+  fi
+  # The CUDA-array rules (no GPU needed), then CuPy arrays under mpirun with 1, 2 and 4 ranks.
+  (cd "$root/tests/python" && PYTHONPATH=$pythonpath "$python" -m pytest -q -p no:cacheprovider \
+    test_decomp_cuda_arrays.py) >>"$log" 2>&1 || status=1
+  (cd "$root/tests/gpu" && PYTHONPATH=$pythonpath "$python" -m pytest -v -s -p no:cacheprovider \
+    test_decomp_cupy.py) 2>&1 | tee -a "$log" | grep -E "CuPy arrays OK|NCCL backends not run|PASSED|FAILED|Error"
+  [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
+  # The benchmark on GPU and host arrays in one run: 4 ranks with an MPI backend (NCCL refuses
+  # ranks that share a GPU, so autotuning there would try it), and 1 rank autotuned, NCCL included.
+  echo "== cudecomp: benchmark" | tee -a "$log"
+  PYTHONPATH=$pythonpath mpirun --oversubscribe -np 4 "$python" -m cudecomp bench --gdims 128 128 128 \
+    --pdims 2 2 --backend MPI_P2P --device both 2>&1 | tee -a "$log" | grep -E "bench:|cycle"
+  [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
+  PYTHONPATH=$pythonpath mpirun --oversubscribe -np 1 "$python" -m cudecomp bench --gdims 256 256 256 \
+    --device both 2>&1 | tee -a "$log" | grep -E "bench:|cycle"
+  [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
   grep -E "PASSED|FAILED|passed|failed" "$log" | tail -12
   return $status
 }

@@ -20,8 +20,8 @@ NB_MODULE(_native, module) {
   module.attr("__version__") = nanobind::str((std::string(wavestack::runtime::kProjectVersion) + "+cpu").c_str());
 #endif
   // Whether the Python operations take CUDA arrays (then NumPy arrays are refused, as the seed
-  // says): the CMake option WAVESTACK_CUDECOMP_PYTHON_GPU, which needs the CUDA build. Off, they
-  // take NumPy arrays, even where the library has its CUDA backend (cuda_library below).
+  // says): the CMake setting WAVESTACK_CUDECOMP_PYTHON_GPU, on by default in the CUDA build (AUTO).
+  // Off, they take NumPy arrays, even where the library has its CUDA backend (cuda_library below).
 #ifdef WAVESTACK_CUDECOMP_PYTHON_GPU
   module.attr("has_cuda") = true;
 #else
