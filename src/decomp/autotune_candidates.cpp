@@ -51,7 +51,12 @@ std::vector<Backend> option_candidates(const std::vector<Backend>& mpi, const st
   }
   std::vector<Backend> all;
   if (!options.disable_mpi_backends) all = mpi;
-  if (!options.disable_nccl_backends) all.insert(all.end(), nccl.begin(), nccl.end());
+  if (!options.disable_nccl_backends && !target.shared_device) all.insert(all.end(), nccl.begin(), nccl.end());
+  if (all.empty() && target.shared_device && !options.disable_nccl_backends) {
+    not_supported(
+        std::string("options.disable_mpi_backends is set, and ranks share a GPU, where NCCL cannot run: no ") + what +
+        " backend is left to autotune");
+  }
   if (all.empty()) {
     not_supported(std::string("options.disable_mpi_backends and options.disable_nccl_backends are both set, which "
                               "leaves no ") +

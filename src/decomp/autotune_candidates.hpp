@@ -18,6 +18,8 @@ namespace wavestack::decomp {
 struct TuneTarget {
   bool cuda_build = false;
   bool device = false;  // a CUDA device is present (meaningful only in a CUDA build)
+  // Two ranks use one device: NCCL refuses such a communicator, so its backends are left out.
+  bool shared_device = false;
   bool on_device() const { return cuda_build && device; }
 };
 

@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "cudecomp.h"
@@ -30,6 +31,11 @@ bool device_backend_built();
 // Whether the CUDA build sees a CUDA device (always false in a CPU-only build): the autotuner
 // then times its trials on device buffers.
 bool device_available();
+
+// The current CUDA device's name across the machine, its PCI bus id ("0000:41:00.0"), so that
+// ranks seeing different devices through CUDA_VISIBLE_DEVICES still compare right; "" without
+// a device (always in a CPU-only build).
+std::string current_device_identity();
 
 // Enqueues `operations` on `stream` one after another with a CUDA event before, between and
 // after them, waits for the last event, and returns the seconds between consecutive events: one

@@ -14,6 +14,10 @@ bool device_available() {
   return false;
 }
 
+std::string current_device_identity() {
+  return "";
+}
+
 std::vector<double> time_each_on_stream(cudaStream_t /*stream*/,
                                         std::span<const std::function<void()>> /*operations*/) {
   not_supported("timing on a CUDA stream needs the CUDA build of cudecomp");

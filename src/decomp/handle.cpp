@@ -39,6 +39,15 @@ Handle::Handle(MPI_Comm comm) {
     throw;
   }
   device_on_every_rank_ = census.every_rank();
+  // (The same on every rank, so every rank takes part in the gather or none does.)
+  if (device_on_every_rank_) {
+    try {
+      device_shared_by_ranks_ = ranks_share_a_device(comm_, current_device_identity());
+    } catch (const DecompError&) {
+      MPI_Comm_free(&comm_);
+      throw;
+    }
+  }
   if (census.ranks_disagree() && rank_ == 0) {
     std::fputs(device_disagreement_warning(census).c_str(), stdout);
     std::fflush(stdout);

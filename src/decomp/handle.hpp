@@ -31,6 +31,9 @@ class Handle {
   // on device buffers and cudecompMalloc returns device memory only where this holds, so that
   // all ranks take the same side. Rank 0 prints a warning when the ranks disagree.
   bool device_on_every_rank() const { return device_on_every_rank_; }
+  // Whether, with a device on every rank, two ranks use the same one (an oversubscribed GPU):
+  // NCCL cannot run there, so the autotuner leaves its backends out. Decided once, collectively.
+  bool device_shared_by_ranks() const { return device_shared_by_ranks_; }
 
  private:
   MPI_Comm comm_ = MPI_COMM_NULL;
@@ -38,6 +41,7 @@ class Handle {
   int rank_ = 0;
   int size_ = 1;
   bool device_on_every_rank_ = false;
+  bool device_shared_by_ranks_ = false;
   MPI_Datatype types_[3] = {MPI_DATATYPE_NULL, MPI_DATATYPE_NULL, MPI_DATATYPE_NULL};
 };
 

@@ -70,6 +70,29 @@ TEST(DecompDeviceAgreement, AnyRankWithoutADeviceMakesTheAnswerFalse) {
   EXPECT_TRUE(take_device_census(MPI_COMM_WORLD, true).every_rank());
 }
 
+TEST(DecompDeviceAgreement, RepeatedDeviceNamesAreSharedDevices) {
+  EXPECT_FALSE(any_name_repeated({}));
+  EXPECT_FALSE(any_name_repeated({"a/0000:41:00.0", "a/0000:42:00.0", "b/0000:41:00.0"}));
+  EXPECT_TRUE(any_name_repeated({"a/0000:41:00.0", "b/0000:41:00.0", "a/0000:41:00.0"}));
+  EXPECT_FALSE(any_name_repeated({"", ""}));  // ranks without a device share nothing
+}
+
+// Every rank gets the same answer, true exactly when two ranks name the same device (this
+// test's ranks all run on one host, so the device names alone decide).
+TEST(DecompDeviceAgreement, RanksNamingTheSameDeviceShareIt) {
+  const int rank = world_rank();
+  const int size = world_size();
+  EXPECT_FALSE(ranks_share_a_device(MPI_COMM_WORLD, "gpu" + std::to_string(rank)));
+  EXPECT_EQ(ranks_share_a_device(MPI_COMM_WORLD, "gpu" + std::to_string(rank / 2)), size > 1);
+  EXPECT_EQ(ranks_share_a_device(MPI_COMM_WORLD, "gpu0"), size > 1);
+  // Only the last two ranks on one device; the others have none (an empty name).
+  const std::string last_two = rank >= size - 2 ? "gpu-last" : "";
+  EXPECT_EQ(ranks_share_a_device(MPI_COMM_WORLD, last_two), size > 1);
+  EXPECT_FALSE(ranks_share_a_device(MPI_COMM_WORLD, ""));
+  // A name longer than the record keeps its first 63 characters: still compared, still equal.
+  EXPECT_EQ(ranks_share_a_device(MPI_COMM_WORLD, std::string(200, 'x')), size > 1);
+}
+
 TEST(DecompDeviceAgreement, TheWarningSaysWhatWasSeenAndWhatHappens) {
   const std::string warning = device_disagreement_warning({.ranks = 4, .with_device = 3});
   EXPECT_EQ(warning.rfind("CUDECOMP:WARN: 3 of 4 ranks see a CUDA device;", 0), 0u) << warning;
@@ -88,6 +111,12 @@ TEST(DecompDeviceAgreement, TheHandleAgreesWithTheCensusOfItsRanks) {
   EXPECT_EQ(answers[0], answers[1]);
   if (!device_backend_built()) {
     EXPECT_FALSE(handle.device_on_every_rank());
+  }
+  if (!handle.device_on_every_rank()) {
+    EXPECT_FALSE(handle.device_shared_by_ranks());
+  }
+  if (!device_available()) {
+    EXPECT_EQ(current_device_identity(), "");
   }
 }
 

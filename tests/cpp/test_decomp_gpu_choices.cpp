@@ -23,6 +23,7 @@ namespace {
 constexpr TuneTarget kCpuBuild{false, false};
 constexpr TuneTarget kCudaBuildNoDevice{true, false};
 constexpr TuneTarget kDevice{true, true};
+constexpr TuneTarget kSharedDevice{true, true, true};  // more ranks than GPUs
 
 std::pair<cudecompResult_t, std::string> outcome(const std::function<void()>& call) {
   try {
@@ -85,6 +86,21 @@ TEST(DecompAutotuneCandidates, DeviceTargetAddsNcclAfterMpiInUpstreamOrder) {
   options.disable_mpi_backends = true;
   EXPECT_EQ(transposes(kDevice, options), "NCCL, NCCL_PL");
   EXPECT_EQ(halos(kDevice, options), "NCCL");
+}
+
+// NCCL refuses two ranks on one GPU: where ranks share one, only the MPI backends are timed,
+// and options that disable those leave nothing.
+TEST(DecompAutotuneCandidates, RanksSharingAGpuTimeNoNcclBackend) {
+  auto options = tuning_both();
+  EXPECT_EQ(transposes(kSharedDevice, options), "MPI_P2P, MPI_P2P_PL, MPI_A2A");
+  EXPECT_EQ(halos(kSharedDevice, options), "MPI, MPI_BLOCKING");
+  EXPECT_EQ(transposes(kSharedDevice, options, "^MPI_A2A"), "MPI_P2P, MPI_P2P_PL");
+  const auto only_nccl = outcome([&] { transposes(kSharedDevice, options, "NCCL,NCCL_PL"); });
+  EXPECT_EQ(only_nccl.first, CUDECOMP_RESULT_INVALID_USAGE) << only_nccl.second;
+  options.disable_mpi_backends = true;
+  const auto nothing = outcome([&] { halos(kSharedDevice, options); });
+  EXPECT_EQ(nothing.first, CUDECOMP_RESULT_NOT_SUPPORTED);
+  EXPECT_NE(nothing.second.find("ranks share a GPU, where NCCL cannot run"), std::string::npos) << nothing.second;
 }
 
 TEST(DecompAutotuneCandidates, OptionsThatLeaveNothingAreNotSupported) {

@@ -26,6 +26,10 @@ bool device_available() {
   return cuda::device_present();
 }
 
+std::string current_device_identity() {
+  return cuda::current_device_pci_bus_id();
+}
+
 std::vector<double> time_each_on_stream(cudaStream_t stream, std::span<const std::function<void()>> operations) {
   cuda::EventSequence events(operations.size() + 1);
   for (size_t i = 0; i < operations.size(); ++i) {

@@ -25,6 +25,17 @@ bool device_present() {
   return count > 0;
 }
 
+std::string current_device_pci_bus_id() {
+  int device = 0;
+  char bus_id[32] = {};  // "dddd:bb:dd.f" and a terminating zero, with room to spare
+  if (cudaGetDevice(&device) != cudaSuccess ||
+      cudaDeviceGetPCIBusId(bus_id, static_cast<int>(sizeof(bus_id)), device) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return "";
+  }
+  return bus_id;
+}
+
 void* device_allocate(size_t bytes) {
   void* pointer = nullptr;
   check_cuda(cudaMalloc(&pointer, bytes), "cudaMalloc");

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 
 namespace wavestack::decomp::cuda {
 
@@ -14,6 +15,9 @@ bool is_device_pointer(const void* pointer);
 // Whether the CUDA runtime sees at least one device (false without a driver; the query's
 // error is cleared likewise).
 bool device_present();
+
+// The current device's PCI bus id, "" where there is none (the query's error is cleared).
+std::string current_device_pci_bus_id();
 
 // cudaMalloc / cudaMallocHost, throwing DecompError (CUDA_ERROR) naming the call; zero bytes are
 // refused before this (cudecompMalloc's argument check).
