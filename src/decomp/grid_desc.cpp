@@ -70,6 +70,14 @@ PencilLayout GridDesc::layout(int axis, const Int3& halo, const Int3& padding) c
   return make_layout(box(axis, coords_), memory_order(config_, axis), halo, padding);
 }
 
+int64_t GridDesc::largest_layout_size(int axis, const Int3& halo, const Int3& padding) const {
+  int64_t largest = 0;
+  for (int rank = 0; rank < grid_.size(); ++rank) {
+    largest = std::max(largest, make_layout(box(axis, grid_.coords(rank)), memory_order(config_, axis), halo, padding).size);
+  }
+  return largest;
+}
+
 cudecompPencilInfo_t GridDesc::pencil_info(int axis, const Int3& halo, const Int3& padding) const {
   check_axis(axis, "axis");
   check_non_negative(halo, "halo_extents");

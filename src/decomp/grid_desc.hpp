@@ -67,6 +67,8 @@ class GridDesc {
 
   Box box(int axis, std::array<int, 2> coords) const;
   PencilLayout layout(int axis, const Int3& halo, const Int3& padding) const;
+  // Elements of the largest pencil of this axis over all ranks, for choices every rank must make alike.
+  int64_t largest_layout_size(int axis, const Int3& halo, const Int3& padding) const;
   cudecompPencilInfo_t pencil_info(int axis, const Int3& halo, const Int3& padding) const;
 
   // Elements; the largest over all ranks, so every rank may allocate the same size.

@@ -94,7 +94,10 @@ class DeviceTest : public ::testing::Test {
   }
   void TearDown() override { cudaStreamDestroy(stream_); }
 
-  GridDesc make_grid(cudecompTransposeCommBackend_t backend, cudecompHaloCommBackend_t halo) const {
+  // The grid of these tests (uneven on 4 ranks, Y pencils Y-fastest); the C API tests create
+  // theirs from the same config, so make_grid's layouts check their results.
+  static cudecompGridDescConfig_t grid_config(cudecompTransposeCommBackend_t backend,
+                                              cudecompHaloCommBackend_t halo) {
     cudecompGridDescConfig_t config = default_config();
     config.gdims[0] = 17;
     config.gdims[1] = 13;
@@ -104,7 +107,11 @@ class DeviceTest : public ::testing::Test {
     config.transpose_axis_contiguous[1] = true;
     config.transpose_comm_backend = backend;
     config.halo_comm_backend = halo;
-    return GridDesc(handle_, config);
+    return config;
+  }
+
+  GridDesc make_grid(cudecompTransposeCommBackend_t backend, cudecompHaloCommBackend_t halo) const {
+    return GridDesc(handle_, grid_config(backend, halo));
   }
 
   // Whether an NCCL backend can run here: NCCL refuses two ranks on one GPU, which the one-GPU
@@ -206,15 +213,7 @@ TEST_F(DeviceTest, CApiTransposesDevicePointersOnTheStream) {
   ASSERT_EQ(cudecompInit(&handle, MPI_COMM_WORLD), CUDECOMP_RESULT_SUCCESS);
   for (const auto backend : {CUDECOMP_TRANSPOSE_COMM_MPI_P2P, CUDECOMP_TRANSPOSE_COMM_NCCL}) {
     if (backend == CUDECOMP_TRANSPOSE_COMM_NCCL && !nccl_runs("C API NCCL")) continue;
-    cudecompGridDescConfig_t config{};
-    ASSERT_EQ(cudecompGridDescConfigSetDefaults(&config), CUDECOMP_RESULT_SUCCESS);
-    config.gdims[0] = 17;
-    config.gdims[1] = 13;
-    config.gdims[2] = 11;
-    config.pdims[0] = world_size() >= 4 ? 2 : 1;
-    config.pdims[1] = world_size() / config.pdims[0];
-    config.transpose_axis_contiguous[1] = true;  // as make_grid's, whose layouts check the result
-    config.transpose_comm_backend = backend;
+    cudecompGridDescConfig_t config = grid_config(backend, CUDECOMP_HALO_COMM_MPI);
     cudecompGridDesc_t grid = nullptr;
     ASSERT_EQ(cudecompGridDescCreate(handle, &grid, &config, nullptr), CUDECOMP_RESULT_SUCCESS);
     const GridDesc& core = make_grid(backend, CUDECOMP_HALO_COMM_MPI);  // the same layouts, for checking
@@ -261,14 +260,7 @@ TEST_F(DeviceTest, CudecompMallocGivesDeviceMemoryAndFreeReleasesIt) {
 TEST_F(DeviceTest, CudecompMallocHostGivesPinnedMemoryThatTransposesAsHostMemory) {
   cudecompHandle_t handle = nullptr;
   ASSERT_EQ(cudecompInit(&handle, MPI_COMM_WORLD), CUDECOMP_RESULT_SUCCESS);
-  cudecompGridDescConfig_t config{};
-  ASSERT_EQ(cudecompGridDescConfigSetDefaults(&config), CUDECOMP_RESULT_SUCCESS);
-  config.gdims[0] = 17;
-  config.gdims[1] = 13;
-  config.gdims[2] = 11;
-  config.pdims[0] = world_size() >= 4 ? 2 : 1;
-  config.pdims[1] = world_size() / config.pdims[0];
-  config.transpose_axis_contiguous[1] = true;  // as make_grid's, whose layouts check the result
+  cudecompGridDescConfig_t config = grid_config(CUDECOMP_TRANSPOSE_COMM_MPI_P2P, CUDECOMP_HALO_COMM_MPI);
   cudecompGridDesc_t grid = nullptr;
   ASSERT_EQ(cudecompGridDescCreate(handle, &grid, &config, nullptr), CUDECOMP_RESULT_SUCCESS);
   const GridDesc core = make_grid(CUDECOMP_TRANSPOSE_COMM_MPI_P2P, CUDECOMP_HALO_COMM_MPI);

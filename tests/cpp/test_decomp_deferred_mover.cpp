@@ -17,6 +17,7 @@
 #include "decomp/config.hpp"
 #include "decomp/grid_desc.hpp"
 #include "decomp/handle.hpp"
+#include "mpi_test_support.hpp"
 
 namespace wavestack::decomp {
 namespace {
@@ -45,11 +46,7 @@ class DeferredMover final : public BlockMover {
   mutable int synchronizations_ = 0;
 };
 
-int world_size() {
-  int size = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  return size;
-}
+using wavestack::testing::world_size;
 
 double value_at(const Int3& global) {
   return static_cast<double>(global[0] + 100 * global[1] + 10000 * global[2]) + 0.5;
@@ -180,6 +177,20 @@ TEST_F(DeferredMoverTest, PeriodicHalosFillEveryHaloElement) {
       }
       EXPECT_EQ(wrong, 0) << halo_backend_name(backend) << " axis " << axis;
     }
+  }
+}
+
+// MPI_A2A picks MPI_Alltoallw or MPI_Alltoallv from the largest pencil's bytes; on an uneven grid
+// every rank must compute the same largest pencil, which is the maximum of the ranks' own sizes.
+TEST_F(DeferredMoverTest, LargestPencilIsTheMaximumOverRanksOnEveryRank) {
+  const GridDesc grid = make_grid(CUDECOMP_TRANSPOSE_COMM_MPI_A2A, CUDECOMP_HALO_COMM_MPI);
+  const Int3 halo{1, 0, 2};
+  const Int3 padding{0, 3, 1};
+  for (int axis = 0; axis < 3; ++axis) {
+    int64_t own = grid.layout(axis, halo, padding).size;
+    int64_t largest_over_ranks = 0;
+    MPI_Allreduce(&own, &largest_over_ranks, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+    EXPECT_EQ(grid.largest_layout_size(axis, halo, padding), largest_over_ranks) << "axis " << axis;
   }
 }
 

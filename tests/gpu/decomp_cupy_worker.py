@@ -23,8 +23,8 @@ from mpi4py import MPI
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "mpi" / "workers"))
 import cudecomp  # noqa: E402
-from decomp_reference import (NUMPY, SENTINEL, assert_equal, check_owned, expected_after_halo_updates,  # noqa: E402
-                              filled_pencil, global_coordinates)
+from decomp_reference import (NUMPY, SENTINEL, assert_equal, check_owned, expect,  # noqa: E402
+                              expected_after_halo_updates, filled_pencil, global_coordinates)
 
 comm = MPI.COMM_WORLD
 # One device per rank of a node where there are enough, else shared; chosen before the handle,
@@ -68,15 +68,6 @@ def stream_argument(number):
 def finish(stream):
     """Waits for the operation (NCCL ones return before they finish) before reading its output."""
     (STREAM if stream is not None else cp.cuda.get_current_stream()).synchronize()
-
-
-def expect(error_type, text, call):
-    try:
-        call()
-    except error_type as error:
-        assert str(error).startswith(text), (text, str(error))
-        return
-    raise AssertionError(f"expected {error_type.__name__}: {text}")
 
 
 def make_grid(gdims, pdims, transpose_backend=T.MPI_P2P, halo_backend=H.MPI, contiguous=(False, False, False)):

@@ -11,7 +11,7 @@ import numpy as np
 from mpi4py import MPI
 
 import cudecomp
-from decomp_reference import NUMPY, assert_equal, check_owned, expected_after_halo_updates, filled_pencil
+from decomp_reference import NUMPY, assert_equal, check_owned, expect, expected_after_halo_updates, filled_pencil
 
 cudecomp._native.has_cuda = True  # the Python layer of a GPU build
 comm = MPI.COMM_WORLD
@@ -33,15 +33,6 @@ class Stream:
 
     def __cuda_stream__(self):
         return (0, self.handle)
-
-
-def expect(error_type, text, call):
-    try:
-        call()
-    except error_type as error:
-        assert str(error).startswith(text), (text, str(error))
-        return
-    raise AssertionError(f"expected {error_type.__name__}: {text}")
 
 
 size = comm.size

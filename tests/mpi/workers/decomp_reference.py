@@ -90,6 +90,16 @@ def info_hi(info, dim):
     return info.hi[info.order.index(dim)]
 
 
+def expect(error_type, text, call):
+    """Runs call() and checks that it raises error_type with a message starting with text."""
+    try:
+        call()
+    except error_type as error:
+        assert str(error).startswith(text), (text, str(error))
+        return
+    raise AssertionError(f"expected {error_type.__name__}: {text}")
+
+
 def assert_equal(array, expected, what):
     bad = array != expected
     if bad.any():
