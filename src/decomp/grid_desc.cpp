@@ -73,7 +73,8 @@ PencilLayout GridDesc::layout(int axis, const Int3& halo, const Int3& padding) c
 int64_t GridDesc::largest_layout_size(int axis, const Int3& halo, const Int3& padding) const {
   int64_t largest = 0;
   for (int rank = 0; rank < grid_.size(); ++rank) {
-    largest = std::max(largest, make_layout(box(axis, grid_.coords(rank)), memory_order(config_, axis), halo, padding).size);
+    largest =
+        std::max(largest, make_layout(box(axis, grid_.coords(rank)), memory_order(config_, axis), halo, padding).size);
   }
   return largest;
 }

@@ -96,8 +96,7 @@ class DeviceTest : public ::testing::Test {
 
   // The grid of these tests (uneven on 4 ranks, Y pencils Y-fastest); the C API tests create
   // theirs from the same config, so make_grid's layouts check their results.
-  static cudecompGridDescConfig_t grid_config(cudecompTransposeCommBackend_t backend,
-                                              cudecompHaloCommBackend_t halo) {
+  static cudecompGridDescConfig_t grid_config(cudecompTransposeCommBackend_t backend, cudecompHaloCommBackend_t halo) {
     cudecompGridDescConfig_t config = default_config();
     config.gdims[0] = 17;
     config.gdims[1] = 13;
