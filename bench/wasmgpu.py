@@ -25,7 +25,8 @@ Engines, all measured in one run (`--skip` takes names or patterns such as '*gpu
 An engine that cannot run here (compiled mode not built yet, no GPU, a missing package, a
 spawn over the memory budget) gets a row saying why instead of failing the run. Each row has
 the first call after setup (which includes any lazy compilation) apart from the median of
-`--repeat` later calls, and ratios: "vs X" is X's steady time over the row's, so above 1 means
+`--repeat` later calls, made in rounds of one call per engine so that every engine sees the
+same load, and ratios: "vs X" is X's steady time over the row's, so above 1 means
 the row's engine is faster than X.
 
     python bench/wasmgpu.py [--instances 1,100,10000] [--repeat 5] [--skip wasm3] [--plot out.png]
@@ -433,32 +434,67 @@ def timed_call(session: Session):
     return (elapsed if session.own_seconds is None else session.own_seconds), results
 
 
-def measure(engine, built: BuiltWorkload, count: int, expected: np.ndarray, repeat: int) -> dict:
+def start_session(engine, built: BuiltWorkload, count: int, expected: np.ndarray):
+    """Sets the engine up and makes its first call (lazy compilation included), checked.
+    Returns the row so far and the open session, or the row of an unavailable engine and None."""
     row = {"workload": built.workload.name, "instances": count, "engine": engine.name}
     start = time.perf_counter()
     try:
         session = engine.start(built, count)
     except EngineUnavailable as why:
-        return {**row, "status": "unavailable", "message": str(why)}
+        return {**row, "status": "unavailable", "message": str(why)}, None
     row["setup_seconds"] = time.perf_counter() - start
     try:
-        first_seconds, results = timed_call(session)
+        row["first_call_seconds"], results = timed_call(session)
         check_results(engine.name, built, count, comparable(results, built.workload.result), expected, "first call")
         row["first_call_stats"] = session.call_stats()
-        steady = []
-        for _ in range(repeat):
-            seconds, results = timed_call(session)
-            steady.append(seconds)
-        check_results(engine.name, built, count, comparable(results, built.workload.result), expected,
-                      "last steady call")
-        row["steady_call_stats"] = session.call_stats()
     except EngineUnavailable as why:
-        return {**row, "status": "unavailable", "message": str(why)}
-    finally:
         session.close()
-    median = statistics.median(steady)
-    return {**row, "status": "ok", "first_call_seconds": first_seconds, "steady_seconds": steady,
-            "steady_median_seconds": median, "ns_per_instance": median / count * 1e9}
+        return {**row, "status": "unavailable", "message": str(why)}, None
+    except BaseException:
+        session.close()
+        raise
+    return row, session
+
+
+def measure(engines: list, built: BuiltWorkload, count: int, expected: np.ndarray, repeat: int) -> List[dict]:
+    """Every engine's steady calls, interleaved: all sessions stay open and each round makes
+    one timed call of every engine (in an order that rotates from round to round), so a change
+    of the machine's load during the run falls on all engines alike instead of on whichever
+    engine happened to be running. Each row keeps its own first call and the median of its
+    `repeat` steady calls; results are checked after the first and the last call."""
+    rows, live = [], []
+    try:
+        for engine in engines:
+            row, session = start_session(engine, built, count, expected)
+            rows.append(row)
+            if session is not None:
+                live.append((engine, row, session, []))
+        for round_index in range(repeat):
+            shift = round_index % max(len(live), 1)
+            for engine, row, session, steady in live[shift:] + live[:shift]:
+                if row.get("status") == "unavailable":
+                    continue
+                try:
+                    seconds, results = timed_call(session)
+                except EngineUnavailable as why:
+                    row.update(status="unavailable", message=str(why))
+                    continue
+                steady.append(seconds)
+                if len(steady) == repeat:
+                    check_results(engine.name, built, count, comparable(results, built.workload.result), expected,
+                                  "last steady call")
+                    row["steady_call_stats"] = session.call_stats()
+    finally:
+        for _, _, session, _ in live:
+            session.close()
+    for _, row, _, steady in live:
+        if row.get("status") == "unavailable":
+            continue
+        median = statistics.median(steady)
+        row.update(status="ok", steady_seconds=steady, steady_median_seconds=median,
+                   ns_per_instance=median / count * 1e9)
+    return rows
 
 
 def reference_results(built: BuiltWorkload, count: int) -> np.ndarray:
@@ -681,8 +717,7 @@ def run(options: argparse.Namespace, engines: list, folder: Path):
         for count in options.instances:
             expected = reference_results(workload_build, count)
             start = time.perf_counter()
-            for engine in engines:
-                rows.append(measure(engine, workload_build, count, expected, options.repeat))
+            rows.extend(measure(engines, workload_build, count, expected, options.repeat))
             print(f"measured {workload.name}, {count} instances ({time.perf_counter() - start:.1f} s)",
                   file=sys.stderr, flush=True)
     add_ratios(rows)
