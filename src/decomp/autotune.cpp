@@ -36,6 +36,14 @@ bool is_even(const std::array<int, 2>& p, const cudecompGridDescConfig_t& config
   return dist(0) % p[0] == 0 && dist(1) % p[0] == 0 && dist(1) % p[1] == 0 && dist(2) % p[1] == 0;
 }
 
+// Whether some rank's pencil would be empty: more rows than the X or Y extent, or more columns
+// than the Y or Z extent (upstream's test). Explicit grids may do this (our addition); the
+// autotuner leaves such grids out, as upstream's does, so both choose among the same grids.
+bool leaves_a_pencil_empty(const std::array<int, 2>& p, const cudecompGridDescConfig_t& config) {
+  const auto dist = [&](int dim) { return config.gdims_dist[dim] == 0 ? config.gdims[dim] : config.gdims_dist[dim]; };
+  return p[0] > std::min(dist(0), dist(1)) || p[1] > std::min(dist(1), dist(2));
+}
+
 std::vector<cudecompTransposeCommBackend_t> transpose_candidates(const cudecompGridDescConfig_t& config,
                                                                  const cudecompGridDescAutotuneOptions_t& options,
                                                                  const TuneTarget& target) {
@@ -144,6 +152,15 @@ std::vector<std::array<int, 2>> pdims_candidates(int nranks, const cudecompGridD
                      "no candidate process grid of " + std::to_string(nranks) + " ranks lies in the ranges");
   }
   all = in_range;
+  std::vector<std::array<int, 2>> filled;
+  for (const auto& p : all) {
+    if (!leaves_a_pencil_empty(p, config)) filled.push_back(p);
+  }
+  if (filled.empty()) {
+    not_supported("no process grid of " + std::to_string(nranks) +
+                  " ranks gives every rank a non-empty pencil of gdims; give pdims explicitly to allow empty pencils");
+  }
+  all = filled;
   if (!allow_uneven) {
     std::vector<std::array<int, 2>> even;
     for (const auto& p : all) {

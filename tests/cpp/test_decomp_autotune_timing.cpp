@@ -17,6 +17,7 @@
 #include "decomp/autotune_report.hpp"
 #include "decomp/autotune_timing.hpp"
 #include "decomp/config.hpp"
+#include "decomp/error.hpp"
 #include "mpi_test_support.hpp"
 
 namespace wavestack::decomp {
@@ -100,6 +101,24 @@ TEST(DecompAutotuneTiming, GridsAreTriedInUpstreamsOrder) {
   EXPECT_EQ(grids, expected);
   const auto even = pdims_candidates(4, config, false);
   EXPECT_EQ(even, (std::vector<std::array<int, 2>>{{4, 1}, {2, 2}, {1, 4}}));
+}
+
+// Grids that would leave some rank's pencil empty are not tried (upstream's rule: more rows than
+// the X or Y extent, more columns than the Y or Z extent); gdims_dist takes gdims' place when set.
+TEST(DecompAutotuneTiming, GridsWithEmptyPencilsAreNotTried) {
+  cudecompGridDescConfig_t config = default_config();
+  config.gdims[0] = 2;
+  config.gdims[1] = config.gdims[2] = 12;
+  EXPECT_EQ(pdims_candidates(12, config, true), (std::vector<std::array<int, 2>>{{2, 6}, {1, 12}}));
+  config.gdims[0] = config.gdims[1] = 12;
+  config.gdims[2] = 3;
+  EXPECT_EQ(pdims_candidates(12, config, true), (std::vector<std::array<int, 2>>{{12, 1}, {6, 2}, {4, 3}}));
+  config.gdims_dist[0] = config.gdims_dist[1] = 12;
+  config.gdims_dist[2] = 2;  // the distribution's extents decide, not gdims'
+  EXPECT_EQ(pdims_candidates(12, config, true), (std::vector<std::array<int, 2>>{{12, 1}, {6, 2}}));
+  config.gdims[0] = config.gdims[1] = config.gdims[2] = 2;
+  config.gdims_dist[0] = config.gdims_dist[1] = config.gdims_dist[2] = 0;
+  EXPECT_THROW(pdims_candidates(12, config, true), DecompError);  // 12 ranks, 2x2x2 elements
 }
 
 TEST(DecompAutotuneTiming, SkipThresholdComparesTheFirstTrialWithTheBestAverage) {
