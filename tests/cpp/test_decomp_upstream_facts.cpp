@@ -1,6 +1,6 @@
 // Expected values and behaviours of upstream cuDecomp's own API tests (tests/ctest/api_tests.cc
 // and, for its CPU-only build, tests/ctest/cpu_api_tests.cc), checked against this library's C
-// API under mpiexec (ctest DecompUpstreamFacts, 1 and 4 ranks). Only the facts are taken over;
+// API under mpiexec (ctest DecompUpstreamFacts, 4 ranks). Only the facts are taken over;
 // the tests are written for this repository.
 //
 // Most cases need exactly upstream's four ranks on a 2 x 2 process grid and skip, saying so,
