@@ -66,27 +66,9 @@ class DecompCApi : public ::testing::Test {
   cudecompGridDescConfig_t config_{};
 };
 
-TEST(DecompCApiStandalone, DefaultsMatchCuDecomp) {
-  cudecompGridDescConfig_t config;
-  ASSERT_EQ(cudecompGridDescConfigSetDefaults(&config), CUDECOMP_RESULT_SUCCESS);
-  EXPECT_EQ(config.transpose_comm_backend, CUDECOMP_TRANSPOSE_COMM_MPI_P2P);
-  EXPECT_EQ(config.halo_comm_backend, CUDECOMP_HALO_COMM_MPI);
-  EXPECT_EQ(config.rank_order, CUDECOMP_RANK_ORDER_DEFAULT);
-  for (int i = 0; i < 3; ++i) {
-    EXPECT_EQ(config.gdims[i], 0);
-    EXPECT_EQ(config.gdims_dist[i], 0);
-    EXPECT_FALSE(config.transpose_axis_contiguous[i]);
-    for (int j = 0; j < 3; ++j) EXPECT_EQ(config.transpose_mem_order[i][j], -1);
-  }
-  cudecompGridDescAutotuneOptions_t options;
-  ASSERT_EQ(cudecompGridDescAutotuneOptionsSetDefaults(&options), CUDECOMP_RESULT_SUCCESS);
-  EXPECT_EQ(options.n_warmup_trials, 3);
-  EXPECT_EQ(options.n_trials, 5);
-  EXPECT_EQ(options.dtype, CUDECOMP_DOUBLE);
-  EXPECT_EQ(options.grid_mode, CUDECOMP_AUTOTUNE_GRID_TRANSPOSE);
-  EXPECT_TRUE(options.allow_uneven_decompositions);
-  EXPECT_DOUBLE_EQ(options.transpose_op_weights[3], 1.0);
-  EXPECT_EQ(cudecompGridDescConfigSetDefaults(nullptr), CUDECOMP_RESULT_INVALID_USAGE);
+// The defaults themselves are checked field by field against upstream's in
+// test_decomp_upstream_facts.cpp; here, that the header compiles and works from C.
+TEST(DecompCApiStandalone, HeaderWorksFromC) {
   EXPECT_EQ(decomp_c_header_check(), 0);
 }
 
