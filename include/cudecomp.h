@@ -13,9 +13,12 @@
  * written against cuDecomp compiles unchanged. The NVSHMEM backends are answered with
  * CUDECOMP_RESULT_NOT_SUPPORTED, as are the NCCL backends in the CPU-only build.
  *
- * The ABI is cuDecomp 0.7's: the public structs begin with struct_size, magic and version, and
- * the functions that fill or read them are inline wrappers over exported *Versioned functions,
- * so programs compiled against upstream's 0.7 header link and run against this library.
+ * The ABI follows cuDecomp 0.7's as described to us: the public structs begin with struct_size,
+ * magic and version, and the functions that fill or read them are inline wrappers over exported
+ * *Versioned functions. The version numbers match upstream's cudecomp_version.h (0.7.0, struct
+ * versions 1); the *Versioned parameter lists and the *_MAGIC values have not been checked
+ * against upstream's 0.7 header (not available to us), so linking a program compiled against
+ * that header is not yet proven (README.md, "Parity with cuDecomp 0.7").
  *
  * Differences from upstream's CPU-only build, all additions: process-grid and backend
  * autotuning work (upstream rejects them on the CPU), uneven decompositions with empty
