@@ -199,6 +199,13 @@ cudecompResult_t cudecompFinalize(cudecompHandle_t handle);
 /*
  * The exported entry points behind the struct functions. config_size/options_size/struct_size
  * and the versions are those of the caller's header; call the inline wrappers instead.
+ *
+ * The library also exports the five struct functions under their plain names, taking the
+ * structs as cuDecomp headers before 0.7 laid them out (no struct header; what upstream's
+ * Fortran modules bind to), so programs built against those headers link and run too
+ * (src/decomp/legacy_abi.cpp). The inline wrappers below give programs built against this
+ * header the versioned entry points instead; CUDECOMP_LEGACY_ENTRY_POINTS hides them from the
+ * one file of the library that defines the plain-named functions.
  */
 cudecompResult_t cudecompGridDescCreateVersioned(cudecompHandle_t handle, cudecompGridDesc_t* grid_desc,
                                                  cudecompGridDescConfig_t* config,
@@ -216,6 +223,7 @@ cudecompResult_t cudecompGetGridDescConfigVersioned(cudecompHandle_t handle, cud
                                                     cudecompGridDescConfig_t* config, int64_t struct_size,
                                                     int32_t version);
 
+#ifndef CUDECOMP_LEGACY_ENTRY_POINTS
 static inline cudecompResult_t cudecompGridDescCreate(cudecompHandle_t handle, cudecompGridDesc_t* grid_desc,
                                                       cudecompGridDescConfig_t* config,
                                                       const cudecompGridDescAutotuneOptions_t* options) {
@@ -224,22 +232,29 @@ static inline cudecompResult_t cudecompGridDescCreate(cudecompHandle_t handle, c
       CUDECOMP_GRID_DESC_CONFIG_VERSION, CUDECOMP_STRUCT_SIZE(cudecompGridDescAutotuneOptions_t),
       CUDECOMP_GRID_DESC_AUTOTUNE_OPTIONS_VERSION);
 }
+#endif
 cudecompResult_t cudecompGridDescDestroy(cudecompHandle_t handle, cudecompGridDesc_t grid_desc);
+#ifndef CUDECOMP_LEGACY_ENTRY_POINTS
 static inline cudecompResult_t cudecompGridDescConfigSetDefaults(cudecompGridDescConfig_t* config) {
   return cudecompGridDescConfigSetDefaultsVersioned(config, CUDECOMP_STRUCT_SIZE(cudecompGridDescConfig_t),
                                                     CUDECOMP_GRID_DESC_CONFIG_VERSION);
 }
+#endif
+#ifndef CUDECOMP_LEGACY_ENTRY_POINTS
 static inline cudecompResult_t cudecompGridDescAutotuneOptionsSetDefaults(cudecompGridDescAutotuneOptions_t* options) {
   return cudecompGridDescAutotuneOptionsSetDefaultsVersioned(
       options, CUDECOMP_STRUCT_SIZE(cudecompGridDescAutotuneOptions_t), CUDECOMP_GRID_DESC_AUTOTUNE_OPTIONS_VERSION);
 }
+#endif
 
+#ifndef CUDECOMP_LEGACY_ENTRY_POINTS
 static inline cudecompResult_t cudecompGetPencilInfo(cudecompHandle_t handle, cudecompGridDesc_t grid_desc,
                                                      cudecompPencilInfo_t* pencil_info, int32_t axis,
                                                      const int32_t halo_extents[], const int32_t padding[]) {
   return cudecompGetPencilInfoVersioned(handle, grid_desc, pencil_info, axis, halo_extents, padding,
                                         CUDECOMP_STRUCT_SIZE(cudecompPencilInfo_t), CUDECOMP_PENCIL_INFO_VERSION);
 }
+#endif
 cudecompResult_t cudecompGetTransposeWorkspaceSize(cudecompHandle_t handle, cudecompGridDesc_t grid_desc,
                                                    int64_t* workspace_size);
 cudecompResult_t cudecompGetHaloWorkspaceSize(cudecompHandle_t handle, cudecompGridDesc_t grid_desc, int32_t axis,
@@ -253,11 +268,13 @@ cudecompResult_t cudecompFree(cudecompHandle_t handle, cudecompGridDesc_t grid_d
 const char* cudecompTransposeCommBackendToString(cudecompTransposeCommBackend_t comm_backend);
 const char* cudecompHaloCommBackendToString(cudecompHaloCommBackend_t comm_backend);
 
+#ifndef CUDECOMP_LEGACY_ENTRY_POINTS
 static inline cudecompResult_t cudecompGetGridDescConfig(cudecompHandle_t handle, cudecompGridDesc_t grid_desc,
                                                          cudecompGridDescConfig_t* config) {
   return cudecompGetGridDescConfigVersioned(handle, grid_desc, config, CUDECOMP_STRUCT_SIZE(cudecompGridDescConfig_t),
                                             CUDECOMP_GRID_DESC_CONFIG_VERSION);
 }
+#endif
 cudecompResult_t cudecompGetShiftedRank(cudecompHandle_t handle, cudecompGridDesc_t grid_desc, int32_t axis,
                                         int32_t dim, int32_t displacement, bool periodic, int32_t* shifted_rank);
 
