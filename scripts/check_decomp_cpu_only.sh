@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds cudecomp without CUDA (WAVESTACK_CUDA=OFF: device_dispatch_none.cpp instead of the CUDA
-# library) in a build directory of its own and runs its C API and rank-agreement tests under
-# mpiexec. CI's main build always has the CUDA library, so without this the CPU-only build's
+# library) in a build directory of its own and runs its C API, rank-agreement, upstream-facts
+# and pre-0.7 ABI tests under mpiexec. CI's main build always has the CUDA library, so without this the CPU-only build's
 # side of device_dispatch.hpp (cudecompMalloc, cudecompMallocHost, cudecompFree, the autotuner
 # on the host) would never run there. Only the targets those tests need are built.
 # Usage: scripts/check_decomp_cpu_only.sh [BUILD_DIR]  (default build/py; the CPU-only build
@@ -12,10 +12,10 @@ build_dir=${1:-build/py}/cpu-only
 werror=$([[ -n ${CI:-} ]] && echo ON || echo OFF)
 cmake -S . -B "$build_dir" -G Ninja -DWAVESTACK_CUDA=OFF -DWAVESTACK_BUILD_TESTS=ON -DWAVESTACK_BUILD_PYTHON=OFF \
   -DWAVESTACK_WERROR="$werror" >"$build_dir.configure.log" 2>&1 || { cat "$build_dir.configure.log" >&2; exit 1; }
-cmake --build "$build_dir" --target decomp_c_api_tests decomp_rank_agreement_tests
+cmake --build "$build_dir" --target decomp_c_api_tests decomp_rank_agreement_tests decomp_upstream_facts_tests decomp_legacy_abi_test
 if grep -q 'device_dispatch\.cpp' "$build_dir/compile_commands.json"; then
   echo "decomp-cpu-only: $build_dir compiled the CUDA dispatch; expected device_dispatch_none.cpp" >&2
   exit 1
 fi
-ctest --test-dir "$build_dir" -R '^Decomp(CApi|RankAgreement)\.' --output-on-failure
-echo "decomp-cpu-only: the C API and rank-agreement tests pass without the CUDA library"
+ctest --test-dir "$build_dir" -R '^Decomp(CApi|RankAgreement|UpstreamFacts|LegacyAbi)\.' --output-on-failure
+echo "decomp-cpu-only: the C API, rank-agreement, upstream-facts and pre-0.7 ABI tests pass without the CUDA library"
