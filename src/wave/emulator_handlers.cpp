@@ -53,7 +53,11 @@ T wrap_mul(T a, T b) {
 }
 template <class T>
 T wrap_neg(T a) {
-  return wrap_sub(T{0}, a);
+  if constexpr (kFloat<T>) {
+    return -a;  // flips the sign bit, as GLSL's and IEEE's negation do: 0 - a would give +0 for +0
+  } else {
+    return wrap_sub(T{0}, a);
+  }
 }
 
 // ---- operation functors: apply(a, b) for binary, apply(a) for unary --------------------

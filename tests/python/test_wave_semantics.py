@@ -178,6 +178,24 @@ def test_min_and_max_treat_nan_like_the_emulator(rng):
 
 
 @wave_gpu.kernel
+def negate(x32: f32[:], x64: f64[:], out32: f32[:], out64: f64[:]):
+    i = thread_id()
+    if i < len(x32):
+        out32[i] = -x32[i]
+        out64[i] = -x64[i]
+
+
+def test_negation_flips_the_sign_bit_of_zero():
+    # IEEE negation, as NumPy's: -(+0) is -0 (the emulator once computed 0 - x, which gives +0).
+    values = np.array([0.0, -0.0, 1.5, -2.0, np.inf, -np.inf, 1e-45], np.float32)
+    out32 = np.zeros(values.size, np.float32)
+    out64 = np.zeros(values.size, np.float64)
+    negate(values, values.astype(np.float64), out32, out64)
+    np.testing.assert_array_equal(out32.view(np.uint32), (-values).view(np.uint32))
+    np.testing.assert_array_equal(out64.view(np.uint64), (-values.astype(np.float64)).view(np.uint64))
+
+
+@wave_gpu.kernel
 def to_half(x: f32[:], h: f16[:], back: f32[:]):
     i = thread_id()
     if i < len(x):
