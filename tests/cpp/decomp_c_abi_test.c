@@ -13,18 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "c_test_expect.h"
 #include "cudecomp.h"
-
-static int failures = 0;
-static int rank = 0;
-
-#define EXPECT(condition)                                                                    \
-  do {                                                                                       \
-    if (!(condition)) {                                                                      \
-      fprintf(stderr, "rank %d: %s:%d: failed: %s\n", rank, __FILE__, __LINE__, #condition); \
-      ++failures;                                                                            \
-    }                                                                                        \
-  } while (0)
 
 /* Guard elements after each pencil buffer: a write outside the pencil changes one of them. */
 enum { kGuard = 64 };

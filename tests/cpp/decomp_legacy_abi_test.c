@@ -95,16 +95,7 @@ TRANSPOSE(cudecompTransposeZToY);
 TRANSPOSE(cudecompTransposeYToX);
 
 /* --- checks ---------------------------------------------------------------------------------- */
-static int failures = 0;
-static int rank = 0;
-
-#define EXPECT(condition)                                                                    \
-  do {                                                                                       \
-    if (!(condition)) {                                                                      \
-      fprintf(stderr, "rank %d: %s:%d: failed: %s\n", rank, __FILE__, __LINE__, #condition); \
-      ++failures;                                                                            \
-    }                                                                                        \
-  } while (0)
+#include "c_test_expect.h"
 
 /* Each struct is followed by guard words: the current structs are larger, so a library that
  * wrote them in place of the old ones would overwrite the guard. */
