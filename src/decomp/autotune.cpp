@@ -30,8 +30,13 @@ const char* env(const char* name) {
   return (value != nullptr && *value != '\0') ? value : nullptr;
 }
 
+// The extent the grid is distributed over along dim: gdims_dist where set, gdims otherwise.
+int32_t distributed_extent(const cudecompGridDescConfig_t& config, int dim) {
+  return config.gdims_dist[dim] == 0 ? config.gdims[dim] : config.gdims_dist[dim];
+}
+
 bool is_even(const std::array<int, 2>& p, const cudecompGridDescConfig_t& config) {
-  const auto dist = [&](int dim) { return config.gdims_dist[dim] == 0 ? config.gdims[dim] : config.gdims_dist[dim]; };
+  const auto dist = [&](int dim) { return distributed_extent(config, dim); };
   // X is split by rows, Y by rows (X-pencil) and columns (Z-pencil), Z by columns.
   return dist(0) % p[0] == 0 && dist(1) % p[0] == 0 && dist(1) % p[1] == 0 && dist(2) % p[1] == 0;
 }
@@ -40,7 +45,7 @@ bool is_even(const std::array<int, 2>& p, const cudecompGridDescConfig_t& config
 // than the Y or Z extent (upstream's test). Explicit grids may do this (our addition); the
 // autotuner leaves such grids out, as upstream's does, so both choose among the same grids.
 bool leaves_a_pencil_empty(const std::array<int, 2>& p, const cudecompGridDescConfig_t& config) {
-  const auto dist = [&](int dim) { return config.gdims_dist[dim] == 0 ? config.gdims[dim] : config.gdims_dist[dim]; };
+  const auto dist = [&](int dim) { return distributed_extent(config, dim); };
   return p[0] > std::min(dist(0), dist(1)) || p[1] > std::min(dist(1), dist(2));
 }
 

@@ -308,15 +308,16 @@ void GridDesc::transpose(TransposeOp op, const TransposeArgs& args) const {
   }
   // MPI_Alltoallw takes byte displacements as int: buffers beyond 2 GiB go through the workspace.
   // Every rank of the collective must choose alike, so the test is on the largest pencils of any
-  // rank (from the geometry, no communication), not on this rank's own.
+  // rank (from the geometry, no communication), not on this rank's own; it is computed only
+  // where it decides something (MPI_A2A on host memory with datatypes).
   const bool a2a = config_.transpose_comm_backend == CUDECOMP_TRANSPOSE_COMM_MPI_A2A;
-  const int64_t largest_bytes =
-      a2a ? std::max(largest_layout_size(input_axis(op), args.input_halo, args.input_padding),
-                     largest_layout_size(output_axis(op), args.output_halo, args.output_padding)) *
-                static_cast<int64_t>(elem)
-          : 0;
   const bool host_memory = args.mover == nullptr || args.mover->host_memory();
-  const bool direct = host_memory && host_datatypes_enabled() && (!a2a || largest_bytes <= INT_MAX);
+  const auto largest_bytes = [&] {
+    return std::max(largest_layout_size(input_axis(op), args.input_halo, args.input_padding),
+                    largest_layout_size(output_axis(op), args.output_halo, args.output_padding)) *
+           static_cast<int64_t>(elem);
+  };
+  const bool direct = host_memory && host_datatypes_enabled() && (!a2a || largest_bytes() <= INT_MAX);
   const MPI_Datatype type = handle_.element_type(elem);
   const TransposeRun run(plan, in, out, args, elem, group_comms_[plan.group_dim], type, direct);
   switch (config_.transpose_comm_backend) {
