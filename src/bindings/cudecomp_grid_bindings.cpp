@@ -70,7 +70,14 @@ class GridObject {
   }
   ~GridObject() { destroy(); }
 
-  void destroy() {
+  // `report`: print the performance report first (GridDesc.destroy, collective, as
+  // cudecompGridDescDestroy does); not when a finalize or the garbage collector destroys it,
+  // which need not happen on every rank at once.
+  void destroy(bool report = false) {
+    if (report && core_) {
+      nb::gil_scoped_release release;
+      core_->print_performance_report();
+    }
     if (handle_) handle_->grids.erase(this);
     core_.reset();
   }
@@ -254,7 +261,7 @@ void bind_cudecomp_grid(nb::module_& m) {
 
   nb::class_<GridObject>(m, "GridDesc")
       .def_prop_ro("alive", &GridObject::alive)
-      .def("destroy", &GridObject::destroy)
+      .def("destroy", [](GridObject& grid) { grid.destroy(true); })
       .def("config_bytes", &GridObject::config_bytes)
       .def("pencil_info", &GridObject::pencil_info)
       .def("transpose_workspace_size", [](const GridObject& g) { return g.core().transpose_workspace_size(); })

@@ -239,7 +239,9 @@ cudecompResult_t cudecompGridDescCreateVersioned(cudecompHandle_t handle, cudeco
 
 cudecompResult_t cudecompGridDescDestroy(cudecompHandle_t handle, cudecompGridDesc_t grid_desc) {
   return guarded("cudecompGridDescDestroy", [&] {
-    lookup(handle, grid_desc);
+    auto* grid = lookup(handle, grid_desc);
+    // Collective like the destruction itself: upstream prints the report here.
+    grid->core->print_performance_report();
     std::unique_ptr<cudecompGridDesc> owned;
     auto& r = registry();
     std::lock_guard lock(r.mutex);

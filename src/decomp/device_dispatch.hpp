@@ -50,6 +50,8 @@ void wait_for_stream(cudaStream_t stream);
 
 // Whether `buffer` is CUDA device or managed memory (always false in a CPU-only build).
 bool is_device_buffer(const void* buffer);
+// Whether `buffer` is CUDA managed (unified) memory: the performance report's "managed" column.
+bool is_managed_buffer(const void* buffer);
 
 // The mover of an operation on device buffers, on `stream`; null when `buffer` is host memory.
 std::unique_ptr<BlockMover> device_mover_for(const void* buffer, cudaStream_t stream);

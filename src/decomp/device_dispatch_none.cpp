@@ -31,6 +31,10 @@ bool is_device_buffer(const void* /*buffer*/) {
   return false;
 }
 
+bool is_managed_buffer(const void* /*buffer*/) {
+  return false;
+}
+
 std::unique_ptr<BlockMover> device_mover_for(const void* /*buffer*/, cudaStream_t /*stream*/) {
   return nullptr;
 }

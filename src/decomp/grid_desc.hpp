@@ -14,6 +14,7 @@
 #include "decomp/device_dispatch.hpp"
 #include "decomp/geometry.hpp"
 #include "decomp/pencil_layout.hpp"
+#include "decomp/performance_report.hpp"
 #include "decomp/transpose_plan.hpp"
 
 namespace wavestack::decomp {
@@ -84,13 +85,20 @@ class GridDesc {
   void check_halo(const HaloArgs& args) const;
   bool transpose_needs_work(TransposeOp op, const TransposeArgs& args) const;
 
+  // With the handle's performance report enabled, each call is also timed and kept as a sample.
   void transpose(TransposeOp op, const TransposeArgs& args) const;
   void update_halos(const HaloArgs& args) const;
+  // cuDecomp's report of the samples (performance_report.hpp); collective over the handle's
+  // communicator, nothing when the report is disabled. cudecompGridDescDestroy calls it.
+  void print_performance_report() const;
 
  private:
   // Where the NCCL communicator of group g comes from (device_dispatch.hpp).
   NcclGroup nccl_group(int g) const;
   bool is_noop(TransposeOp op, const TransposeArgs& args, const PencilLayout& in, const PencilLayout& out) const;
+  // The operations themselves; `comm` collects the time spent in MPI and the bytes sent.
+  void run_transpose(TransposeOp op, const TransposeArgs& args, CommTally& comm) const;
+  void run_update_halos(const HaloArgs& args, CommTally& comm) const;
 
   const Handle& handle_;
   cudecompGridDescConfig_t config_;
@@ -104,6 +112,7 @@ class GridDesc {
   // communicator by the first NCCL operation on the group; they keep that one alive.
   mutable std::array<std::shared_ptr<void>, 2> nccl_comms_;
   std::string autotune_report_;
+  mutable PerformanceRecorder performance_;
 };
 
 }  // namespace wavestack::decomp

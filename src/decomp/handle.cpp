@@ -52,6 +52,7 @@ Handle::Handle(MPI_Comm comm) {
     std::fputs(device_disagreement_warning(census).c_str(), stdout);
     std::fflush(stdout);
   }
+  performance_report_ = PerformanceReportSettings::from_environment(rank_);
   const int sizes[3] = {4, 8, 16};
   for (int i = 0; i < 3; ++i) {
     MPI_Type_contiguous(sizes[i], MPI_BYTE, &types_[i]);

@@ -7,6 +7,8 @@
 #include <cstddef>
 #include <memory>
 
+#include "decomp/performance_report.hpp"
+
 namespace wavestack::decomp {
 
 class Handle {
@@ -34,6 +36,9 @@ class Handle {
   // Whether, with a device on every rank, two ranks use the same one (an oversubscribed GPU):
   // NCCL cannot run there, so the autotuner leaves its backends out. Decided once, collectively.
   bool device_shared_by_ranks() const { return device_shared_by_ranks_; }
+  // CUDECOMP_ENABLE_PERFORMANCE_REPORT and its settings, read once by the constructor
+  // (performance_report.hpp).
+  const PerformanceReportSettings& performance_report() const { return performance_report_; }
 
  private:
   MPI_Comm comm_ = MPI_COMM_NULL;
@@ -42,6 +47,7 @@ class Handle {
   int size_ = 1;
   bool device_on_every_rank_ = false;
   bool device_shared_by_ranks_ = false;
+  PerformanceReportSettings performance_report_;
   MPI_Datatype types_[3] = {MPI_DATATYPE_NULL, MPI_DATATYPE_NULL, MPI_DATATYPE_NULL};
 };
 

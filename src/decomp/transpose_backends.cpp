@@ -6,6 +6,7 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <chrono>
 #include <climits>
 #include <cstddef>
 #include <vector>
@@ -40,7 +41,7 @@ struct Message {
 class TransposeRun {
  public:
   TransposeRun(const TransposePlan& plan, const PencilLayout& in, const PencilLayout& out, const TransposeArgs& args,
-               size_t element_bytes, MPI_Comm comm, MPI_Datatype type, bool direct)
+               size_t element_bytes, MPI_Comm comm, MPI_Datatype type, bool direct, CommTally& tally)
       : plan_(plan),
         in_(in),
         out_(out),
@@ -52,7 +53,8 @@ class TransposeRun {
         type_(type),
         mover_(args.mover == nullptr ? host_mover() : *args.mover),
         direct_send_(direct && !in_place_),
-        direct_recv_(direct) {
+        direct_recv_(direct),
+        tally_(tally) {
     auto* work = static_cast<std::byte*>(args.work);
     send_ = work;
     recv_ = work == nullptr ? nullptr : work + plan.send_total * static_cast<int64_t>(element_bytes);
@@ -120,15 +122,31 @@ class TransposeRun {
     }
   }
 
+  // Runs `call`, an MPI call, counting its time as communication (the performance report's).
+  template <typename Call>
+  void communicate(Call&& call) const {
+    const auto start = std::chrono::steady_clock::now();
+    call();
+    tally_.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
   void irecv(int peer, MPI_Request* request) const {
     const Message m = recv_message(peer);
-    check_mpi(MPI_Irecv(m.buffer, m.count, m.type, peer, kTransposeTag, comm_, request), "MPI_Irecv");
+    communicate(
+        [&] { check_mpi(MPI_Irecv(m.buffer, m.count, m.type, peer, kTransposeTag, comm_, request), "MPI_Irecv"); });
   }
   // Sends read packed data, so copies queued on a device must finish first.
   void isend(int peer, MPI_Request* request) const {
     mover_.before_communication();
     const Message m = send_message(peer);
-    check_mpi(MPI_Isend(m.buffer, m.count, m.type, peer, kTransposeTag, comm_, request), "MPI_Isend");
+    tally_.bytes += send_count(peer) * static_cast<int64_t>(elem_);
+    communicate(
+        [&] { check_mpi(MPI_Isend(m.buffer, m.count, m.type, peer, kTransposeTag, comm_, request), "MPI_Isend"); });
+  }
+  // The bytes of every block that leaves this rank, for the collectives (which send them all).
+  void count_all_sends() const {
+    for (int peer = 0; peer < peers(); ++peer) {
+      if (peer != plan_.self) tally_.bytes += send_count(peer) * static_cast<int64_t>(elem_);
+    }
   }
   MPI_Comm comm() const { return comm_; }
   void before_communication() const { mover_.before_communication(); }
@@ -158,6 +176,7 @@ class TransposeRun {
   std::byte* send_ = nullptr;
   std::byte* recv_ = nullptr;
   std::vector<BlockDatatype> send_types_, recv_types_;
+  CommTally& tally_;
 };
 
 // MPI_P2P: every receive posted first (after packing, in place), each block sent as soon as it
@@ -179,11 +198,11 @@ void run_p2p(const TransposeRun& run) {
   run.finish_self();
   for (;;) {
     int index = MPI_UNDEFINED;
-    check_mpi(MPI_Waitany(n, recvs.data(), &index, MPI_STATUS_IGNORE), "MPI_Waitany");
+    run.communicate([&] { check_mpi(MPI_Waitany(n, recvs.data(), &index, MPI_STATUS_IGNORE), "MPI_Waitany"); });
     if (index == MPI_UNDEFINED) break;
     run.unpack(index);
   }
-  check_mpi(MPI_Waitall(n, sends.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+  run.communicate([&] { check_mpi(MPI_Waitall(n, sends.data(), MPI_STATUSES_IGNORE), "MPI_Waitall"); });
 }
 
 // MPI_P2P_PL: pairwise exchange, one partner per step (send to self+s, receive from self-s);
@@ -205,17 +224,17 @@ void run_pipelined(const TransposeRun& run) {
     }
     if (step == 1) run.finish_self();
     if (previous_peer >= 0) {
-      check_mpi(MPI_Wait(&previous_recv, MPI_STATUS_IGNORE), "MPI_Wait");
+      run.communicate([&] { check_mpi(MPI_Wait(&previous_recv, MPI_STATUS_IGNORE), "MPI_Wait"); });
       run.unpack(previous_peer);
     }
     previous_recv = recv;
     previous_peer = from;
   }
   if (previous_peer >= 0) {
-    check_mpi(MPI_Wait(&previous_recv, MPI_STATUS_IGNORE), "MPI_Wait");
+    run.communicate([&] { check_mpi(MPI_Wait(&previous_recv, MPI_STATUS_IGNORE), "MPI_Wait"); });
     run.unpack(previous_peer);
   }
-  check_mpi(MPI_Waitall(n, sends.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+  run.communicate([&] { check_mpi(MPI_Waitall(n, sends.data(), MPI_STATUSES_IGNORE), "MPI_Waitall"); });
 }
 
 // MPI_A2A with packed messages: one MPI_Alltoallv over the workspace (element displacements).
@@ -232,9 +251,12 @@ void run_alltoallv(const TransposeRun& run, const TransposePlan& plan, MPI_Datat
   }
   run.finish_self();
   run.before_communication();
-  check_mpi(MPI_Alltoallv(run.send_area(), send_counts.data(), send_displs.data(), type, run.recv_area(),
-                          recv_counts.data(), recv_displs.data(), type, run.comm()),
-            "MPI_Alltoallv");
+  run.count_all_sends();
+  run.communicate([&] {
+    check_mpi(MPI_Alltoallv(run.send_area(), send_counts.data(), send_displs.data(), type, run.recv_area(),
+                            recv_counts.data(), recv_displs.data(), type, run.comm()),
+              "MPI_Alltoallv");
+  });
   for (int peer = 0; peer < n; ++peer) {
     if (peer != run.self()) run.unpack(peer);
   }
@@ -277,9 +299,12 @@ void run_alltoallw(const TransposeRun& run) {
   }
   run.finish_self();
   run.before_communication();
-  check_mpi(MPI_Alltoallw(send_base, send_counts.data(), send_displs.data(), send_types.data(), recv_base,
-                          recv_counts.data(), recv_displs.data(), recv_types.data(), run.comm()),
-            "MPI_Alltoallw");
+  run.count_all_sends();
+  run.communicate([&] {
+    check_mpi(MPI_Alltoallw(send_base, send_counts.data(), send_displs.data(), send_types.data(), recv_base,
+                            recv_counts.data(), recv_displs.data(), recv_types.data(), run.comm()),
+              "MPI_Alltoallw");
+  });
   for (int peer = 0; peer < n; ++peer) {
     if (peer != run.self()) run.unpack(peer);
   }
@@ -287,7 +312,7 @@ void run_alltoallw(const TransposeRun& run) {
 
 }  // namespace
 
-void GridDesc::transpose(TransposeOp op, const TransposeArgs& args) const {
+void GridDesc::run_transpose(TransposeOp op, const TransposeArgs& args, CommTally& tally) const {
   check_transpose(op, args);
   const size_t elem = static_cast<size_t>(data_type_size(args.dtype));
   const PencilLayout in = layout(input_axis(op), args.input_halo, args.input_padding);
@@ -295,7 +320,7 @@ void GridDesc::transpose(TransposeOp op, const TransposeArgs& args) const {
   if (is_noop(op, args, in, out)) return;
   const TransposePlan plan = make_transpose_plan(gdims_, gdims_dist_, grid_, coords_, op);
   if (plan.group_size() == 1) {
-    const TransposeRun run(plan, in, out, args, elem, MPI_COMM_NULL, MPI_DATATYPE_NULL, false);
+    const TransposeRun run(plan, in, out, args, elem, MPI_COMM_NULL, MPI_DATATYPE_NULL, false, tally);
     if (run.in_place()) run.pack(plan.self);
     run.finish_self();
     return;
@@ -319,7 +344,7 @@ void GridDesc::transpose(TransposeOp op, const TransposeArgs& args) const {
   };
   const bool direct = host_memory && host_datatypes_enabled() && (!a2a || largest_bytes() <= INT_MAX);
   const MPI_Datatype type = handle_.element_type(elem);
-  const TransposeRun run(plan, in, out, args, elem, group_comms_[plan.group_dim], type, direct);
+  const TransposeRun run(plan, in, out, args, elem, group_comms_[plan.group_dim], type, direct, tally);
   switch (config_.transpose_comm_backend) {
     case CUDECOMP_TRANSPOSE_COMM_MPI_P2P:
       run_p2p(run);

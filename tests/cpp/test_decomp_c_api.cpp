@@ -335,3 +335,55 @@ TEST_F(DecompCApi, AutotuningWritesTheChoiceBack) {
 }
 
 }  // namespace
+
+// CUDECOMP_ENABLE_PERFORMANCE_REPORT (read by cudecompInit): cudecompGridDescDestroy prints the
+// report on rank 0, one row per configuration with the calls after the warmup ones; other
+// ranks print nothing. (The report's numbers and files: tests/mpi/test_decomp_perf_report.py.)
+TEST(DecompCApiStandalone, GridDestroyPrintsThePerformanceReportOnRankZero) {
+  setenv("CUDECOMP_ENABLE_PERFORMANCE_REPORT", "1", 1);
+  setenv("CUDECOMP_PERFORMANCE_REPORT_WARMUP_SAMPLES", "1", 1);
+  cudecompHandle_t handle = nullptr;
+  const cudecompResult_t init = cudecompInit(&handle, MPI_COMM_WORLD);
+  unsetenv("CUDECOMP_ENABLE_PERFORMANCE_REPORT");
+  unsetenv("CUDECOMP_PERFORMANCE_REPORT_WARMUP_SAMPLES");
+  ASSERT_EQ(init, CUDECOMP_RESULT_SUCCESS);
+  cudecompGridDescConfig_t config;
+  ASSERT_EQ(cudecompGridDescConfigSetDefaults(&config), CUDECOMP_RESULT_SUCCESS);
+  config.gdims[0] = 8;
+  config.gdims[1] = 8;
+  config.gdims[2] = 8;
+  config.pdims[0] = world_size();
+  config.pdims[1] = 1;
+  cudecompGridDesc_t grid = nullptr;
+  ASSERT_EQ(cudecompGridDescCreate(handle, &grid, &config, nullptr), CUDECOMP_RESULT_SUCCESS);
+  cudecompPencilInfo_t x, y;
+  ASSERT_EQ(cudecompGetPencilInfo(handle, grid, &x, 0, nullptr, nullptr), CUDECOMP_RESULT_SUCCESS);
+  ASSERT_EQ(cudecompGetPencilInfo(handle, grid, &y, 1, nullptr, nullptr), CUDECOMP_RESULT_SUCCESS);
+  int64_t work_size = 0;
+  ASSERT_EQ(cudecompGetTransposeWorkspaceSize(handle, grid, &work_size), CUDECOMP_RESULT_SUCCESS);
+  std::vector<double> in(static_cast<size_t>(x.size), 1.0), out(static_cast<size_t>(y.size)),
+      work(static_cast<size_t>(std::max<int64_t>(work_size, 1)));
+  for (int call = 0; call < 4; ++call) {  // 1 warmup call, then 3 samples
+    ASSERT_EQ(cudecompTransposeXToY(handle, grid, in.data(), out.data(), work.data(), CUDECOMP_DOUBLE, nullptr, nullptr,
+                                    nullptr, nullptr, nullptr),
+              CUDECOMP_RESULT_SUCCESS);
+  }
+  testing::internal::CaptureStdout();
+  const cudecompResult_t destroyed = cudecompGridDescDestroy(handle, grid);
+  const std::string printed = testing::internal::GetCapturedStdout();
+  ASSERT_EQ(destroyed, CUDECOMP_RESULT_SUCCESS);
+  EXPECT_EQ(cudecompFinalize(handle), CUDECOMP_RESULT_SUCCESS);
+  if (world_rank() != 0) {
+    EXPECT_EQ(printed, "");
+    return;
+  }
+  EXPECT_NE(printed.find("CUDECOMP: ===== Performance Summary ====="), std::string::npos) << printed;
+  EXPECT_NE(printed.find("CUDECOMP:\tTranspose backend: MPI_P2P\n"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("CUDECOMP:\tProcess grid: [" + std::to_string(world_size()) + ", 1]\n"), std::string::npos)
+      << printed;
+  // operation, dtype, halo extents, padding, in place, managed, samples
+  EXPECT_NE(printed.find("CUDECOMP: TransposeXY  D      [0,0,0]/[0,0,0] [0,0,0]/[0,0,0] F        F        3 "),
+            std::string::npos)
+      << printed;
+  EXPECT_EQ(printed.find("Halo Performance Data"), std::string::npos) << printed;  // no halo update ran
+}

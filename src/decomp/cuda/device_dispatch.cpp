@@ -50,6 +50,10 @@ bool is_device_buffer(const void* buffer) {
   return cuda::is_device_pointer(buffer);
 }
 
+bool is_managed_buffer(const void* buffer) {
+  return cuda::is_managed_pointer(buffer);
+}
+
 std::unique_ptr<BlockMover> device_mover_for(const void* buffer, cudaStream_t stream) {
   if (!cuda::is_device_pointer(buffer)) return nullptr;
   return std::make_unique<cuda::DeviceMover>(stream);

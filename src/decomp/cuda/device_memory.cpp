@@ -6,14 +6,29 @@
 
 namespace wavestack::decomp::cuda {
 
-bool is_device_pointer(const void* pointer) {
-  if (pointer == nullptr) return false;
+namespace {
+
+// The CUDA memory type of `pointer`; unregistered host memory (or a failed query) when CUDA
+// does not know it.
+cudaMemoryType memory_type(const void* pointer) {
+  if (pointer == nullptr) return cudaMemoryTypeUnregistered;
   cudaPointerAttributes attributes{};
   if (cudaPointerGetAttributes(&attributes, pointer) != cudaSuccess) {
     (void)cudaGetLastError();  // the failed query leaves a (non-sticky) error: clear it
-    return false;
+    return cudaMemoryTypeUnregistered;
   }
-  return attributes.type == cudaMemoryTypeDevice || attributes.type == cudaMemoryTypeManaged;
+  return attributes.type;
+}
+
+}  // namespace
+
+bool is_device_pointer(const void* pointer) {
+  const cudaMemoryType type = memory_type(pointer);
+  return type == cudaMemoryTypeDevice || type == cudaMemoryTypeManaged;
+}
+
+bool is_managed_pointer(const void* pointer) {
+  return memory_type(pointer) == cudaMemoryTypeManaged;
 }
 
 bool device_present() {

@@ -11,6 +11,7 @@ namespace wavestack::decomp::cuda {
 // of the query (no driver, no device), give false; the query's error is cleared so it cannot
 // surface from a later, unrelated CUDA call.
 bool is_device_pointer(const void* pointer);
+bool is_managed_pointer(const void* pointer);
 
 // Whether the CUDA runtime sees at least one device (false without a driver; the query's
 // error is cleared likewise).
