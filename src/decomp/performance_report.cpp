@@ -323,6 +323,20 @@ void print_samples(const Table& table, int detail, MPI_Comm comm, int rank, int 
   }
 }
 
+// The table's rows, one per configuration that has samples on some rank (collective: every
+// configuration's means are reduced over the ranks, in the maps' common order).
+template <typename Key>
+void fill_table(Table& table, const std::map<Key, SampleRing>& rings, RowText (*row)(const Key&), MPI_Comm comm,
+                int ranks) {
+  for (const auto& [key, ring] : rings) {
+    ConfigTimes times = collect(ring);
+    average_over_ranks(times, comm, ranks);
+    if (!times.any_rank_has_samples) continue;
+    table.rows.push_back(row(key));
+    table.times.push_back(std::move(times));
+  }
+}
+
 template <typename Key>
 bool same_key_count_everywhere(const std::map<Key, SampleRing>& map, MPI_Comm comm) {
   int counts[2] = {static_cast<int>(map.size()), -static_cast<int>(map.size())};
@@ -412,24 +426,12 @@ void PerformanceRecorder::report(const GridDesc& grid, const PerformanceReportSe
   std::snprintf(header, sizeof(header), "%-12s %-6s %-15s %-15s %-8s %-8s", "operation", "dtype", "halo extents",
                 "padding", "inplace", "managed");
   transposes.header = header;
-  for (const auto& [key, ring] : transposes_) {
-    ConfigTimes times = collect(ring);
-    average_over_ranks(times, comm, ranks);
-    if (!times.any_rank_has_samples) continue;
-    transposes.rows.push_back(transpose_row(key));
-    transposes.times.push_back(std::move(times));
-  }
+  fill_table(transposes, transposes_, transpose_row, comm, ranks);
   Table halos{"Halo", "halo", "SR", "", "operation,dtype,dim,halo_extent,periods,padding,managed", 125, {}, {}};
   std::snprintf(header, sizeof(header), "%-12s %-6s %-5s %-12s %-12s %-12s %-8s", "operation", "dtype", "dim",
                 "halo extent", "periods", "padding", "managed");
   halos.header = header;
-  for (const auto& [key, ring] : halos_) {
-    ConfigTimes times = collect(ring);
-    average_over_ranks(times, comm, ranks);
-    if (!times.any_rank_has_samples) continue;
-    halos.rows.push_back(halo_row(key));
-    halos.times.push_back(std::move(times));
-  }
+  fill_table(halos, halos_, halo_row, comm, ranks);
   if (rank == 0) {
     std::printf("CUDECOMP:\nCUDECOMP: ===== Performance Summary =====\nCUDECOMP: Grid Configuration:\n");
     std::printf("CUDECOMP:\tTranspose backend: %s\n", facts.transpose_backend.c_str());
