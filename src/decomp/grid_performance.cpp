@@ -22,6 +22,7 @@ void GridDesc::transpose(TransposeOp op, const TransposeArgs& args) const {
   CommTally tally;
   const PerformanceReportSettings& settings = handle_.performance_report();
   if (!settings.enabled) return run_transpose(op, args, tally);
+  tally.timed = true;
   const Clock::time_point start = Clock::now();
   run_transpose(op, args, tally);
   const double total = milliseconds_since(start);
@@ -41,6 +42,7 @@ void GridDesc::update_halos(const HaloArgs& args) const {
   CommTally tally;
   const PerformanceReportSettings& settings = handle_.performance_report();
   if (!settings.enabled) return run_update_halos(args, tally);
+  tally.timed = true;
   const Clock::time_point start = Clock::now();
   run_update_halos(args, tally);
   const double total = milliseconds_since(start);

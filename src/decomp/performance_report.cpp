@@ -110,17 +110,24 @@ void average_over_ranks(ConfigTimes& times, MPI_Comm comm, int ranks) {
   times.mean_bandwidth = means[3] / ranks;
 }
 
-// Every rank's samples of one series, rank after rank, on rank 0 (detail level 2).
-std::vector<double> gather_series(const std::vector<double>& mine, MPI_Comm comm, int rank, int ranks) {
-  const int count = static_cast<int>(mine.size());
-  std::vector<int> counts(rank == 0 ? ranks : 0), displs(rank == 0 ? ranks : 0);
+// How many samples each rank has of one configuration, on rank 0 (empty elsewhere).
+std::vector<int> gather_counts(int count, MPI_Comm comm, int rank, int ranks) {
+  std::vector<int> counts(rank == 0 ? ranks : 0);
   check_mpi(MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm), "MPI_Gather");
+  return counts;
+}
+
+// Every rank's samples of one series, rank after rank, on rank 0 (detail level 2); `counts`
+// from gather_counts.
+std::vector<double> gather_series(const std::vector<double>& mine, const std::vector<int>& counts, MPI_Comm comm) {
+  std::vector<int> displs(counts.size(), 0);
   std::vector<double> all;
-  if (rank == 0) {
-    for (int r = 1; r < ranks; ++r) displs[r] = displs[r - 1] + counts[r - 1];
+  if (!counts.empty()) {
+    for (size_t r = 1; r < counts.size(); ++r) displs[r] = displs[r - 1] + counts[r - 1];
     all.resize(static_cast<size_t>(displs.back()) + static_cast<size_t>(counts.back()));
   }
-  check_mpi(MPI_Gatherv(mine.data(), count, MPI_DOUBLE, all.data(), counts.data(), displs.data(), MPI_DOUBLE, 0, comm),
+  check_mpi(MPI_Gatherv(mine.data(), static_cast<int>(mine.size()), MPI_DOUBLE, all.data(), counts.data(),
+                        displs.data(), MPI_DOUBLE, 0, comm),
             "MPI_Gatherv");
   return all;
 }
@@ -293,10 +300,8 @@ void print_samples(const Table& table, int detail, MPI_Comm comm, int rank, int 
     std::array<std::vector<double>, 4> series = {mine.total, mine.comm, mine.local, mine.bandwidth};
     std::vector<int> owners(mine.total.size(), 0);
     if (detail == 2) {
-      for (auto& s : series) s = gather_series(s, comm, rank, ranks);
-      const int count = static_cast<int>(mine.total.size());
-      std::vector<int> counts(rank == 0 ? ranks : 0);
-      check_mpi(MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm), "MPI_Gather");
+      const std::vector<int> counts = gather_counts(static_cast<int>(mine.total.size()), comm, rank, ranks);
+      for (auto& s : series) s = gather_series(s, counts, comm);
       owners.clear();
       for (int r = 0; r < static_cast<int>(counts.size()); ++r) owners.insert(owners.end(), counts[r], r);
     }

@@ -41,8 +41,10 @@ struct PerformanceReportSettings {
   static PerformanceReportSettings from_environment(int rank);
 };
 
-// Time spent communicating within one operation, and the bytes it sent to other ranks.
+// Time spent communicating within one operation, and the bytes it sent to other ranks. The
+// MPI calls read the clock only when `timed` (the report is enabled).
 struct CommTally {
+  bool timed = false;
   double seconds = 0.0;
   int64_t bytes = 0;
 };
