@@ -165,7 +165,15 @@ void CpuInstances::instantiate() {
     }
     std::memcpy(state(i), image_.state.data(), image_.state.size() * 4);
     if (image_.wasi_words != 0) set_wasi_instance(std::span(state(i) + image_.wasi_offset, image_.wasi_words), i);
-    if (m != nullptr && !image_.memory.empty()) std::memcpy(m, image_.memory.data(), image_.memory.size() * 4);
+    if (m != nullptr && instantiated_) {
+      std::memcpy(m, image_.memory.data(), image_.memory.size() * 4);
+    } else if (m != nullptr) {
+      // A fresh memory is calloc's zero pages: writing only the blocks that hold data leaves the
+      // rest untouched, so a spawn commits (and the kernel clears) only pages the program uses.
+      for (const WordRun& run : image_.memory_nonzero_runs) {
+        std::memcpy(m + run.first, image_.memory.data() + run.first, run.count * 4);
+      }
+    }
   });
   instantiated_ = true;
   run_start(start_, limits_);

@@ -276,10 +276,30 @@ InstanceImage build_instance_image(const Module& module, const LinkedImports& im
     }
     for (std::size_t k = 0; k < segment.bytes.size(); ++k) {
       const std::uint64_t at = offset + k;
-      image.memory[at / 4] |= std::uint32_t{segment.bytes[k]} << (8 * (at % 4));
+      // A later segment overwrites an earlier one's bytes (the spec applies them in order).
+      const unsigned shift = 8 * (at % 4);
+      std::uint32_t& word = image.memory[at / 4];
+      word = (word & ~(0xFFu << shift)) | (std::uint32_t{segment.bytes[k]} << shift);
     }
   }
+  image.memory_nonzero_runs = nonzero_block_runs(image.memory);
   return image;
+}
+
+std::vector<WordRun> nonzero_block_runs(std::span<const std::uint32_t> words) {
+  constexpr std::size_t kBlockWords = 4096 / 4;
+  std::vector<WordRun> runs;
+  for (std::size_t first = 0; first < words.size(); first += kBlockWords) {
+    const std::size_t count = std::min(kBlockWords, words.size() - first);
+    const auto block = words.subspan(first, count);
+    if (std::all_of(block.begin(), block.end(), [](std::uint32_t word) { return word == 0; })) continue;
+    if (!runs.empty() && runs.back().first + runs.back().count == first) {
+      runs.back().count += count;
+    } else {
+      runs.push_back({first, count});
+    }
+  }
+  return runs;
 }
 
 }  // namespace wavestack::wasm

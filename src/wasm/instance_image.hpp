@@ -31,11 +31,20 @@ struct ReserveOptions {
 inline constexpr std::uint32_t kDefaultMemoryPages = 16;
 inline constexpr std::uint32_t kDefaultTableElements = 256;
 
+// Words [first, first + count) of a template.
+struct WordRun {
+  std::size_t first = 0;
+  std::size_t count = 0;
+};
+
 struct InstanceImage {
   std::vector<std::uint32_t> program;  // header (interpreter_layout.glsl) + sections
   std::vector<std::uint32_t> state;    // one instance's initial state (state_words)
   std::vector<std::uint32_t> memory;   // one instance's initial memory pages (a prefix of memory_words)
-  std::uint32_t state_words = 0;       // per-instance strides
+  // The 4 KiB blocks of `memory` that hold a non-zero byte, merged into runs: all that a zeroed
+  // memory needs written to become the initial one.
+  std::vector<WordRun> memory_nonzero_runs;
+  std::uint32_t state_words = 0;  // per-instance strides
   std::uint32_t memory_words = 0;
   std::uint32_t memory_capacity_pages = 0;
   std::uint32_t globals_offset = 0;  // state word of global 0
@@ -55,5 +64,8 @@ struct InstanceImage {
                                                  const ReserveOptions& options,
                                                  std::span<const std::uint32_t> wasi_region = {},
                                                  const CompiledCode* compiled = nullptr);
+
+// The runs of 4 KiB blocks of `words` that hold a non-zero word (adjacent blocks merged).
+[[nodiscard]] std::vector<WordRun> nonzero_block_runs(std::span<const std::uint32_t> words);
 
 }  // namespace wavestack::wasm

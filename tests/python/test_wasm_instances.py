@@ -265,6 +265,29 @@ def test_trapping_start_function_fails_spawn(target):
         wasmgpu.Module(b.build()).spawn(2, **target)
 
 
+def test_sparse_data_segments_land_exactly_and_reset_restores_them(target):
+    # Data in a few 4 KiB blocks of a 3-page memory (one segment straddling a block boundary,
+    # one whose only bytes are zeros over a non-zero one): the cpu device writes only the
+    # blocks that hold data into a fresh memory, so every other byte must still read zero.
+    segments = [(4090, b"straddles a block"), (2 * 65536 + 100, b"last page"), (70000, b"\x01\x02"),
+                (70001, b"\x00")]
+    expected = bytearray(3 * 65536)
+    for offset, data in segments:
+        expected[offset:offset + len(data)] = data
+    b = ModuleBuilder()
+    b.set_memory(3)
+    for offset, data in segments:
+        b.active_data(offset, data)
+    b.function([I32, I32], [], LOCAL_GET(0) + LOCAL_GET(1) + I32_STORE, export="store")
+    with wasmgpu.Module(b.build()).spawn(3, **target, memory_pages=4) as instances:
+        for instance in range(3):
+            assert instances.read_memory(0, len(expected), instance=instance) == bytes(expected)
+        instances.call("store", [(8, 1), (4094, 2), (3 * 65536 - 4, 3)])
+        instances.reset()
+        for instance in range(3):
+            assert instances.read_memory(0, len(expected), instance=instance) == bytes(expected)
+
+
 def test_out_of_bounds_data_segment_fails_spawn(target):
     b = ModuleBuilder()
     b.set_memory(1)
