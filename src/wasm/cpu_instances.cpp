@@ -9,6 +9,7 @@
 
 #include "runtime/thread_pool.hpp"
 #include "wasm/cpu_interpreter.hpp"
+#include "wasm/cpu_memory_lines.hpp"
 #include "wasm/device/interpreter_layout.hpp"
 #include "wasm/host_modules.hpp"
 #include "wasm/wasi_config.hpp"
@@ -97,6 +98,13 @@ std::uint64_t physical_memory_bytes() {
 
 // How many instances ahead a pass fetches (prefetch_instance).
 constexpr std::uint32_t kPrefetchAhead = 12;
+// The memory lines a pass prefetches per instance (hot_lines_): enough for a few stack frames
+// and small buffers; longer runs of lines are streams the hardware prefetcher follows.
+constexpr std::size_t kMaxHotLines = 32;
+// How much of instance 0's memory is compared to learn them: at most 1 MiB, and 64 words per
+// instance of the call, so the scan stays a small part of any call's cost.
+constexpr std::size_t kHotLineScanWords = (1u << 20) / 4;
+constexpr std::size_t kHotLineScanWordsPerInstance = 64;
 
 namespace {
 
@@ -281,6 +289,7 @@ StepProgress CpuInstances::step(std::uint32_t quantum) {
     const PendingCall* call;
     const EntryUnit* entry;
     const std::uint32_t* noted_status;  // finished_.status while this call's outcomes are noted
+    std::span<const std::uint32_t> hot_lines;
   };
   const Pass shared{image_.program.data(),
                     image_.program[dev::H_STACK],
@@ -292,7 +301,8 @@ StepProgress CpuInstances::step(std::uint32_t quantum) {
                     budget,
                     call ? &*call : nullptr,
                     entry ? &*entry : nullptr,
-                    noting ? finished_.status.data() : nullptr};
+                    noting ? finished_.status.data() : nullptr,
+                    hot_lines_};
   // Each chunk's progress is summed by the task that runs it (no per-instance arrays), and
   // each instance's progress is read right after its run, while its state is in cache (a
   // pass over every state afterwards cost a cache miss per instance).
@@ -314,6 +324,9 @@ StepProgress CpuInstances::step(std::uint32_t quantum) {
       for (std::uint32_t i = first + begin; i < last; ++i) {
         if (i + kPrefetchAhead < first + size) {
           prefetch_state(pass.states + std::size_t{i + kPrefetchAhead} * pass.state_words, pass.stack);
+          const auto* ahead =
+              reinterpret_cast<const char*>(pass.memories + std::size_t{i + kPrefetchAhead} * pass.memory_words);
+          for (const std::uint32_t line : pass.hot_lines) __builtin_prefetch(ahead + line, 1);
         }
         std::uint32_t* const s = pass.states + std::size_t{i} * pass.state_words;
         std::uint32_t status = 0;
@@ -346,6 +359,14 @@ StepProgress CpuInstances::step(std::uint32_t quantum) {
       progress.executed += part.executed;
       finished_executed_ += part.noted_executed;
     }
+  }
+  // A call's first step learns the lines its first instance wrote, for the passes of the next
+  // call (the instances of a spawn mostly run alike; cpu_memory_lines.hpp).
+  // (Passes prefetch only with more than kPrefetchAhead instances.)
+  if (call && count_ > kPrefetchAhead && memory_total_words_ != 0) {
+    const std::size_t pages = state(0)[dev::S_PAGES];
+    hot_lines_ = written_lines(std::span<const std::uint32_t>(memory(0), pages * (65536 / 4)), image_.memory,
+                               kMaxHotLines, std::min(kHotLineScanWords, kHotLineScanWordsPerInstance * count_));
   }
   return progress;
 }
