@@ -116,18 +116,25 @@ void frame_call_defined(INOUT(Regs) r, uint f, uint ret_pc, uint params, uint lo
     frame_trap(r, WASM_TRAP_CALL_STACK_EXHAUSTED);
     return;
   }
-  uint done = r.cont != 0u ? r.cont_done : 0u;
-  uint chunk = min(locals - done, allowance(r));
-  for (uint s = fp + params + done; s < fp + params + done + chunk; s++) slot_set(s, uvec2(0u, 0u));
-  r.work += chunk;
-  done += chunk;
-  if (done < locals) {
-    r.cont_func = f;
-    r.cont_done = done;
-    frame_continue(r);
-    return;
+  if (r.cont == 0u && locals <= allowance(r)) {
+    // The common case, as the chunks below would do it in one (a call site that has just
+    // tested r.cont, with `locals` a constant, compiles to a few stores).
+    for (uint k = 0u; k < locals; k++) slot_set(fp + params + k, uvec2(0u, 0u));
+    r.work += locals;
+  } else {
+    uint done = r.cont != 0u ? r.cont_done : 0u;
+    uint chunk = min(locals - done, allowance(r));
+    for (uint s = fp + params + done; s < fp + params + done + chunk; s++) slot_set(s, uvec2(0u, 0u));
+    r.work += chunk;
+    done += chunk;
+    if (done < locals) {
+      r.cont_func = f;
+      r.cont_done = done;
+      frame_continue(r);
+      return;
+    }
+    r.cont = 0u;
   }
-  r.cont = 0u;
   slot_set(header, uvec2(ret_pc, r.fp));
   slot_set(header + 1u, uvec2(r.func, r.ob));
   r.fp = fp;
