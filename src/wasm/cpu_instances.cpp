@@ -1,5 +1,6 @@
 #include "wasm/cpu_instances.hpp"
 
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -154,8 +155,10 @@ CpuInstances::CpuInstances(const Module& module, std::uint32_t count, const Rese
   state_.resize(std::size_t{count} * image_.state_words);
   memory_total_words_ = std::size_t{count} * image_.memory_words;
   if (memory_total_words_ != 0) {
-    memory_.reset(static_cast<std::uint32_t*>(std::calloc(memory_total_words_, 4)));
-    if (!memory_) throw std::bad_alloc();
+    const std::size_t bytes = memory_total_words_ * 4;
+    void* mapped = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (mapped == MAP_FAILED) throw std::bad_alloc();
+    memory_ = std::unique_ptr<std::uint32_t, Unmap>(static_cast<std::uint32_t*>(mapped), Unmap{bytes});
   }
   instantiate();
 }
@@ -164,20 +167,23 @@ std::uint64_t CpuInstances::resident_bytes() const noexcept {
   return 4ull * (state_.size() + memory_total_words_ + image_.program.size());
 }
 
+void CpuInstances::Unmap::operator()(std::uint32_t* p) const noexcept {
+  munmap(p, bytes);
+}
+
 void CpuInstances::instantiate() {
+  if (instantiated_ && memory_) {
+    // reset(): every page back to the kernel, which maps zero pages again on the next access
+    // (private anonymous memory), so the memories are as fresh as at spawn, grown pages included.
+    const std::size_t bytes = memory_total_words_ * 4;
+    if (madvise(memory_.get(), bytes, MADV_DONTNEED) != 0) std::memset(memory_.get(), 0, bytes);
+  }
   for_each_instance(count_, [&](std::uint32_t i) {
-    std::uint32_t* m = memory(i);
-    if (instantiated_ && m != nullptr) {  // pages grown since: zero them again
-      const std::size_t used = std::size_t{state(i)[dev::S_PAGES]} * (65536 / 4);
-      if (used > image_.memory.size()) std::memset(m + image_.memory.size(), 0, (used - image_.memory.size()) * 4);
-    }
     std::memcpy(state(i), image_.state.data(), image_.state.size() * 4);
     if (image_.wasi_words != 0) set_wasi_instance(std::span(state(i) + image_.wasi_offset, image_.wasi_words), i);
-    if (m != nullptr && instantiated_) {
-      std::memcpy(m, image_.memory.data(), image_.memory.size() * 4);
-    } else if (m != nullptr) {
-      // A fresh memory is calloc's zero pages: writing only the blocks that hold data leaves the
-      // rest untouched, so a spawn commits (and the kernel clears) only pages the program uses.
+    // A memory holds only zero pages here: writing only the blocks that hold data leaves the
+    // rest untouched, so the kernel commits (and clears) only pages the program uses.
+    if (std::uint32_t* m = memory(i); m != nullptr) {
       for (const WordRun& run : image_.memory_nonzero_runs) {
         std::memcpy(m + run.first, image_.memory.data() + run.first, run.count * 4);
       }
