@@ -155,10 +155,10 @@ CpuInstances::CpuInstances(const Module& module, std::uint32_t count, const Rese
   state_.resize(std::size_t{count} * image_.state_words);
   memory_total_words_ = std::size_t{count} * image_.memory_words;
   if (memory_total_words_ != 0) {
-    const std::size_t bytes = memory_total_words_ * 4;
-    void* mapped = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    const std::size_t mapping_bytes = memory_total_words_ * 4;
+    void* mapped = mmap(nullptr, mapping_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (mapped == MAP_FAILED) throw std::bad_alloc();
-    memory_ = std::unique_ptr<std::uint32_t, Unmap>(static_cast<std::uint32_t*>(mapped), Unmap{bytes});
+    memory_ = std::unique_ptr<std::uint32_t, Unmap>(static_cast<std::uint32_t*>(mapped), Unmap{mapping_bytes});
   }
   instantiate();
 }
