@@ -10,9 +10,9 @@
 
 #include "runtime/thread_pool.hpp"
 #include "wasm/cpu_interpreter.hpp"
-#include "wasm/cpu_memory_lines.hpp"
 #include "wasm/device/interpreter_layout.hpp"
 #include "wasm/host_modules.hpp"
+#include "wasm/memory_blocks.hpp"
 #include "wasm/wasi_config.hpp"
 #include "wasm/wasi_inspect.hpp"
 
@@ -102,6 +102,7 @@ constexpr std::uint32_t kPrefetchAhead = 12;
 // The memory lines a pass prefetches per instance (hot_lines_): enough for a few stack frames
 // and small buffers; longer runs of lines are streams the hardware prefetcher follows.
 constexpr std::size_t kMaxHotLines = 32;
+constexpr std::size_t kCacheLineWords = 64 / 4;
 // How much of instance 0's memory is compared to learn them: at most 1 MiB, and 64 words per
 // instance of the call, so the scan stays a small part of any call's cost.
 constexpr std::size_t kHotLineScanWords = (1u << 20) / 4;
@@ -367,12 +368,15 @@ StepProgress CpuInstances::step(std::uint32_t quantum) {
     }
   }
   // A call's first step learns the lines its first instance wrote, for the passes of the next
-  // call (the instances of a spawn mostly run alike; cpu_memory_lines.hpp).
-  // (Passes prefetch only with more than kPrefetchAhead instances.)
+  // call (the instances of a spawn mostly run alike; memory_blocks.hpp). (Passes prefetch only
+  // with more than kPrefetchAhead instances.)
   if (call && count_ > kPrefetchAhead && memory_total_words_ != 0) {
     const std::size_t pages = state(0)[dev::S_PAGES];
-    hot_lines_ = written_lines(std::span<const std::uint32_t>(memory(0), pages * (65536 / 4)), image_.memory,
-                               kMaxHotLines, std::min(kHotLineScanWords, kHotLineScanWordsPerInstance * count_));
+    const std::vector<std::size_t> lines =
+        differing_blocks(std::span<const std::uint32_t>(memory(0), pages * (65536 / 4)), image_.memory, kCacheLineWords,
+                         kMaxHotLines, std::min(kHotLineScanWords, kHotLineScanWordsPerInstance * count_));
+    hot_lines_.clear();
+    for (const std::size_t line : lines) hot_lines_.push_back(static_cast<std::uint32_t>(line * kCacheLineWords * 4));
   }
   return progress;
 }

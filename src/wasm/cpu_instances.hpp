@@ -113,7 +113,7 @@ class CpuInstances final : public InstanceSet {
   std::uint32_t global_count_ = 0;
   bool instantiated_ = false;
   // Byte offsets of the memory lines the last call's first step wrote in instance 0: the lines
-  // a pass prefetches in the instances it runs next (cpu_memory_lines.hpp).
+  // a pass prefetches in the instances it runs next (memory_blocks.hpp).
   std::vector<std::uint32_t> hot_lines_;
   std::vector<std::uint32_t> params_;   // per function
   std::vector<std::uint32_t> results_;  // per function

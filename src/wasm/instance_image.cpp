@@ -6,6 +6,7 @@
 
 #include "wasm/device/interpreter_layout.hpp"
 #include "wasm/instance_set.hpp"
+#include "wasm/memory_blocks.hpp"
 #include "wasm/opcodes.hpp"
 
 namespace wavestack::wasm {
@@ -289,10 +290,9 @@ InstanceImage build_instance_image(const Module& module, const LinkedImports& im
 std::vector<WordRun> nonzero_block_runs(std::span<const std::uint32_t> words) {
   constexpr std::size_t kBlockWords = 4096 / 4;
   std::vector<WordRun> runs;
-  for (std::size_t first = 0; first < words.size(); first += kBlockWords) {
+  for (const std::size_t block : differing_blocks(words, {}, kBlockWords, words.size(), words.size())) {
+    const std::size_t first = block * kBlockWords;
     const std::size_t count = std::min(kBlockWords, words.size() - first);
-    const auto block = words.subspan(first, count);
-    if (std::all_of(block.begin(), block.end(), [](std::uint32_t word) { return word == 0; })) continue;
     if (!runs.empty() && runs.back().first + runs.back().count == first) {
       runs.back().count += count;
     } else {

@@ -275,11 +275,17 @@ def test_sparse_data_segments_land_exactly_and_reset_restores_them(target):
     for offset, data in segments:
         expected[offset:offset + len(data)] = data
     b = ModuleBuilder()
-    b.set_memory(3)
+    b.set_memory(3, export="memory")
     for offset, data in segments:
         b.active_data(offset, data)
     b.function([I32, I32], [], LOCAL_GET(0) + LOCAL_GET(1) + I32_STORE, export="store")
-    with wasmgpu.Module(b.build()).spawn(3, **target, memory_pages=4) as instances:
+    wasm = b.build()
+    # Wasmtime, the reference engine (a test dependency), lays the segments out the same way.
+    import wasmtime
+    store = wasmtime.Store()
+    reference = wasmtime.Instance(store, wasmtime.Module(store.engine, wasm), []).exports(store)["memory"]
+    assert bytes(reference.read(store, 0, len(expected))) == bytes(expected)
+    with wasmgpu.Module(wasm).spawn(3, **target, memory_pages=4) as instances:
         for instance in range(3):
             assert instances.read_memory(0, len(expected), instance=instance) == bytes(expected)
         instances.call("store", [(8, 1), (4094, 2), (3 * 65536 - 4, 3)])
