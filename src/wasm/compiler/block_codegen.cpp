@@ -154,13 +154,22 @@ class BlockWriter {
     emit(transfer_to(target));
   }
 
-  // An f64 result's temporary is an F64_VARIABLE, like an f64 local's (local_is_f64).
-  std::string push_temp(const std::string& expression, bool f64 = false) {
+  // An f64 result's temporary is an F64_VARIABLE, like an f64 local's (local_is_f64), or an
+  // F64_RAW for the operations that leave the canonical-NaN rule to the value's users
+  // (numeric_result_is_raw_f64).
+  enum class TempType : std::uint8_t { kBits, kF64, kF64Raw };
+  std::string push_temp(const std::string& expression, TempType type = TempType::kBits) {
     std::string name = fresh();
-    if (f64) {
-      emit("F64_VARIABLE " + name + " = F64_VARIABLE(" + expression + ");");
-    } else {
-      emit("uvec2 " + name + " = " + expression + ";");
+    switch (type) {
+      case TempType::kF64:
+        emit("F64_VARIABLE " + name + " = F64_VARIABLE(" + expression + ");");
+        break;
+      case TempType::kF64Raw:
+        emit("F64_RAW " + name + " = " + expression + ";");
+        break;
+      case TempType::kBits:
+        emit("uvec2 " + name + " = " + expression + ";");
+        break;
     }
     stack_.push_back(name);
     return name;
@@ -440,7 +449,13 @@ class BlockWriter {
     std::string second;
     if (numeric.arity == 2) second = pop();
     const std::string first = pop();
-    push_temp(instantiate_numeric(numeric, first, second, "trap"), numeric_result_is_f64(numeric.opcode));
+    TempType type = TempType::kBits;
+    if (numeric_result_is_raw_f64(numeric.opcode)) {
+      type = TempType::kF64Raw;
+    } else if (numeric_result_is_f64(numeric.opcode)) {
+      type = TempType::kF64;
+    }
+    push_temp(instantiate_numeric(numeric, first, second, "trap"), type);
     if (numeric.traps) {
       uses_trap_ = true;
       trap_if("trap != WASM_TRAP_NONE", "trap");

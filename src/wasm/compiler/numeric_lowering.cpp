@@ -97,11 +97,11 @@ constexpr std::array kLowerings = {
     NumericLowering{0x9C, 1, false, "f64_floor($a)"},
     NumericLowering{0x9D, 1, false, "f64_trunc($a)"},
     NumericLowering{0x9E, 1, false, "f64_nearest($a)"},
-    NumericLowering{0x9F, 1, false, "f64_sqrt($a)"},
-    NumericLowering{0xA0, 2, false, "f64_add($a, $b)"},
-    NumericLowering{0xA1, 2, false, "f64_sub($a, $b)"},
-    NumericLowering{0xA2, 2, false, "f64_mul($a, $b)"},
-    NumericLowering{0xA3, 2, false, "f64_div($a, $b)"},
+    NumericLowering{0x9F, 1, false, "f64_sqrt_raw($a)"},
+    NumericLowering{0xA0, 2, false, "f64_add_raw($a, $b)"},
+    NumericLowering{0xA1, 2, false, "f64_sub_raw($a, $b)"},
+    NumericLowering{0xA2, 2, false, "f64_mul_raw($a, $b)"},
+    NumericLowering{0xA3, 2, false, "f64_div_raw($a, $b)"},
     NumericLowering{0xA4, 2, false, "f64_min($a, $b)"},
     NumericLowering{0xA5, 2, false, "f64_max($a, $b)"},
     NumericLowering{0xA6, 2, false, "f64_copysign($a, $b)"},
@@ -169,6 +169,11 @@ const NumericLowering* find_numeric_lowering(std::uint16_t opcode) {
 bool numeric_result_is_f64(std::uint16_t opcode) {
   // f64.abs .. f64.copysign, f64.convert_i32_s .. f64.promote_f32, f64.reinterpret_i64.
   return (opcode >= 0x99 && opcode <= 0xA6) || (opcode >= 0xB7 && opcode <= 0xBB) || opcode == 0xBF;
+}
+
+bool numeric_result_is_raw_f64(std::uint16_t opcode) {
+  // f64.sqrt, f64.add, f64.sub, f64.mul, f64.div.
+  return opcode >= 0x9F && opcode <= 0xA3;
 }
 
 std::string instantiate_numeric(const NumericLowering& lowering, const std::string& a, const std::string& b,

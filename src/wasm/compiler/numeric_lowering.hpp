@@ -13,7 +13,7 @@ struct NumericLowering {
   std::uint16_t opcode = 0;
   std::uint8_t arity = 0;  // operands popped: 1 or 2
   bool traps = false;      // writes the trap word ($t) on every path
-  // A uvec2 expression: $a is the first (deeper) operand, $b the second, $t the trap word.
+  // A uvec2 expression (an F64_RAW one where numeric_result_is_raw_f64): $a is the first (deeper) operand, $b the second, $t the trap word.
   const char* expression = "";
 };
 
@@ -22,6 +22,11 @@ struct NumericLowering {
 
 // Whether numeric opcode `opcode` produces an f64 (f64 arithmetic, conversions to f64).
 [[nodiscard]] bool numeric_result_is_f64(std::uint16_t opcode);
+
+// Whether numeric opcode `opcode` is an f64 operation whose result the lowering leaves "raw"
+// (F64_RAW, the f64_*_raw functions: the canonical-NaN rule applied where the value is used;
+// device/host_f64_variables.hpp).
+[[nodiscard]] bool numeric_result_is_raw_f64(std::uint16_t opcode);
 
 // `lowering`'s expression with its operands and trap word substituted.
 [[nodiscard]] std::string instantiate_numeric(const NumericLowering& lowering, const std::string& a,

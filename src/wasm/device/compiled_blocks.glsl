@@ -67,9 +67,20 @@ void compiled_sync(INOUT(CompiledCount) c, uint credit, INOUT(uint) start) {
 #define COMPILED_LABEL(label)
 #endif
 // The type of a run's variable for an f64 local: a uvec2 in GLSL; C++ defines its own, which
-// the compiler keeps in a floating-point register between operations (compiled_glsl.cpp).
+// the compiler keeps in a floating-point register between operations (host_f64_variables.hpp).
 #ifndef F64_VARIABLE
 #define F64_VARIABLE uvec2
+#endif
+// The temporaries of f64 add, sub, mul, div and sqrt: on the host's IEEE hardware the
+// canonical-NaN rule is applied where such a value meets anything but these operations and
+// the comparisons (host_f64_variables.hpp); elsewhere they are the library's operations.
+#ifndef F64_RAW
+#define F64_RAW uvec2
+#define f64_add_raw f64_add
+#define f64_sub_raw f64_sub
+#define f64_mul_raw f64_mul
+#define f64_div_raw f64_div
+#define f64_sqrt_raw f64_sqrt
 #endif
 // Whether the generated runs' direct continuations after a return and into a recursive call
 // are compiled in (only where COMPILED_GOTO jumps; in GLSL they would only add code).

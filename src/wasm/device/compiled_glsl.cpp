@@ -10,6 +10,7 @@
 #include "wasm/device/glsl/compiled_run_glsl.hpp"
 #include "wasm/device/glsl/compiled_transfers_vulkan_glsl.hpp"
 #include "wasm/device/glsl/frames_glsl.hpp"
+#include "wasm/device/glsl/host_f64_variables_hpp_glsl.hpp"
 #include "wasm/device/glsl/host_ieee_hpp_glsl.hpp"
 #include "wasm/device/glsl/host_ieee_rename_hpp_glsl.hpp"
 #include "wasm/device/glsl/host_ieee_restore_hpp_glsl.hpp"
@@ -54,9 +55,9 @@ void append_cpu_numerics(std::string& source) {
   append(source, {"#if defined(WASM_HOST_IEEE)", glsl::host_ieee_restore_hpp, glsl::host_ieee_hpp, "#endif"});
 }
 
-// The C++ prelude without its include guard (it is the start of a main file here).
-std::string cpp_prelude() {
-  std::string text(glsl::prelude_hpp);
+// A header's text without its include guard (it is pasted into a main file here).
+std::string without_include_guard(std::string_view header) {
+  std::string text(header);
   const std::string guard = "#pragma once\n";
   if (const auto at = text.find(guard); at != std::string::npos) text.erase(at, guard.size());
   return text;
@@ -119,25 +120,6 @@ constexpr const char* kUnitContextBegin = R"(
 #define COMPILED_LABEL(label) label:
 #define COMPILED_DIRECT_JUMPS 1
 
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-// A run's variable for an f64 local (F64_VARIABLE): the value as a double, so that it stays in
-// a floating-point register; as a uvec2 (the f64's bit pattern), GCC keeps it in an integer
-// register and moves it to and from the FPU around every operation, on a loop's chain of
-// dependent operations. Conversions copy bits: payloads are kept. It converts to a uvec2
-// implicitly and from one only explicitly or by assignment, so that mixing it with a uvec2 in
-// a conditional expression has one meaning.
-struct HostF64 {
-  double value = 0.0;
-  HostF64() = default;
-  explicit HostF64(uvec2 bits) : value(std::bit_cast<double>(bits)) {}
-  HostF64& operator=(uvec2 bits) {
-    value = std::bit_cast<double>(bits);
-    return *this;
-  }
-  operator uvec2() const { return std::bit_cast<uvec2>(value); }
-};
-#define F64_VARIABLE HostF64
-#endif
 
 struct UnitContext {
   const uint* unit_program;
@@ -234,11 +216,12 @@ std::string as_members(std::string text) {
 // makes a UnitContext for the call) follows the namespace.
 std::string cpu_translation_unit(std::string_view body, std::string_view entry) {
   std::string source = "// A compiled unit of wasmgpu's cpu device (generated; see src/wasm/compiler).\n";
-  source += "#include <cstring>\n";
-  source += cpp_prelude();
+  source += "#include <concepts>\n#include <cstring>\n";
+  source += without_include_guard(glsl::prelude_hpp);
   source += "\nnamespace wavestack::wasm::device {\nnamespace {\n\n";
   append(source, {glsl::interpreter_layout});
   append_cpu_numerics(source);
+  append(source, {without_include_guard(glsl::host_f64_variables_hpp)});
   source += kUnitContextBegin;
   std::string members = "\n";
   append_runtime(members);
