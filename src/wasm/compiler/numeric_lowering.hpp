@@ -13,7 +13,8 @@ struct NumericLowering {
   std::uint16_t opcode = 0;
   std::uint8_t arity = 0;  // operands popped: 1 or 2
   bool traps = false;      // writes the trap word ($t) on every path
-  // A uvec2 expression (an F64_RAW one where numeric_result_is_raw_f64): $a is the first (deeper) operand, $b the second, $t the trap word.
+  // A uvec2 expression (an F64_RAW one where numeric_result_is_raw_f64): $a is the first
+  // (deeper) operand, $b the second, $t the trap word.
   const char* expression = "";
 };
 
