@@ -60,7 +60,7 @@ TEST(HostF64Variables, RawChainsEqualTheLibrarysChainBitForBit) {
                    "a=" + hex64(a) + " b=" + hex64(b) + " c=" + hex64(c) + " d=" + hex64(d) + " got " +
                        hex64(to_u64(got)) + " expected " + hex64(to_u64(expected)));
     const uvec2 canonical_root = root;
-    const uint got_compares[] = {device::f64_eq(root, ud), device::f64_ne(root, ud), device::f64_lt(root, ud),
+    const uint got_compares[] = {device::f64_eq(root, ud), device::f64_ne(root, ud),      device::f64_lt(root, ud),
                                  device::f64_gt(ud, root), device::f64_le(root, local_a), device::f64_ge(root, root)};
     const uint expected_compares[] = {
         device::f64_eq_soft(canonical_root, ud), device::f64_ne_soft(canonical_root, ud),

@@ -43,7 +43,9 @@ struct HostF64 {
   HostF64(HostF64Raw raw);  // NOLINT(google-explicit-constructor)
   HostF64& operator=(HostF64Raw raw);
 #endif
-  operator uvec2() const { return std::bit_cast<uvec2>(value); }  // NOLINT(google-explicit-constructor)
+  operator uvec2() const {
+    return std::bit_cast<uvec2>(value);
+  }  // NOLINT(google-explicit-constructor)
 };
 #define F64_VARIABLE HostF64
 
@@ -106,35 +108,29 @@ HostF64Raw f64_sqrt_raw(A a) {
 // apply the NaN rule first, for nothing).
 template <class A, class B>
 concept HasRawOperand = HostF64Operand<A> && HostF64Operand<B> &&
-                        (std::same_as<A, HostF64Raw> || std::same_as<B, HostF64Raw>);
+    (std::same_as<A, HostF64Raw> || std::same_as<B, HostF64Raw>);
 template <class A, class B>
-  requires HasRawOperand<A, B>
-uint f64_eq(A a, B b) {
+requires HasRawOperand<A, B> uint f64_eq(A a, B b) {
   return host_f64_operand(a) == host_f64_operand(b) ? 1u : 0u;
 }
 template <class A, class B>
-  requires HasRawOperand<A, B>
-uint f64_ne(A a, B b) {
+requires HasRawOperand<A, B> uint f64_ne(A a, B b) {
   return host_f64_operand(a) != host_f64_operand(b) ? 1u : 0u;
 }
 template <class A, class B>
-  requires HasRawOperand<A, B>
-uint f64_lt(A a, B b) {
+requires HasRawOperand<A, B> uint f64_lt(A a, B b) {
   return host_f64_operand(a) < host_f64_operand(b) ? 1u : 0u;
 }
 template <class A, class B>
-  requires HasRawOperand<A, B>
-uint f64_gt(A a, B b) {
+requires HasRawOperand<A, B> uint f64_gt(A a, B b) {
   return host_f64_operand(a) > host_f64_operand(b) ? 1u : 0u;
 }
 template <class A, class B>
-  requires HasRawOperand<A, B>
-uint f64_le(A a, B b) {
+requires HasRawOperand<A, B> uint f64_le(A a, B b) {
   return host_f64_operand(a) <= host_f64_operand(b) ? 1u : 0u;
 }
 template <class A, class B>
-  requires HasRawOperand<A, B>
-uint f64_ge(A a, B b) {
+requires HasRawOperand<A, B> uint f64_ge(A a, B b) {
   return host_f64_operand(a) >= host_f64_operand(b) ? 1u : 0u;
 }
 #endif  // WASM_HOST_IEEE
