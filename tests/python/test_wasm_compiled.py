@@ -129,6 +129,48 @@ def test_results_and_traps_equal_wasmtime(target):
         assert instances._global_raw("g") == [99] * 4
 
 
+# Recursion whose frames start with declared locals that are read before they are written
+# (zero on every level, whatever earlier, deeper calls left in those stack slots), and returns
+# of several results: from variables into the frame's parameters and locals, into no locals
+# (the results reach past them, where the frame header lies), and from the value stack of an
+# earlier block.
+FRAMES = """
+(module
+  (func $down (export "down") (param $n i32) (result i32) (local $a i32) (local $b i64) (local $c f64)
+    (if (result i32) (i32.eqz (local.get $n))
+      (then (i32.add (local.get $a) (i32.wrap_i64 (local.get $b))))
+      (else
+        (local.set $a (i32.add (local.get $a) (i32.const 5)))
+        (local.set $b (i64.add (local.get $b) (i64.const 7)))
+        (local.set $c (f64.add (local.get $c) (f64.const 1.5)))
+        (i32.add (call $down (i32.sub (local.get $n) (i32.const 1)))
+                 (i32.add (i32.mul (local.get $n) (local.get $a))
+                          (i32.add (i32.wrap_i64 (local.get $b)) (i32.trunc_f64_s (local.get $c))))))))
+  (func $pair (param $x i32) (param $y i32) (result i32 i32)
+    (i32.sub (local.get $y) (i32.const 1)) (i32.add (local.get $x) (i32.const 1)))
+  (func $triple (result i32 i32 i32) (i32.const 4) (i32.const 5) (i32.const 6))
+  (func $late (param $x i32) (result i32 i32)
+    (i32.mul (local.get $x) (i32.const 3))
+    (block (result i32) (br_if 0 (i32.const 9) (local.get $x)) (drop) (i32.const 11)))
+  (func (export "returns") (param $x i32) (result i32)
+    (local $s i32)
+    (call $pair (local.get $x) (i32.const 100))
+    (i32.mul) (local.set $s)
+    (call $triple) (i32.add) (i32.add) (local.get $s) (i32.add)
+    (call $late (local.get $x)) (i32.sub) (i32.add)))
+"""
+
+
+def test_recursive_frames_start_with_zero_locals_and_returns_place_their_results(target):
+    binary = wasm(FRAMES)
+    store = wasmtime.Store()
+    reference = wasmtime.Instance(store, wasmtime.Module(store.engine, binary), []).exports(store)
+    with wasmgpu.Module(binary, execution="compiled").spawn(3, **target) as instances:
+        for depths in ([12, 3, 0], [2, 9, 1], [0, 0, 30]):  # deeper calls first leave stale slots
+            assert instances.call("down", depths) == [reference["down"](store, n) for n in depths]
+        assert instances.call("returns", [0, 7, -4]) == [reference["returns"](store, x) for x in (0, 7, -4)]
+
+
 def test_an_outcome_read_again_is_the_same(target):
     """The cpu device hands the outcomes it noted during a call's dispatches over on the first
     read; a second read (from the instances' states) must give the same, in both modes."""

@@ -254,6 +254,24 @@ class BlockWriter {
     memory_pops_ = 0;
   }
 
+  // Before a return of `count` results: where all of them are in variables and fit in the
+  // frame's parameters and locals (above those lies the frame header, which frame_return
+  // reads), they are written straight to the start of the frame, where frame_return leaves
+  // them (it then moves nothing); the values below them are dead. Otherwise the stack is
+  // spilled as for any end and frame_return moves the results.
+  void place_results(std::uint32_t count) {
+    const FunctionRecord& function = program_.functions.at(block_.function);
+    if (count > stack_.size() || count > std::uint64_t{function.param_count} + function.local_count) {
+      spill_stack();
+      return;
+    }
+    const std::size_t first = stack_.size() - count;
+    for (std::uint32_t k = 0; k < count; ++k) emit("slot_set(r.fp + " + u32(k) + ", " + stack_[first + k] + ");");
+    emit("r.sp = r.fp + " + u32(count) + ";");
+    stack_.clear();
+    memory_pops_ = 0;
+  }
+
   void finish_with_pc(std::uint32_t next) {
     spill_locals();
     spill_stack();
@@ -359,7 +377,7 @@ class BlockWriter {
         return;
       }
       case op::kReturn:
-        spill_stack();  // the frame ends: its locals need not be written back
+        place_results(ins.a);  // the frame ends: its locals need not be written back
         // ... and must not be: the results now lie where they were (the run's `spill`).
         if (!prefix_) emit("spill = false;");
         emit("frame_return(r, " + u32(ins.a) + ");");

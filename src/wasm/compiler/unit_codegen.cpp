@@ -122,15 +122,23 @@ std::string run_function(const Program& program, const Run& run, std::uint32_t f
   const std::string base = u32(first_id + run.first);
   std::string spill_written;
   std::string reload;
+  // At the entry of a fresh frame its declared locals (after the parameters) are zero: the
+  // call has just cleared them (frame_call_defined), so `run_entered` states them instead of
+  // reading them back.
+  std::string reload_entered;
   std::size_t written_count = 0;
+  const std::uint32_t params = program.functions.at(run.function).param_count;
   for (const auto& [index, written] : run.locals) {
     if (written) {
       spill_written += "slot_set(r.fp + " + u32(index) + ", " + local_name(index) + ");\n";
       ++written_count;
     }
     const std::string slot = "slot_get(r.fp + " + u32(index) + ")";
-    reload += local_name(index) + " = " +
-              (local_is_32_bit(program, run.function, index) ? "uvec2(" + slot + ".x, 0u)" : slot) + ";\n";
+    const std::string load = local_name(index) + " = " +
+                             (local_is_32_bit(program, run.function, index) ? "uvec2(" + slot + ".x, 0u)" : slot) +
+                             ";\n";
+    reload += load;
+    reload_entered += index < params ? load : local_name(index) + " = uvec2(0u, 0u);\n";
   }
   const bool inline_spills = written_count <= kMaxInlineSpills;
   std::string cases = run.cases;
@@ -153,7 +161,7 @@ std::string run_function(const Program& program, const Run& run, std::uint32_t f
     cases += "#if COMPILED_DIRECT_JUMPS\n";
     if (run.entry) {
       cases += "      run_entered:\n";
-      cases += "        if (r.pc == " + u32(*run.entry) + ") {\n" + indented(reload, "          ") +
+      cases += "        if (r.pc == " + u32(*run.entry) + ") {\n" + indented(reload_entered, "          ") +
                "          spill = true;\n          COMPILED_GOTO(" + block_label(*run.entry) + ");\n        }\n";
       cases += "        break;\n";
     }

@@ -173,7 +173,10 @@ void frame_return(INOUT(Regs) r, uint count) {
   uint header = r.ob - 2u;
   uvec2 link = slot_get(header);
   uvec2 caller = slot_get(header + 1u);
-  for (uint k = 0u; k < count; k++) slot_set(r.fp + k, slot_get(r.sp - count + k));
+  // (Compiled code writes the results at the frame's start itself where it can.)
+  if (r.sp - count != r.fp) {
+    for (uint k = 0u; k < count; k++) slot_set(r.fp + k, slot_get(r.sp - count + k));
+  }
   r.work += count;
   r.sp = r.fp + count;
   if (link.x == RETURN_TO_HOST) {
