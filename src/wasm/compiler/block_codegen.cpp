@@ -523,7 +523,8 @@ class BlockWriter {
 };
 
 // The shared code a call or bulk record runs (its statement).
-std::string resumable_statement(const Program& program, const CompiledBlock& block) {
+std::string resumable_statement(const Program& program, const CompiledBlock& block,
+                                std::span<const std::uint32_t> function_entries) {
   const Instruction& ins = program.code.at(block.begin);
   std::string call;
   switch (ins.opcode) {
@@ -533,8 +534,11 @@ std::string resumable_statement(const Program& program, const CompiledBlock& blo
       const std::size_t imported = program.function_type_ids.size() - program.functions.size();
       if (ins.a >= imported) {
         const FunctionRecord& callee = program.functions.at(ins.a - imported);
+        const std::size_t defined = ins.a - imported;
+        const std::string entry = defined < function_entries.size() ? u32(function_entries[defined])
+                                                                    : "function_word(" + u32(ins.a) + ", F_CODE)";
         call = "frame_call_defined(r, " + u32(ins.a) + ", " + u32(block.id + 1U) + ", " + u32(callee.param_count) +
-               ", " + u32(callee.local_count) + ", " + u32(callee.max_stack) + ");";
+               ", " + u32(callee.local_count) + ", " + u32(callee.max_stack) + ", " + entry + ");";
       } else {
         call = "frame_call(r, " + u32(ins.a) + ", " + u32(block.id + 1U) + ");";
       }
@@ -572,12 +576,13 @@ std::string resumable_statement(const Program& program, const CompiledBlock& blo
 
 // A call or bulk record, alone in its block: it may run again as a continuation (charged
 // nothing), with r.pc one past the block so that frame_continue's pc - 1 selects it again.
-std::string resumable_body(const Program& program, const CompiledBlock& block) {
+std::string resumable_body(const Program& program, const CompiledBlock& block,
+                           std::span<const std::uint32_t> function_entries) {
   std::string text;
   text += "  uint charged = r.cont == 0u ? 1u : 0u;\n";
   text += "  if (left < charged) return compiled_out_of_fuel(r, 0u);\n";
   text += "  r.pc = " + u32(block.id + 1U) + ";\n";
-  text += "  " + resumable_statement(program, block) + "\n";
+  text += "  " + resumable_statement(program, block, function_entries) + "\n";
   text += "  return charged;\n";
   return text;
 }
@@ -617,7 +622,8 @@ bool is_resumable_block(const Program& program, const CompiledBlock& block) {
   return block.instruction_count == 1 && is_resumable(program.code.at(block.begin).opcode);
 }
 
-BlockSource generate_block(const Program& program, const CompiledBlock& block, const DirectTarget& direct) {
+BlockSource generate_block(const Program& program, const CompiledBlock& block, const DirectTarget& direct,
+                           std::span<const std::uint32_t> function_entries) {
   std::uint32_t work = 0;
   for (std::uint32_t pc = block.begin; pc < block.end;) {
     const Instruction& ins = program.code.at(pc);
@@ -636,14 +642,14 @@ BlockSource generate_block(const Program& program, const CompiledBlock& block, c
     }
     source.resumable = true;
     source.work = work;
-    source.statement = resumable_statement(program, block);
+    source.statement = resumable_statement(program, block, function_entries);
     const std::uint16_t opcode = program.code.at(block.begin).opcode;
     source.is_call = opcode == op::kCall || opcode == op::kCallIndirect;
     if (opcode == op::kCall) source.callee = program.code.at(block.begin).a;
     // Over the quantum (`room`: compiled_block_room) or the loop budget, unless it is the
     // dispatch's first block: the dispatch ends at this block boundary.
     source.body = comment + "uint " + name + signature + "  if (room < 1u || (r.work != 0u && COMPILED_OVER_BUDGET(" +
-                  u32(work) + "))) return COMPILED_YIELD;\n" + charge + resumable_body(program, block) + "}\n";
+                  u32(work) + "))) return COMPILED_YIELD;\n" + charge + resumable_body(program, block, function_entries) + "}\n";
     return source;
   }
   if (block.instruction_count == 0) {

@@ -23,6 +23,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 
 #include "wasm/compiler/compiled_layout.hpp"
@@ -56,10 +57,13 @@ inline constexpr const char* kReturnSitesMarker = "RUN_RETURN_SITES";
 // full block of the same run. Empty: never.
 using DirectTarget = std::function<bool(std::uint32_t id)>;
 
-// The two functions of `block`. Throws std::logic_error for a record compiled mode does not
-// know (the validator admits none).
+// The two functions of `block`. `function_entries` (CompiledLayout's, per defined function:
+// its entry block) lets a call name its callee's entry block as a constant; empty, the call
+// reads it from the function table (the text's size is then an upper bound). Throws
+// std::logic_error for a record compiled mode does not know (the validator admits none).
 [[nodiscard]] BlockSource generate_block(const Program& program, const CompiledBlock& block,
-                                         const DirectTarget& direct);
+                                         const DirectTarget& direct,
+                                         std::span<const std::uint32_t> function_entries = {});
 
 // Whether `block` is a call or bulk block (a function of its own, resumable).
 [[nodiscard]] bool is_resumable_block(const Program& program, const CompiledBlock& block);

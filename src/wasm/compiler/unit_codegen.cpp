@@ -246,8 +246,8 @@ std::string unit_entry(const Program& program, const CompiledLayout& layout, std
     const FunctionRecord& function = program.functions.at(defined);
     const std::string index = u32(static_cast<std::uint32_t>(imported + defined));
     cases += "    case " + index + ": frame_call_defined(r, " + index + ", RETURN_TO_HOST, " +
-             u32(function.param_count) + ", " + u32(function.local_count) + ", " + u32(function.max_stack) +
-             "); return true;\n";
+             u32(function.param_count) + ", " + u32(function.local_count) + ", " + u32(function.max_stack) + ", " +
+             u32(entry) + "); return true;\n";
   }
   std::string text = "#if COMPILED_DIRECT_JUMPS\n#define COMPILED_UNIT_ENTRY 1\n";
   text += "bool compiled_unit_entry(INOUT(Regs) r) {\n  switch (r.cont_func) {\n" + cases;
@@ -291,7 +291,7 @@ UnitSource generate_unit(const Program& program, const CompiledLayout& layout, s
     const auto in_run = [&](std::uint32_t id) {
       return id >= source.first_block + run.first && id - (source.first_block + run.first) < run.count;
     };
-    BlockSource generated = generate_block(program, block, in_run);
+    BlockSource generated = generate_block(program, block, in_run, layout.function_entries);
     has_prefix.push_back(!generated.prefix.empty());
     source.prefix_text += generated.prefix;
     if (generated.resumable) {

@@ -36,6 +36,6 @@ void compiled_transfer(INOUT(Regs) r) {
 }
 
 #define frame_call(r, f, ret_pc) defer_transfer(r, TRANSFER_CALL, f, ret_pc)
-#define frame_call_defined(r, f, ret_pc, params, locals, max_stack) defer_transfer(r, TRANSFER_CALL, f, ret_pc)
+#define frame_call_defined(r, f, ret_pc, params, locals, max_stack, entry_pc) defer_transfer(r, TRANSFER_CALL, f, ret_pc)
 #define frame_call_indirect(r, table, type_id) defer_transfer(r, TRANSFER_CALL_INDIRECT, table, type_id)
 #define frame_return(r, count) defer_transfer(r, TRANSFER_RETURN, count, 0u)

@@ -100,13 +100,14 @@ uint peek32(Regs r, uint k) { return slot_get(r.sp - 1u - k).x; }
 
 void poke32(Regs r, uint k, uint v) { slot_set(r.sp - 1u - k, uvec2(v, 0u)); }
 
-// Calls the defined function f, whose table entry has `params`, `locals` and `max_stack`
-// (compiled code passes them as constants), with its arguments on top of the stack; the
+// Calls the defined function f, whose table entry has `params`, `locals`, `max_stack` and the
+// code position `entry_pc` (compiled code passes them as constants: its entry block's id), with
+// its arguments on top of the stack; the
 // callee returns to ret_pc. The callee's locals are cleared in chunks: until they all are,
 // the call record runs again. The frame header holds (ret_pc, caller's fp) and (caller's
 // function, caller's operand base): a return restores the operand base without the function
 // table.
-void frame_call_defined(INOUT(Regs) r, uint f, uint ret_pc, uint params, uint locals, uint max_stack) {
+void frame_call_defined(INOUT(Regs) r, uint f, uint ret_pc, uint params, uint locals, uint max_stack, uint entry_pc) {
   uint fp = r.sp - params;
   uint header = fp + params + locals;
   uint stack_slots = prog(H_STACK_SLOTS);
@@ -142,7 +143,7 @@ void frame_call_defined(INOUT(Regs) r, uint f, uint ret_pc, uint params, uint lo
   r.depth += 1u;
   r.ob = header + 2u;
   r.sp = header + 2u;
-  r.pc = function_word(f, F_CODE);
+  r.pc = entry_pc;
 }
 
 // Calls f (any function) with its arguments on top of the stack; the callee returns to ret_pc.
@@ -166,7 +167,8 @@ void frame_call(INOUT(Regs) r, uint f, uint ret_pc) {
     r.cont = 0u;
     return;
   }
-  frame_call_defined(r, f, ret_pc, params, function_word(f, F_LOCALS), function_word(f, F_MAX_STACK));
+  frame_call_defined(r, f, ret_pc, params, function_word(f, F_LOCALS), function_word(f, F_MAX_STACK),
+                     function_word(f, F_CODE));
 }
 
 void frame_return(INOUT(Regs) r, uint count) {
