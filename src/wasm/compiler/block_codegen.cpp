@@ -649,7 +649,8 @@ BlockSource generate_block(const Program& program, const CompiledBlock& block, c
     // Over the quantum (`room`: compiled_block_room) or the loop budget, unless it is the
     // dispatch's first block: the dispatch ends at this block boundary.
     source.body = comment + "uint " + name + signature + "  if (room < 1u || (r.work != 0u && COMPILED_OVER_BUDGET(" +
-                  u32(work) + "))) return COMPILED_YIELD;\n" + charge + resumable_body(program, block, function_entries) + "}\n";
+                  u32(work) + "))) return COMPILED_YIELD;\n" + charge +
+                  resumable_body(program, block, function_entries) + "}\n";
     return source;
   }
   if (block.instruction_count == 0) {

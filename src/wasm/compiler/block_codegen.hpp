@@ -61,8 +61,7 @@ using DirectTarget = std::function<bool(std::uint32_t id)>;
 // its entry block) lets a call name its callee's entry block as a constant; empty, the call
 // reads it from the function table (the text's size is then an upper bound). Throws
 // std::logic_error for a record compiled mode does not know (the validator admits none).
-[[nodiscard]] BlockSource generate_block(const Program& program, const CompiledBlock& block,
-                                         const DirectTarget& direct,
+[[nodiscard]] BlockSource generate_block(const Program& program, const CompiledBlock& block, const DirectTarget& direct,
                                          std::span<const std::uint32_t> function_entries = {});
 
 // Whether `block` is a call or bulk block (a function of its own, resumable).
