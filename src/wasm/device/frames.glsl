@@ -101,10 +101,9 @@ uint peek32(Regs r, uint k) { return slot_get(r.sp - 1u - k).x; }
 void poke32(Regs r, uint k, uint v) { slot_set(r.sp - 1u - k, uvec2(v, 0u)); }
 
 // Calls the defined function f, whose table entry has `params`, `locals`, `max_stack` and the
-// code position `entry_pc` (compiled code passes them as constants: its entry block's id), with
-// its arguments on top of the stack; the
-// callee returns to ret_pc. The callee's locals are cleared in chunks: until they all are,
-// the call record runs again. The frame header holds (ret_pc, caller's fp) and (caller's
+// code position `entry_pc` (compiled code passes them as constants; entry_pc is then its entry
+// block's id), with its arguments on top of the stack; the callee returns to ret_pc. The
+// callee's locals are cleared in chunks: until they all are, the call record runs again. The frame header holds (ret_pc, caller's fp) and (caller's
 // function, caller's operand base): a return restores the operand base without the function
 // table.
 void frame_call_defined(INOUT(Regs) r, uint f, uint ret_pc, uint params, uint locals, uint max_stack, uint entry_pc) {

@@ -40,12 +40,14 @@ struct HostF64 {
   }
 #if defined(WASM_HOST_IEEE)
   // Implicit, and exact for a raw value (so no conversion through uvec2 competes with it).
-  HostF64(HostF64Raw raw);  // NOLINT(google-explicit-constructor)
+  // NOLINTNEXTLINE(google-explicit-constructor)
+  HostF64(HostF64Raw raw);
   HostF64& operator=(HostF64Raw raw);
 #endif
+  // NOLINTNEXTLINE(google-explicit-constructor): implicit by design (see above)
   operator uvec2() const {
     return std::bit_cast<uvec2>(value);
-  }  // NOLINT(google-explicit-constructor)
+  }
 };
 #define F64_VARIABLE HostF64
 
@@ -61,7 +63,8 @@ struct HostF64Raw {
       v = f64_canonical_nan_host();
     return v;
   }
-  operator uvec2() const { return std::bit_cast<uvec2>(canonical()); }  // NOLINT(google-explicit-constructor)
+  // NOLINTNEXTLINE(google-explicit-constructor): implicit, so every use applies the rule
+  operator uvec2() const { return std::bit_cast<uvec2>(canonical()); }
 };
 inline HostF64::HostF64(HostF64Raw raw) : value(raw.canonical()) {}
 inline HostF64& HostF64::operator=(HostF64Raw raw) {
