@@ -30,6 +30,17 @@ def _key_value(text: str) -> tuple:
     return key, value
 
 
+def _positive_int(text: str) -> int:
+    """--instances: the CLI prints instance 0's output, so there must be one."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
+    return value
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m wasmgpu", description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
@@ -37,7 +48,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("module", help="the .wasm file")
     # As `wasmtime run`: everything after the module is the program's (options included).
     run.add_argument("args", nargs=argparse.REMAINDER, help="the program's arguments (after its name)")
-    run.add_argument("--instances", type=int, default=1, help="instances to run (default 1)")
+    run.add_argument("--instances", type=_positive_int, default=1, help="instances to run (default 1)")
     run.add_argument("--env", type=_key_value, action="append", default=[], metavar="K=V")
     run.add_argument("--file", type=_key_value, action="append", default=[], metavar="GUEST=HOSTPATH",
                      help="embed the host file's bytes at GUEST")

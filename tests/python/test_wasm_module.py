@@ -326,6 +326,19 @@ def test_file_paths_are_resolved():
     assert module.files == {"data/in.txt": b"1", "b.txt": b"2", "x" * 255: b""}
 
 
+@pytest.mark.parametrize("count", ["0", "-3", "many"])
+def test_the_cli_refuses_an_instance_count_below_one_naming_the_option(tmp_path, capsys, count):
+    from wasmgpu import cli
+
+    module = tmp_path / "add.wasm"
+    module.write_bytes(ADD)
+    with pytest.raises(SystemExit) as exited:
+        cli.main(["run", "--device", "cpu", "--instances", count, str(module)])
+    assert exited.value.code == 2
+    error = capsys.readouterr().err
+    assert "--instances" in error and "positive integer" in error and "Traceback" not in error
+
+
 def test_the_cli_reports_a_bad_module_in_one_line(tmp_path, capsys):
     from wasmgpu import cli
 
