@@ -127,7 +127,11 @@ def source_define(workload: Workload) -> str:
     return f'-DWORKLOAD_SOURCE="{WORKLOADS_DIR / workload.source}"'
 
 
-def build_wasm(workload: Workload, folder: Path) -> bytes:
+def build_wasm(workload: Workload, folder: Path, wasm_dir: Optional[Path] = None) -> bytes:
+    """The workload's module; with `wasm_dir`, the one saved there by an earlier run (a machine
+    without clang, such as a bare GPU machine, runs modules built elsewhere), else built and saved."""
+    if wasm_dir is not None and (wasm_dir / f"{workload.name}.wasm").is_file():
+        return (wasm_dir / f"{workload.name}.wasm").read_bytes()
     clang = require_tool("clang", "install clang and lld (apt-get install -y clang lld)")
     require_tool("wasm-ld", "install lld (apt-get install -y lld)")
     output = folder / f"{workload.name}.wasm"
@@ -135,6 +139,9 @@ def build_wasm(workload: Workload, folder: Path) -> bytes:
     run_tool([clang, "--target=wasm32", "-nostdlib", "-O2", "-ffp-contract=off", "-Wall", "-Wextra", "-Werror",
               f"-I{WORKLOADS_DIR}", source_define(workload), "-Wl,--no-entry", *wasm_link_flags(workload),
               str(WORKLOADS_DIR / "wasm_driver.c"), "-o", str(output)])
+    if wasm_dir is not None:
+        wasm_dir.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(output, wasm_dir / output.name)
     return output.read_bytes()
 
 
@@ -185,9 +192,9 @@ class BuiltWorkload:
     build_seconds: float
 
 
-def build_workload(workload: Workload, param: int, folder: Path) -> BuiltWorkload:
+def build_workload(workload: Workload, param: int, folder: Path, wasm_dir: Optional[Path] = None) -> BuiltWorkload:
     start = time.perf_counter()
-    wasm = build_wasm(workload, folder)
+    wasm = build_wasm(workload, folder, wasm_dir)
     native_batch = build_native(workload, folder)
     return BuiltWorkload(workload, param, wasm, declared_memory_pages(wasm), native_batch,
                          time.perf_counter() - start)
@@ -682,6 +689,8 @@ def parse_arguments(argv=None) -> argparse.Namespace:
     parser.add_argument("--max-resident-mib", type=int, default=4096,
                         help="our spawns' max_resident_bytes, in MiB (the sieve reserves 64 KiB per instance)")
     parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT, help="the JSON report")
+    parser.add_argument("--wasm-dir", type=Path,
+                        help="use the workloads' modules saved in this folder; build and save missing ones")
     parser.add_argument("--plot", type=Path, help="also draw ns per instance against instances (matplotlib)")
     options = parser.parse_args(argv)
     check_arguments(parser, options)
@@ -713,7 +722,8 @@ def workload_param(workload: Workload, options: argparse.Namespace) -> int:
 def run(options: argparse.Namespace, engines: list, folder: Path):
     rows, built = [], {}
     for workload in (w for w in WORKLOADS if w.name in options.workloads):
-        built[workload.name] = workload_build = build_workload(workload, workload_param(workload, options), folder)
+        built[workload.name] = workload_build = build_workload(workload, workload_param(workload, options), folder,
+                                                                    options.wasm_dir)
         for count in options.instances:
             expected = reference_results(workload_build, count)
             start = time.perf_counter()

@@ -13,13 +13,20 @@ import argparse
 import math
 import os
 import platform
+import sys
 import time
 
 import numpy as np
 
-import wave_gpu
-from wave_gpu import _native, thread_id
-from wave_kernels import vector_add
+# Run as `python bench/<script>.py`, this folder comes first on sys.path, where bench/wave_gpu.py
+# would shadow the wave_gpu package (an editable install's finder hides that; a plain install or
+# PYTHONPATH does not): the folder goes last, still found for wave_kernels.
+if sys.path and os.path.realpath(sys.path[0] or ".") == os.path.dirname(os.path.realpath(__file__)):
+    sys.path.append(sys.path.pop(0))
+
+import wave_gpu  # noqa: E402
+from wave_gpu import _native, thread_id  # noqa: E402
+from wave_kernels import vector_add  # noqa: E402
 
 MAX_ITERATIONS = 32
 NUMBA_LIMIT = 100_000  # the CUDA simulator runs every thread in Python: larger sizes take minutes

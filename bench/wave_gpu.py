@@ -28,9 +28,15 @@ import time
 
 import numpy as np
 
-import wave_gpu
-from wave_gpu import thread_id
-from wave_kernels import vector_add
+# Run as `python bench/<script>.py`, this folder comes first on sys.path, where bench/wave_gpu.py
+# would shadow the wave_gpu package (an editable install's finder hides that; a plain install or
+# PYTHONPATH does not): the folder goes last, still found for wave_kernels.
+if sys.path and os.path.realpath(sys.path[0] or ".") == os.path.dirname(os.path.realpath(__file__)):
+    sys.path.append(sys.path.pop(0))
+
+import wave_gpu  # noqa: E402
+from wave_gpu import thread_id  # noqa: E402
+from wave_kernels import vector_add  # noqa: E402
 
 THREADS = 16  # a workgroup is THREADS x THREADS
 

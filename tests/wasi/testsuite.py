@@ -38,6 +38,7 @@ import json
 import logging
 import os
 import sys
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -220,11 +221,14 @@ def main(argv: list[str] | None = None) -> int:
     for spec in options.engine or ["wasmtime"]:
         engine = resolve_engine(spec)
         label = spec.rpartition(":")[2]  # one word, for the closing line
-        outcomes = run_suite(engine, cases, options.timeout)
-        for outcome in outcomes:
+        outcomes = []
+        for case in cases:  # each line as its test ends, with its time: a slow engine shows where
+            began = time.perf_counter()
+            outcome = run_case(case, engine, options.timeout)
+            outcomes.append(outcome)
             status = "PASS" if outcome.passed else "FAIL"
             detail = "" if outcome.passed else ": " + "; ".join(outcome.failures)
-            print(f"{label} {status} {outcome.case.id}{detail}")
+            print(f"{label} {status} {outcome.case.id} ({time.perf_counter() - began:.1f} s){detail}", flush=True)
             if options.verbose and not outcome.passed and outcome.result is not None:
                 print(f"    stdout: {_decode(outcome.result.stdout)!r}")
                 print(f"    stderr: {_decode(outcome.result.stderr)!r}")

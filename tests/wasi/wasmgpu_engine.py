@@ -90,7 +90,9 @@ def make_engine(device: str = "cpu", instances: int = 1, execution: str = "auto"
     return run
 
 
-# For `python tests/wasi/testsuite.py --engine wasmgpu_engine:cpu` (and :cpu_interpreter, :gpu).
+# For `python tests/wasi/testsuite.py --engine wasmgpu_engine:cpu` (and :cpu_interpreter, :gpu,
+# :gpu_interpreter).
 cpu = make_engine("cpu")
 cpu_interpreter = make_engine("cpu", execution="interpreter")
 gpu = make_engine("gpu")
+gpu_interpreter = make_engine("gpu", execution="interpreter")

@@ -28,14 +28,17 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional
 
 ROOT = Path(__file__).resolve().parents[2]
-SPEC_DIR = ROOT.parent / "shared" / "wasm-spec"
+# The shared data folder: $WAVESTACK_SHARED (a GPU machine gets a carried copy), else ../shared.
+SPEC_DIR = Path(os.environ.get("WAVESTACK_SHARED") or ROOT.parent / "shared") / "wasm-spec"
 CORE_DIR = SPEC_DIR / "core"
 SIMD_DIR = SPEC_DIR / "simd"
 
@@ -373,8 +376,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     by_type: Dict[str, Dict[str, int]] = {}
     failures: List[str] = []
     for name in names:
+        began = time.perf_counter()
         result = run_suite(name, device=args.device, execution=args.execution)
-        print(f"{name:28} {format_counts(result.counts)}", flush=True)
+        print(f"{name:28} {format_counts(result.counts)} ({time.perf_counter() - began:.1f} s)", flush=True)
         if result.outside_features:
             features = ", ".join(f"{feature}: {count}" for feature, count in sorted(result.outside_features.items()))
             print(f"{'':28} outside the profile by feature: {features}")
