@@ -426,3 +426,10 @@ def test_dirs_form_grants_access_under_the_dirs_name(engine, tmp_path, monkeypat
     outcome = testsuite.run_case(case, engine)
     assert not outcome.passed and outcome.result.trap is not None
     assert b"Assertion failed: file == NULL" in outcome.result.stderr
+
+
+def test_an_unknown_engine_is_refused_naming_it():
+    with pytest.raises(SystemExit, match="wasmgpu_engine has no engine 'nope'"):
+        testsuite.resolve_engine("wasmgpu_engine:nope")
+    with pytest.raises(SystemExit, match="unknown engine 'nope'"):
+        testsuite.resolve_engine("nope")

@@ -200,7 +200,10 @@ def resolve_engine(spec: str) -> Callable:
     module_name, _, attribute = spec.partition(":")
     if not attribute:
         raise SystemExit(f"unknown engine {spec!r}: use {', '.join(oracles.ENGINES)} or module:callable")
-    return getattr(importlib.import_module(module_name), attribute)
+    engine = getattr(importlib.import_module(module_name), attribute, None)
+    if not callable(engine):
+        raise SystemExit(f"unknown engine {spec!r}: {module_name} has no engine {attribute!r}")
+    return engine
 
 
 def main(argv: list[str] | None = None) -> int:
