@@ -42,6 +42,8 @@ nb::dict describe(const runtime::DeviceInfo& device) {
   features["subgroup_shuffle"] = device.features.subgroup_shuffle;
   features["float32_atomic_add"] = device.features.buffer_float32_atomic_add;
   features["int64_atomics"] = device.features.int64_atomics;
+  features["float32_denorm_preserve"] = device.features.float32_denorm_preserve;
+  features["float32_inf_nan_preserve"] = device.features.float32_inf_nan_preserve;
   nb::dict info;
   info["index"] = device.index;
   info["vendor"] = device.vendor;

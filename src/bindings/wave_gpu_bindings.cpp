@@ -78,16 +78,18 @@ wave::GlslTarget target_without(const std::vector<std::string>& disable) {
   wave::GlslTarget t;
   t.device_name = "a device without " + (disable.empty() ? std::string("restrictions") : disable.front());
   for (const auto& name : disable) {
-    bool* flag = name == "int64"                  ? &t.int64
-                 : name == "float64"              ? &t.float64
-                 : name == "storage_buffer_16bit" ? &t.storage_buffer_16bit
-                 : name == "subgroup_basic"       ? &t.subgroup_basic
-                 : name == "subgroup_arithmetic"  ? &t.subgroup_arithmetic
-                 : name == "subgroup_ballot"      ? &t.subgroup_ballot
-                 : name == "subgroup_shuffle"     ? &t.subgroup_shuffle
-                 : name == "float32_atomic_add"   ? &t.float32_atomic_add
-                 : name == "int64_atomics"        ? &t.int64_atomics
-                                                  : nullptr;
+    bool* flag = name == "int64"                      ? &t.int64
+                 : name == "float64"                  ? &t.float64
+                 : name == "storage_buffer_16bit"     ? &t.storage_buffer_16bit
+                 : name == "subgroup_basic"           ? &t.subgroup_basic
+                 : name == "subgroup_arithmetic"      ? &t.subgroup_arithmetic
+                 : name == "subgroup_ballot"          ? &t.subgroup_ballot
+                 : name == "subgroup_shuffle"         ? &t.subgroup_shuffle
+                 : name == "float32_atomic_add"       ? &t.float32_atomic_add
+                 : name == "int64_atomics"            ? &t.int64_atomics
+                 : name == "float32_denorm_preserve"  ? &t.float32_denorm_preserve
+                 : name == "float32_inf_nan_preserve" ? &t.float32_inf_nan_preserve
+                                                      : nullptr;
     if (flag == nullptr) throw runtime::InvalidArgument("disable", "unknown feature '" + name + "'");
     *flag = false;
   }

@@ -21,6 +21,7 @@
 #include "decomp/device_dispatch.hpp"
 #include "decomp/error.hpp"
 #include "decomp/grid_desc.hpp"
+#include "decomp/mpi_device_support.hpp"
 
 namespace wavestack::decomp {
 namespace {
@@ -189,13 +190,17 @@ AutotuneChoice autotune(const Handle& handle, const cudecompGridDescConfig_t& co
                  : std::vector<std::array<int, 2>>{{config.pdims[0], config.pdims[1]}};
   // The handle's collective answer, not this rank's: every rank must time the same candidates
   // on the same kind of buffer, or the trials' collectives would not match.
-  const TuneTarget target{device_backend_built(), handle.device_on_every_rank(), handle.device_shared_by_ranks()};
+  const TuneTarget target{device_backend_built(), handle.device_on_every_rank(), handle.device_shared_by_ranks(),
+                          handle.size() == 1 || this_mpi_takes_device_buffers()};
   const auto transposes = transpose_candidates(config, options, target);
   const auto halos = halo_candidates(config, options, target);
 
   std::ostringstream log;
   // Only device tuning adds a line (ours, not upstream's, whose trials always run on the device).
   if (target.on_device()) log << "CUDECOMP: Autotuning on device buffers (times from CUDA events)\n";
+  if (target.on_device() && !target.mpi_device_buffers) {
+    log << "CUDECOMP: MPI is not CUDA-aware: MPI backends are not autotuned on device buffers\n";
+  }
   if (target.on_device() && target.shared_device) {
     log << "CUDECOMP: Ranks share a GPU: NCCL backends are not autotuned (NCCL needs a GPU per rank)\n";
   }

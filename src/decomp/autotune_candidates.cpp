@@ -50,12 +50,17 @@ std::vector<Backend> option_candidates(const std::vector<Backend>& mpi, const st
     return mpi;
   }
   std::vector<Backend> all;
-  if (!options.disable_mpi_backends) all = mpi;
+  if (!options.disable_mpi_backends && target.mpi_device_buffers) all = mpi;
   if (!options.disable_nccl_backends && !target.shared_device) all.insert(all.end(), nccl.begin(), nccl.end());
   if (all.empty() && target.shared_device && !options.disable_nccl_backends) {
     not_supported(
         std::string("options.disable_mpi_backends is set, and ranks share a GPU, where NCCL cannot run: no ") + what +
         " backend is left to autotune");
+  }
+  if (all.empty() && !target.mpi_device_buffers) {
+    not_supported(std::string("this MPI is not CUDA-aware, so the MPI backends cannot run on device buffers, and the "
+                              "options or a shared GPU leave no NCCL ") +
+                  what + " backend to autotune (see WAVESTACK_MPI_CUDA_AWARE)");
   }
   if (all.empty()) {
     not_supported(std::string("options.disable_mpi_backends and options.disable_nccl_backends are both set, which "

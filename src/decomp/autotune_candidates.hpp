@@ -20,6 +20,9 @@ struct TuneTarget {
   bool device = false;  // a CUDA device is present (meaningful only in a CUDA build)
   // Two ranks use one device: NCCL refuses such a communicator, so its backends are left out.
   bool shared_device = false;
+  // MPI may be handed device buffers (mpi_device_support.hpp), or there is one rank and it never
+  // is: where not, the MPI backends are left out on a device.
+  bool mpi_device_buffers = true;
   bool on_device() const { return cuda_build && device; }
 };
 

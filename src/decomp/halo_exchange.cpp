@@ -15,6 +15,7 @@
 #include "decomp/grid_desc.hpp"
 #include "decomp/halo_faces.hpp"
 #include "decomp/handle.hpp"
+#include "decomp/mpi_device_support.hpp"
 
 namespace wavestack::decomp {
 namespace {
@@ -78,6 +79,8 @@ void GridDesc::run_update_halos(const HaloArgs& args, CommTally& tally) const {
     return run_nccl_halo(args, layout, faces, minus == MPI_PROC_NULL ? -1 : minus, plus == MPI_PROC_NULL ? -1 : plus,
                          nccl_group(g), elem);
   }
+  // The group has other ranks: on device buffers MPI gets device pointers.
+  if (!mover.host_memory()) require_mpi_device_buffers(halo_backend_name(config_.halo_comm_backend));
   const MPI_Comm comm = group_comms_[g];
   const MPI_Datatype type = handle_.element_type(elem);
   const int count = static_cast<int>(faces.volume);

@@ -19,6 +19,7 @@
 #include "decomp/error.hpp"
 #include "decomp/grid_desc.hpp"
 #include "decomp/handle.hpp"
+#include "decomp/mpi_device_support.hpp"
 
 namespace wavestack::decomp {
 namespace {
@@ -338,6 +339,8 @@ void GridDesc::run_transpose(TransposeOp op, const TransposeArgs& args, CommTall
   // where it decides something (MPI_A2A on host memory with datatypes).
   const bool a2a = config_.transpose_comm_backend == CUDECOMP_TRANSPOSE_COMM_MPI_A2A;
   const bool host_memory = args.mover == nullptr || args.mover->host_memory();
+  // Remote peers from here on: on device buffers MPI gets device pointers.
+  if (!host_memory) require_mpi_device_buffers(transpose_backend_name(backend));
   const auto largest_bytes = [&] {
     return std::max(largest_layout_size(input_axis(op), args.input_halo, args.input_padding),
                     largest_layout_size(output_axis(op), args.output_halo, args.output_padding)) *

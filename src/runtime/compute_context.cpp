@@ -338,6 +338,12 @@ ComputeContext::ComputeContext(const DeviceInfo& device, DiskCache cache) : stat
     features.pNext = &atomic_int64;
     if (device.api_version < VK_API_VERSION_1_2) extensions.push_back(VK_KHR_SHADER_ATOMIC_INT64_EXTENSION_NAME);
   }
+  // Float controls are core in Vulkan 1.2; before that a shader may use them only with the
+  // extension enabled (the features above are properties: nothing to switch on).
+  const bool float_controls = device.features.float32_denorm_preserve || device.features.float32_inf_nan_preserve;
+  if (float_controls && device.api_version < VK_API_VERSION_1_2) {
+    extensions.push_back(VK_KHR_SHADER_FLOAT_CONTROLS_EXTENSION_NAME);
+  }
   // MoltenVK requires the portability subset extension to be enabled when it is offered.
   if (has_extension(s.physical, "VK_KHR_portability_subset")) extensions.push_back("VK_KHR_portability_subset");
 

@@ -78,6 +78,14 @@ DeviceInfo describe(VkPhysicalDevice physical, uint32_t index) {
     maintenance4.pNext = properties.pNext;
     properties.pNext = &maintenance4;
   }
+  VkPhysicalDeviceFloatControlsProperties float_controls{};
+  float_controls.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FLOAT_CONTROLS_PROPERTIES;
+  const bool has_float_controls =
+      api >= VK_API_VERSION_1_2 || contains(extensions, VK_KHR_SHADER_FLOAT_CONTROLS_EXTENSION_NAME);
+  if (has_float_controls) {
+    float_controls.pNext = properties.pNext;
+    properties.pNext = &float_controls;
+  }
   vkGetPhysicalDeviceProperties2(physical, &properties);
 
   VkPhysicalDeviceFeatures2 features{};
@@ -158,6 +166,8 @@ DeviceInfo describe(VkPhysicalDevice physical, uint32_t index) {
   info.features.buffer_float32_atomic_add = atomic_float.shaderBufferFloat32AtomicAdd == VK_TRUE;
   info.features.int64_atomics =
       atomic_int64.shaderBufferInt64Atomics == VK_TRUE && atomic_int64.shaderSharedInt64Atomics == VK_TRUE;
+  info.features.float32_denorm_preserve = float_controls.shaderDenormPreserveFloat32 == VK_TRUE;
+  info.features.float32_inf_nan_preserve = float_controls.shaderSignedZeroInfNanPreserveFloat32 == VK_TRUE;
   return info;
 }
 

@@ -36,6 +36,12 @@ struct DeviceFeatures {
   bool subgroup_shuffle = false;
   bool buffer_float32_atomic_add = false;
   bool int64_atomics = false;  // shaderBufferInt64Atomics and shaderSharedInt64Atomics
+  // Float controls (Vulkan 1.2 / VK_KHR_shader_float_controls): whether a shader may ask that
+  // subnormals be kept (DenormPreserve) and that NaN, infinities and signed zeros follow IEEE 754
+  // (SignedZeroInfNanPreserve). Without them a driver may flush subnormals and assume no NaN;
+  // NVIDIA's does both for 32-bit floats (its f64 results matched the emulator's without them).
+  bool float32_denorm_preserve = false;
+  bool float32_inf_nan_preserve = false;
 };
 
 struct DeviceInfo {

@@ -110,6 +110,24 @@ void Emitter::layout_push_constants() {
   push_bytes_ = (offset + 3) / 4 * 4;
 }
 
+// The emulator computes in IEEE 754 with subnormals and NaN kept; without the SPIR-V float
+// controls a Vulkan driver may flush f32 subnormals to zero and compile `b < a ? b : a` to a
+// min instruction that drops a NaN (NVIDIA's does both). Each mode is requested only where the
+// device supports it for 32-bit floats (otherwise the pipeline would be invalid). Only f32:
+// glslang keeps one spirv_execution_mode per mode, so a second width would replace the first,
+// and f64 matched the emulator on NVIDIA without them. The modes are part of the SPIR-V, so the
+// pipeline caches key on them.
+std::string Emitter::float_controls() const {
+  std::string text;
+  const auto request = [&](const char* capability, const char* mode) {
+    text += std::string("spirv_execution_mode(extensions = [\"SPV_KHR_float_controls\"], capabilities = [") +
+            capability + "], " + mode + ", 32);\n";
+  };
+  if (target_.float32_denorm_preserve) request("4464", "4459");   // DenormPreserve
+  if (target_.float32_inf_nan_preserve) request("4466", "4461");  // SignedZeroInfNanPreserve
+  return text.empty() ? text : "#extension GL_EXT_spirv_intrinsics : require\n" + text;
+}
+
 std::string Emitter::header() const {
   std::string h = "#version 450\n";
   if (uses_int64_) h += "#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require\n";
@@ -123,6 +141,7 @@ std::string Emitter::header() const {
   if (uses_arithmetic_) h += "#extension GL_KHR_shader_subgroup_arithmetic : require\n";
   if (uses_atomic_float_) h += "#extension GL_EXT_shader_atomic_float : require\n";
   if (uses_atomic_int64_) h += "#extension GL_EXT_shader_atomic_int64 : require\n";
+  h += float_controls();
   h += "// kernel '" + m_.name + "', generated from WAVE IR\n";
   h += "layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;\n";
   return h;

@@ -34,6 +34,11 @@ struct GlslTarget {
   bool subgroup_shuffle = true;
   bool float32_atomic_add = true;  // on storage buffers (GL_EXT_shader_atomic_float)
   bool int64_atomics = true;       // on buffers and shared memory (GL_EXT_shader_atomic_int64)
+  // SPIR-V float controls for f32 the shader may request (runtime::DeviceFeatures): keep
+  // subnormals; keep NaN, infinities and signed zeros. Where a device lacks one, its f32 results
+  // may differ from the emulator's in that respect (not refused: most kernels never notice).
+  bool float32_denorm_preserve = true;
+  bool float32_inf_nan_preserve = true;
   // Not a device feature: false drops the index checks of loads, stores and atomics (an
   // out-of-bounds access is then undefined behaviour, as in CUDA).
   bool bounds_checks = true;

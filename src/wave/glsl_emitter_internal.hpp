@@ -43,6 +43,7 @@ class Emitter {
   // ---- shader text -----------------------------------------------------------------------
 
   std::string header() const;
+  std::string float_controls() const;
 
   std::string buffer_element(ScalarType e) const { return e == ScalarType::F16 ? "uint16_t" : glsl_type(e); }
 

@@ -72,7 +72,14 @@ double wave_inf_f64() { return packDouble2x32(uvec2(0u, 0x7ff00000u)); }
 // The algorithms; $T is the type, $S its suffix, $L the literal suffix, $EXP and $LOG the
 // type's exp and log, $SPLIT Dekker's splitting constant, $STEPS the most fmod steps, $TINY
 // the smallest normal number, $SCALE 2^24 (f32) or 2^54 (f64) and $SCALELN its log.
-constexpr const char* kGeneric = R"($T wave_expm1_$S($T x) {
+constexpr const char* kGeneric =
+    R"(// trunc keeping the sign of a zero result: lavapipe (Mesa 22.3) returns +0 for trunc(-0.5)
+// and trunc(-0.0) in f64, where IEEE 754 and the emulator give -0.
+$T wave_trunc_$S($T x) {
+  $T r = trunc(x);
+  return r == 0.0$L ? wave_copysign_$S(r, x) : r;
+}
+$T wave_expm1_$S($T x) {
   if (wave_isnan_$S(x)) return x;
   if (abs(x) < 0.34657359027997264$L) {
     precise $T p = 1.0$L;
@@ -368,7 +375,6 @@ std::string Emitter::math_extra(const Stmt& s) {
   if (t == ScalarType::F64) add_helper("f64_math", "");  // wave_exp_f64 and wave_log_f64
   add_helper("math_extra_" + suffix, helpers_for(t));
   const std::string a = r(s.args[0]);
-  if (s.op == Opcode::Trunc) return "trunc(" + a + ")";
   const std::string name = std::string(op_info(s.op).name);
   if (op_info(s.op).operands == 1) return "wave_" + name + "_" + suffix + "(" + a + ")";
   const std::string function = s.op == Opcode::Fmod ? "cfmod" : name;  // wave_fmod_* is Python's %

@@ -23,6 +23,8 @@ GlslTarget GpuDevice::target() const {
   t.subgroup_shuffle = d.features.subgroup_shuffle;
   t.float32_atomic_add = d.features.buffer_float32_atomic_add;
   t.int64_atomics = d.features.int64_atomics && d.features.int64;
+  t.float32_denorm_preserve = d.features.float32_denorm_preserve;
+  t.float32_inf_nan_preserve = d.features.float32_inf_nan_preserve;
   // Mesa's lavapipe (llvmpipe) ends every loop of an invocation after 65535 back-edges in all.
   const bool llvmpipe =
       d.name.find("llvmpipe") != std::string::npos || d.driver_name.find("llvmpipe") != std::string::npos;

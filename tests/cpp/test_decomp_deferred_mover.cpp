@@ -9,6 +9,7 @@
 
 #include <array>
 #include <cstdint>
+#include <cstdlib>
 #include <functional>
 #include <vector>
 
@@ -84,6 +85,11 @@ int64_t wrong_owned(const PencilLayout& layout, const double* data) {
 
 class DeferredMoverTest : public ::testing::Test {
  protected:
+  // The mover's buffers are host memory that calls itself device memory, which MPI may take
+  // whatever its CUDA support: without this, an MPI that is not CUDA-aware (Debian's) would have
+  // the library refuse the MPI backends here (mpi_device_support.hpp).
+  static void SetUpTestSuite() { ASSERT_EQ(setenv("WAVESTACK_MPI_CUDA_AWARE", "1", 1), 0); }
+  static void TearDownTestSuite() { unsetenv("WAVESTACK_MPI_CUDA_AWARE"); }
   GridDesc make_grid(cudecompTransposeCommBackend_t transpose, cudecompHaloCommBackend_t halo) const {
     cudecompGridDescConfig_t config = default_config();
     config.gdims[0] = 9;

@@ -16,6 +16,7 @@
 #include "decomp/config.hpp"
 #include "decomp/error.hpp"
 #include "decomp/group_split.hpp"
+#include "decomp/mpi_device_support.hpp"
 
 namespace wavestack::decomp {
 namespace {
@@ -24,6 +25,7 @@ constexpr TuneTarget kCpuBuild{false, false};
 constexpr TuneTarget kCudaBuildNoDevice{true, false};
 constexpr TuneTarget kDevice{true, true};
 constexpr TuneTarget kSharedDevice{true, true, true};  // more ranks than GPUs
+constexpr TuneTarget kDeviceMpiNotCudaAware{true, true, false, false};
 
 std::pair<cudecompResult_t, std::string> outcome(const std::function<void()>& call) {
   try {
@@ -101,6 +103,46 @@ TEST(DecompAutotuneCandidates, RanksSharingAGpuTimeNoNcclBackend) {
   const auto nothing = outcome([&] { halos(kSharedDevice, options); });
   EXPECT_EQ(nothing.first, CUDECOMP_RESULT_NOT_SUPPORTED);
   EXPECT_NE(nothing.second.find("ranks share a GPU, where NCCL cannot run"), std::string::npos) << nothing.second;
+}
+
+// An MPI that cannot take device buffers (Debian's Open MPI) would crash in MPI_Isend on them:
+// on a device only NCCL is timed; host targets are unaffected.
+TEST(DecompAutotuneCandidates, AnMpiWithoutCudaSupportTimesOnlyNcclOnADevice) {
+  auto options = tuning_both();
+  EXPECT_EQ(transposes(kDeviceMpiNotCudaAware, options), "NCCL, NCCL_PL");
+  EXPECT_EQ(halos(kDeviceMpiNotCudaAware, options), "NCCL");
+  constexpr TuneTarget kHostMpiNotCudaAware{true, false, false, false};
+  EXPECT_EQ(transposes(kHostMpiNotCudaAware, options), "MPI_P2P, MPI_P2P_PL, MPI_A2A");
+  options.disable_nccl_backends = true;
+  const auto nothing = outcome([&] { transposes(kDeviceMpiNotCudaAware, options); });
+  EXPECT_EQ(nothing.first, CUDECOMP_RESULT_NOT_SUPPORTED);
+  EXPECT_NE(nothing.second.find("this MPI is not CUDA-aware"), std::string::npos) << nothing.second;
+  EXPECT_NE(nothing.second.find("WAVESTACK_MPI_CUDA_AWARE"), std::string::npos) << nothing.second;
+}
+
+TEST(DecompMpiDeviceSupport, TheOverrideDecidesElseWhatMpiReports) {
+  EXPECT_TRUE(mpi_takes_device_buffers(nullptr, 1));
+  EXPECT_FALSE(mpi_takes_device_buffers(nullptr, 0));
+  EXPECT_TRUE(mpi_takes_device_buffers(nullptr, -1));  // an MPI that cannot say is trusted, as upstream does
+  EXPECT_FALSE(mpi_takes_device_buffers("", 0));
+  EXPECT_TRUE(mpi_takes_device_buffers("1", 0));
+  EXPECT_FALSE(mpi_takes_device_buffers("0", 1));
+  const auto bad = outcome([] { (void)mpi_takes_device_buffers("yes", 1); });
+  EXPECT_EQ(bad.first, CUDECOMP_RESULT_INVALID_USAGE);
+  EXPECT_NE(bad.second.find("WAVESTACK_MPI_CUDA_AWARE"), std::string::npos) << bad.second;
+  EXPECT_NE(bad.second.find("'yes'"), std::string::npos) << bad.second;
+}
+
+TEST(DecompMpiDeviceSupport, RefusalNamesTheBackendAndTheWaysOn) {
+  ASSERT_EQ(setenv("WAVESTACK_MPI_CUDA_AWARE", "0", 1), 0);
+  const auto refused = outcome([] { require_mpi_device_buffers("MPI_P2P_PL"); });
+  ASSERT_EQ(setenv("WAVESTACK_MPI_CUDA_AWARE", "1", 1), 0);
+  const auto allowed = outcome([] { require_mpi_device_buffers("MPI_P2P_PL"); });
+  ASSERT_EQ(unsetenv("WAVESTACK_MPI_CUDA_AWARE"), 0);
+  EXPECT_EQ(refused.first, CUDECOMP_RESULT_NOT_SUPPORTED);
+  EXPECT_NE(refused.second.find("backend MPI_P2P_PL"), std::string::npos) << refused.second;
+  EXPECT_NE(refused.second.find("NCCL backend"), std::string::npos) << refused.second;
+  EXPECT_EQ(allowed.first, CUDECOMP_RESULT_SUCCESS) << allowed.second;
 }
 
 TEST(DecompAutotuneCandidates, OptionsThatLeaveNothingAreNotSupported) {

@@ -161,6 +161,40 @@ TEST(WaveGlsl, FloatAtomicAddUsesTheExtensionOnlyWhereAvailable) {
   EXPECT_NO_THROW((void)runtime::compile_compute_shader(source, options, runtime::DiskCache(std::nullopt), "test"));
 }
 
+// Whether `words` holds OpExecutionMode <entry> <mode> <width> (opcode 16, four words).
+bool has_execution_mode(const std::vector<uint32_t>& words, uint32_t mode, uint32_t width) {
+  for (size_t i = 5; i + 3 < words.size(); ++i) {
+    if (words[i] == ((4U << 16U) | 16U) && words[i + 2] == mode && words[i + 3] == width) return true;
+  }
+  return false;
+}
+
+// DenormPreserve (4459) and SignedZeroInfNanPreserve (4461) for 32-bit floats reach the
+// SPIR-V where the target supports them, and the optimiser keeps them.
+TEST(WaveGlsl, FloatControlsFollowTheTargetAndSurviveOptimisation) {
+  runtime::ShaderOptions options;
+  options.optimize = true;
+  const auto compile = [&](const GlslTarget& target) {
+    const std::string source = emit_glsl(everything_module(), target).source;
+    return runtime::compile_compute_shader(source, options, runtime::DiskCache(std::nullopt), "test").words;
+  };
+  const auto both = compile(GlslTarget{});
+  EXPECT_TRUE(has_execution_mode(both, 4459, 32));
+  EXPECT_TRUE(has_execution_mode(both, 4461, 32));
+
+  GlslTarget nan_only;
+  nan_only.float32_denorm_preserve = false;
+  const auto partial = compile(nan_only);
+  EXPECT_FALSE(has_execution_mode(partial, 4459, 32));
+  EXPECT_TRUE(has_execution_mode(partial, 4461, 32));
+
+  GlslTarget none = nan_only;
+  none.float32_inf_nan_preserve = false;
+  EXPECT_EQ(emit_glsl(everything_module(), none).source.find("spirv_execution_mode"), std::string::npos);
+  const auto plain = compile(none);
+  EXPECT_FALSE(has_execution_mode(plain, 4461, 32));
+}
+
 void expect_missing(void (*disable)(GlslTarget&), const std::string& feature) {
   GlslTarget target;
   target.device_name = "Test GPU";

@@ -44,8 +44,38 @@ NCCL_RUNS = len(set(places)) == comm.size
 handle = cudecomp.Handle(comm)
 T = cudecomp.TransposeCommBackend
 H = cudecomp.HaloCommBackend
-TRANSPOSE_BACKENDS = [T.MPI_P2P, T.MPI_P2P_PL, T.MPI_A2A] + ([T.NCCL, T.NCCL_PL] if NCCL_RUNS else [])
-HALO_BACKENDS = [H.MPI, H.MPI_BLOCKING] + ([H.NCCL] if NCCL_RUNS else [])
+
+
+def mpi_runs_on_device_arrays():
+    """Whether the MPI backends run on CuPy arrays here. With one rank they always do (no remote
+    peer); with more, MPI gets device pointers, which only a CUDA-aware MPI takes: over any
+    other the library refuses, before any work, naming the backend. One Y->Z transpose over all
+    ranks tells which; a refusal is checked to leave its input as it was."""
+    if comm.size == 1:
+        return True
+    gdims = (9, 7, 5)
+    config = cudecomp.GridDescConfig()
+    config.gdims, config.pdims = gdims, (1, comm.size)
+    config.transpose_comm_backend = cudecomp.TransposeCommBackend.MPI_P2P
+    grid = handle.create_grid(config)
+    data = cp.asarray(filled_pencil(grid.get_pencil_info(1), gdims, cudecomp.DataType.DOUBLE))
+    before = data.copy()
+    try:
+        grid.transpose_y_to_z(data)
+        return True
+    except cudecomp.CudecompError as error:
+        assert "backend MPI_P2P would hand device buffers to MPI, and this MPI is not CUDA-aware" in str(error), error
+        assert error.code == cudecomp.Result.NOT_SUPPORTED, error.code
+        assert bool((data == before).all()), "a refused transpose changed its input"
+        return False
+    finally:
+        grid.destroy()
+
+
+MPI_RUNS = mpi_runs_on_device_arrays()
+TRANSPOSE_BACKENDS = (([T.MPI_P2P, T.MPI_P2P_PL, T.MPI_A2A] if MPI_RUNS else []) +
+                      ([T.NCCL, T.NCCL_PL] if NCCL_RUNS else []))
+HALO_BACKENDS = ([H.MPI, H.MPI_BLOCKING] if MPI_RUNS else []) + ([H.NCCL] if NCCL_RUNS else [])
 DTYPES = list(NUMPY)
 STEPS = [("transpose_x_to_y", 0, 1), ("transpose_y_to_z", 1, 2), ("transpose_z_to_y", 2, 1),
          ("transpose_y_to_x", 1, 0)]
@@ -230,5 +260,7 @@ handle.finalize()
 if comm.rank == 0:
     nccl = "NCCL included" if NCCL_RUNS else (f"NCCL backends not run: {comm.size} ranks share "
                                              f"{len(set(places))} device(s), and NCCL refuses two ranks on one")
+    if not MPI_RUNS:
+        nccl += "; MPI backends refused as expected: this MPI is not CUDA-aware
     print(f"CuPy arrays OK on {comm.size} ranks: {counts['transposes']} transposes and "
           f"{counts['halo updates']} halo updates checked on each rank ({nccl})")

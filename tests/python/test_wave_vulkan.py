@@ -75,6 +75,18 @@ def test_a_device_without_float64_gets_an_error_naming_the_feature():
     assert "double" in _native.emit_glsl(module)
 
 
+def test_the_shader_asks_for_the_f32_float_controls_the_device_reports(on_vulkan):
+    # Without DenormPreserve / SignedZeroInfNanPreserve a driver may flush f32 subnormals and
+    # drop NaN in min/max (NVIDIA does); test_wave_semantics checks the results themselves.
+    features = on_vulkan["features"]
+    source = copy_shifted.glsl(device=on_vulkan["index"])
+    for name, mode in (("float32_denorm_preserve", "4459, 32"), ("float32_inf_nan_preserve", "4461, 32")):
+        assert isinstance(features[name], bool)
+        assert (f"], {mode});" in source) == features[name], (name, features[name])
+    # the emulator's target (every feature): both modes
+    assert source.count("spirv_execution_mode") <= copy_shifted.glsl().count("spirv_execution_mode") == 2
+
+
 def test_a_workgroup_larger_than_the_device_limit_is_rejected_before_running(on_vulkan):
     limit = on_vulkan["limits"]["max_workgroup_invocations"]
     out = np.zeros(4, np.float32)
