@@ -40,7 +40,8 @@ def _info(_: argparse.Namespace) -> int:
             str(device["limits"]["max_workgroup_invocations"]),
             f"{device['limits']['max_shared_memory_bytes'] // 1024} KiB",
             f"{memory_gib:.1f} GiB",
-            ",".join(name for name in ("int64", "float64", "float16", "int64_atomics", "float32_atomic_add")
+            ",".join(name for name in ("int64", "float64", "float16", "int64_atomics", "float32_atomic_add",
+                                       "float32_denorm_preserve", "float32_inf_nan_preserve")
                      if device["features"][name]) or "-",
         ])
     print(_format_table(rows, ["#", "vendor", "name", "type", "vulkan", "subgroup", "max wg", "shared",

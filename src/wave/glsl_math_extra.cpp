@@ -174,6 +174,17 @@ $T wave_atan_$S($T x) {
   if (inverted) r = 1.5707963267948966$L - r;
   return x < 0.0$L ? -r : r;
 }
+// n / m for 0 <= n <= m with m finite and nonzero; a large m is first scaled into [0.5, 1)
+// (exactly, as n): Vulkan bounds the error of x / y only for |y| in [2^-126, 2^126], and NVIDIA
+// divides by multiplying with 1 / y, which for |y| near the largest float is subnormal, so
+// flushed to 0 (atan2(FLT_MAX, FLT_MAX) came out 0, hypot(FLT_MAX, FLT_MAX) finite). A small m
+// is divided as it is: frexp is undefined for subnormals (lavapipe's does not normalise them).
+$T wave_ratio_$S($T n, $T m) {
+  if (m < 1.8446744073709552e19$L) return n / m;  // 2^64
+  int e;
+  $T scaled = frexp(m, e);
+  return ldexp(n, -e) / scaled;
+}
 $T wave_atan2_$S($T y, $T x) {
   if (wave_isnan_$S(x) || wave_isnan_$S(y)) return wave_nan_$S();
   $T ay = abs(y);
@@ -186,9 +197,9 @@ $T wave_atan2_$S($T y, $T x) {
   } else if (ax == 0.0$L || wave_isinf_$S(ay)) {
     r = 1.5707963267948966$L;
   } else if (ay <= ax) {
-    r = wave_atan_$S(ay / ax);
+    r = wave_atan_$S(wave_ratio_$S(ay, ax));
   } else {
-    r = 1.5707963267948966$L - wave_atan_$S(ax / ay);
+    r = 1.5707963267948966$L - wave_atan_$S(wave_ratio_$S(ax, ay));
   }
   if (wave_signbit_$S(x)) r = 3.1415926535897931$L - r;
   return wave_signbit_$S(y) ? -r : r;
@@ -211,7 +222,7 @@ $T wave_hypot_$S($T x, $T y) {
   $T m = max(a, b);
   $T n = min(a, b);
   if (m == 0.0$L) return 0.0$L;
-  precise $T q = n / m;
+  precise $T q = wave_ratio_$S(n, m);
   precise $T r = m * sqrt(1.0$L + q * q);
   return r;
 }

@@ -261,6 +261,6 @@ if comm.rank == 0:
     nccl = "NCCL included" if NCCL_RUNS else (f"NCCL backends not run: {comm.size} ranks share "
                                              f"{len(set(places))} device(s), and NCCL refuses two ranks on one")
     if not MPI_RUNS:
-        nccl += "; MPI backends refused as expected: this MPI is not CUDA-aware
+        nccl += "; MPI backends refused as expected: this MPI is not CUDA-aware"
     print(f"CuPy arrays OK on {comm.size} ranks: {counts['transposes']} transposes and "
           f"{counts['halo updates']} halo updates checked on each rank ({nccl})")
