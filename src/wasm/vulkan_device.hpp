@@ -20,6 +20,7 @@
 
 #include "runtime/compute_context.hpp"
 #include "runtime/device_info.hpp"
+#include "wasm/dispatch_limits.hpp"
 
 namespace wavestack::wasm {
 
@@ -44,10 +45,12 @@ class VulkanDevice {
   // The device of `info.index`, opened on first use.
   [[nodiscard]] static std::shared_ptr<VulkanDevice> shared(const runtime::DeviceInfo& info);
 
-  explicit VulkanDevice(const runtime::DeviceInfo& info) : context(info) {}
+  explicit VulkanDevice(const runtime::DeviceInfo& info)
+      : context(info), dispatch_limits(dispatch_limits_for(info.is_software)) {}
 
   std::mutex mutex;  // one command at a time per context
   runtime::ComputeContext context;
+  const DispatchLimits dispatch_limits;  // read once per device and process
 
   const runtime::ComputePipeline& interpreter();
   const runtime::ComputePipeline& instantiation();

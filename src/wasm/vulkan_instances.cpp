@@ -22,13 +22,9 @@ constexpr std::uint32_t kOutcomeWords = 11;
 constexpr std::uint32_t kOutcomePc = 9;
 constexpr std::uint32_t kOutcomeCallee = 10;
 constexpr std::uint32_t kNoWord = 0xFFFFFFFFu;
-// Per dispatch and invocation: template words copied, run-loop records and loop work.
-// With the interpreter's fixed cost per record (its switches count as loops on lavapipe,
-// about 25 iterations) this stays well below lavapipe's 65535 loop iterations; compiled
-// blocks count their work in the same units.
+// Per dispatch and invocation: template words copied. The run loop's records and loop work per
+// dispatch depend on the device (dispatch_limits.hpp).
 constexpr std::uint32_t kInstantiateWords = 16384;
-constexpr std::uint32_t kMaxQuantum = 1024;
-constexpr std::uint32_t kBudget = 16384;
 }  // namespace
 
 // Layout of the shaders' push constant block (interpreter_vulkan_bindings.glsl).
@@ -260,8 +256,9 @@ void VulkanInstances::begin_call(std::uint32_t function, std::span<const std::ui
 VulkanInstances::Push VulkanInstances::run_push(const Group& group, std::uint32_t quantum) const {
   Push push;
   push.count = group.count;
-  push.quantum = std::min(quantum, kMaxQuantum);
-  push.budget = kBudget;
+  const DispatchLimits dispatch = dispatch_for(device_->dispatch_limits, quantum);
+  push.quantum = dispatch.records;
+  push.budget = dispatch.work;
   push.function = function_;
   push.state_stride = image_.state_words;
   push.memory_stride = image_.memory_words;

@@ -389,7 +389,9 @@ def test_10000_instances_on_vulkan():
             count += 1
         return count
 
-    with wasmgpu.Module(b.build()).spawn(n, memory_pages=1, max_resident_bytes=2**30) as instances:
+    # quantum 1,000: the longest run (261 steps, about 3,400 instructions) needs several
+    # dispatches on every device (a hardware device's budget alone would allow one).
+    with wasmgpu.Module(b.build()).spawn(n, memory_pages=1, max_resident_bytes=2**30, quantum=1000) as instances:
         results = instances.call("collatz", [i + 1 for i in range(n)])
         assert results == [steps(i + 1) for i in range(n)]
         assert instances.read_memory(0, 4, instance=n - 1) == steps(n).to_bytes(4, "little")
