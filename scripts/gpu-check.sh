@@ -138,7 +138,8 @@ for execution in interpreter compiled; do
       --execution "$execution" $suites &
   done
 done
-# Compiled mode builds every program's units first: its C and AssemblyScript programs run apart.
+# Compiled mode's first runs build the pipelines of the units each program reaches: its C and
+# AssemblyScript programs run apart.
 run_step wasi_testsuite_compiled_c "$limit" "$python" "$root/tests/wasi/testsuite.py" --engine wasmgpu_engine:gpu \
   -k c/ &
 run_step wasi_testsuite_compiled_as "$limit" "$python" "$root/tests/wasi/testsuite.py" --engine wasmgpu_engine:gpu \
