@@ -8,8 +8,7 @@ import math
 
 import numpy as np
 import pytest
-from wave_support import (DEVICES, current_device_may_flush_f32, either_result, flush_f32_subnormals, make_rng,
-                          select_device)
+from wave_support import DEVICES, expected_on_this_device, flush_f32_subnormals, make_rng, select_device
 
 import wave_gpu
 from wave_gpu import _native, f32, i32, shared, thread_id
@@ -64,8 +63,8 @@ def reference(name: str, x: np.ndarray) -> np.ndarray:
 def assert_close(got: np.ndarray, expected: np.ndarray, dtype, what: str, flushed=None) -> None:
     """`got` against `expected` at the README's tolerances; with `flushed` (the reference from
     flushed operands, on a device that may flush f32 subnormals) an element may match either."""
-    if flushed is not None and current_device_may_flush_f32() and got.dtype == np.float32:
-        expected = either_result(got, expected, flushed, RTOL[dtype], ATOL[dtype])
+    if flushed is not None:
+        expected = expected_on_this_device(got, expected, flushed, RTOL[dtype], ATOL[dtype])
     np.testing.assert_allclose(got, expected, rtol=RTOL[dtype], atol=ATOL[dtype], equal_nan=True, err_msg=what)
     zeros = (expected == 0) & (got == 0)
     assert (np.signbit(got[zeros]) == np.signbit(expected[zeros])).all(), f"{what}: the sign of a zero differs"
@@ -127,18 +126,15 @@ def test_binary_functions_against_numpy(rng, dtype):
     n = x.size
     with np.errstate(all="ignore"):
         y64, x64 = y.astype(np.float64), x.astype(np.float64)
-        flushed_y64 = flush_f32_subnormals(y).astype(np.float64)
-        flushed_x64 = flush_f32_subnormals(x).astype(np.float64)
+        flushed_y, flushed_x = flush_f32_subnormals(y), flush_f32_subnormals(x)
+        flushed_y64, flushed_x64 = flushed_y.astype(np.float64), flushed_x.astype(np.float64)
         assert_close(out[:n], np.arctan2(y64, x64).astype(dtype), dtype, "atan2",
                      np.arctan2(flushed_y64, flushed_x64).astype(dtype))
         assert_close(out[n:2 * n], np.hypot(y64, x64).astype(dtype), dtype, "hypot",
                      np.hypot(flushed_y64, flushed_x64).astype(dtype))
-        fmod = np.fmod(y, x)
-        copysign = np.copysign(y, x)
-        if current_device_may_flush_f32() and dtype == np.float32:  # fmod(0, subnormal) is NaN there
-            flushed_y, flushed_x = flush_f32_subnormals(y), flush_f32_subnormals(x)
-            fmod = either_result(out[2 * n:3 * n], fmod, np.fmod(flushed_y, flushed_x))
-            copysign = either_result(out[3 * n:], copysign, np.copysign(flushed_y, flushed_x))
+        # (a flushing device gives fmod(0, subnormal) = NaN)
+        fmod = expected_on_this_device(out[2 * n:3 * n], np.fmod(y, x), np.fmod(flushed_y, flushed_x))
+        copysign = expected_on_this_device(out[3 * n:], np.copysign(y, x), np.copysign(flushed_y, flushed_x))
     # fmod and copysign are exact: bit for bit
     np.testing.assert_array_equal(out[2 * n:3 * n].view(f"u{x.itemsize}")[~np.isnan(fmod)],
                                   fmod.view(f"u{x.itemsize}")[~np.isnan(fmod)], err_msg="fmod")
