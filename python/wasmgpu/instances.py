@@ -52,6 +52,7 @@ class CallStats:
     instructions: int = 0             # instructions executed, all instances
     interpreted_instructions: int = 0
     compiled_instructions: int = 0
+    lane_grouped_instances: int = 0   # the cpu device, compiled mode: instances whose call began in a lane group
     cancelled: bool = False
     traps: int = 0
 
@@ -237,7 +238,8 @@ class Instances:
         t = time.perf_counter()
         try:
             while True:
-                running, executed = native.step(self.quantum)
+                running, executed, grouped = native.step(self.quantum)
+                stats.lane_grouped_instances += grouped
                 stats.dispatches += 1
                 self._count_instructions(stats, executed, before)
                 stats.dispatch_seconds = time.perf_counter() - t

@@ -8,7 +8,6 @@
 #include <stdexcept>
 
 #include "bindings/wasmgpu_native_module.hpp"
-#include "wasm/device/compiled_glsl.hpp"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -66,9 +65,8 @@ void bind_compiled(nb::module_& module) {
         if (unit >= compiled.unit_count()) throw nb::index_error("unit: no such unit");
         if (device == "gpu") return compiled.shader_source(unit);
         if (device == "gpu-prefix") return compiled.prefix_shader_source(unit);
-        if (device == "cpu") return wasm::device::compiled_cpu_source(compiled.unit_source(unit).text);
-        if (device == "cpu-prefix")
-          return wasm::device::compiled_cpu_prefix_source(compiled.unit_source(unit).prefix_text);
+        if (device == "cpu") return compiled.cpu_source(unit, 0);
+        if (device == "cpu-prefix") return compiled.cpu_source(unit, 1);
         throw std::invalid_argument("device: 'cpu', 'cpu-prefix', 'gpu' or 'gpu-prefix'");
       },
       "module"_a, "unit"_a, "device"_a, "The complete source of a unit (tests, debugging)");

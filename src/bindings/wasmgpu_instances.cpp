@@ -164,7 +164,7 @@ nb::tuple step(wasm::InstanceSet& self, std::uint32_t quantum) {
     nb::gil_scoped_release release;
     progress = self.step(quantum);
   }
-  return nb::make_tuple(progress.running, progress.executed);
+  return nb::make_tuple(progress.running, progress.executed, progress.grouped);
 }
 
 template <typename T>

@@ -14,6 +14,15 @@ namespace wavestack::wasm {
 using CpuUnitFunction = std::uint32_t (*)(const std::uint32_t* program, std::uint32_t* state, std::uint32_t* memory,
                                           std::uint32_t quantum, std::uint32_t budget);
 
+// A unit's lane group entry on the cpu device (compiled_lane_group.hpp): runs
+// lane_group_size() instances, states[k] and memories[k], from the start of a call together
+// while they keep to the same blocks of a loop, then each alone for the rest of its quantum, as
+// the unit's CpuUnitFunction would; statuses[k] receives what that would have returned. It
+// returns the instances that ran together (lane_group_size() or 0).
+using CpuUnitGroupFunction = std::uint32_t (*)(const std::uint32_t* program, std::uint32_t* const* states,
+                                      std::uint32_t* const* memories, std::uint32_t quantum, std::uint32_t budget,
+                                      std::uint32_t* statuses);
+
 // A unit's prefixes on the cpu device (compiled_run_prefix): run when the unit's run loop
 // returned STATUS_COMPILED_PREFIX.
 using CpuPrefixFunction = std::uint32_t (*)(const std::uint32_t* program, std::uint32_t* state, std::uint32_t* memory);
@@ -50,6 +59,10 @@ class CompiledCode {
   // The unit's native code on the cpu device, built on first use (thread-safe). Throws
   // std::runtime_error when no C++ compiler is found or the build fails.
   [[nodiscard]] virtual CpuUnitFunction cpu_unit(std::uint32_t unit) = 0;
+  // The unit's lane group entry for calls of function `callee` (from the same library as
+  // cpu_unit), or null when such a call would run no lane group; and the instances it takes.
+  [[nodiscard]] virtual CpuUnitGroupFunction cpu_unit_group(std::uint32_t unit, std::uint32_t callee) = 0;
+  [[nodiscard]] virtual std::uint32_t lane_group_size() const = 0;
   // The unit's prefixes, built on first use (only when fuel runs out inside one of its blocks).
   [[nodiscard]] virtual CpuPrefixFunction cpu_prefix(std::uint32_t unit) = 0;
   // The unit's complete Vulkan shader source, and its prefixes' shader, generated on first use

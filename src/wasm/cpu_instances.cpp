@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -12,6 +13,7 @@
 #include "wasm/cpu_interpreter.hpp"
 #include "wasm/device/interpreter_layout.hpp"
 #include "wasm/host_modules.hpp"
+#include "wasm/lane_group_setting.hpp"
 #include "wasm/memory_blocks.hpp"
 #include "wasm/wasi_config.hpp"
 #include "wasm/wasi_inspect.hpp"
@@ -279,6 +281,13 @@ StepProgress CpuInstances::step(std::uint32_t quantum) {
   if (call && compiled_) {
     const std::uint32_t unit = compiled_->unit_of(compiled_->entry_id(), call->function);
     entry = EntryUnit{call->function, unit, compiled_->cpu_unit(unit)};
+    // Lane groups (compiler/lane_group_codegen.hpp) where a chunk holds at least one group.
+    const std::uint32_t lanes = compiled_->lane_group_size();
+    if (lanes >= 2 && lanes <= kMaxLaneGroup && count_ >= lanes &&
+        lane_groups_enabled_from_environment()) {
+      entry->group = compiled_->cpu_unit_group(unit, call->function);
+      entry->lanes = lanes;
+    }
   }
   const bool noting = finished_.status.size() == count_;
   // What every instance of the pass uses, copied into each chunk's own locals: read through
@@ -317,6 +326,7 @@ StepProgress CpuInstances::step(std::uint32_t quantum) {
     std::uint32_t running = 0;
     std::uint64_t executed = 0;
     std::uint64_t noted_executed = 0;  // of the instances whose outcome it noted
+    std::uint32_t grouped = 0;
   };
   StepProgress progress;
   std::vector<ChunkProgress> chunks;
@@ -328,13 +338,53 @@ StepProgress CpuInstances::step(std::uint32_t quantum) {
       const Pass pass = shared;
       const std::uint32_t last = first + end;
       ChunkProgress part;
-      for (std::uint32_t i = first + begin; i < last; ++i) {
+      const auto prefetch = [&](std::uint32_t i) {
         if (i + kPrefetchAhead < first + size) {
           prefetch_state(pass.states + std::size_t{i + kPrefetchAhead} * pass.state_words, pass.stack);
           const auto* ahead =
               reinterpret_cast<const char*>(pass.memories + std::size_t{i + kPrefetchAhead} * pass.memory_words);
           for (const std::uint32_t line : pass.hot_lines) __builtin_prefetch(ahead + line, 1);
         }
+      };
+      // After instance i's run (`status`): the chunk's counts, and its outcome while in cache.
+      const auto ran = [&](std::uint32_t i, std::uint32_t status) {
+        const std::uint32_t* const s = pass.states + std::size_t{i} * pass.state_words;
+        const bool running = status == dev::STATUS_RUNNING;
+        // (a pending WASI call is serviced inside cpu_run, so STATUS_WASI never outlasts it)
+        part.running += running ? 1 : 0;
+        part.executed += executed_of(s);
+        if (!running && pass.noted_status != nullptr && pass.noted_status[i] == 0 &&
+            s[dev::S_STATUS] != dev::STATUS_IDLE) {
+          part.noted_executed += note_outcome(i, s);
+        }
+      };
+      for (std::uint32_t i = first + begin; i < last;) {
+        if (pass.entry != nullptr && pass.entry->group != nullptr && last - i >= pass.entry->lanes) {
+          // Compiled mode, the call begun right here, a lane group of instances i.. at once.
+          const std::uint32_t lanes = pass.entry->lanes;
+          std::array<std::uint32_t*, kMaxLaneGroup> states{};
+          std::array<std::uint32_t*, kMaxLaneGroup> memories{};
+          std::array<std::uint32_t, kMaxLaneGroup> statuses{};
+          for (std::uint32_t k = 0; k < lanes; ++k) {
+            prefetch(i + k);
+            states[k] = pass.states + std::size_t{i + k} * pass.state_words;
+            memories[k] = pass.memories + std::size_t{i + k} * pass.memory_words;
+            begin_one(*pass.call, i + k, states[k], pass.stack);
+          }
+          part.grouped +=
+              pass.entry->group(pass.program, states.data(), memories.data(), pass.quantum, pass.budget, statuses.data());
+          for (std::uint32_t k = 0; k < lanes; ++k) {
+            std::uint32_t status = statuses[k];
+            if (!call_ended(status)) {
+              const CpuInstanceView view{pass.program, states[k], memories[k]};
+              status = continue_run(view, pass.quantum, pass.budget, pass.entry->unit, status, 0);
+            }
+            ran(i + k, status);
+          }
+          i += lanes;
+          continue;
+        }
+        prefetch(i);
         std::uint32_t* const s = pass.states + std::size_t{i} * pass.state_words;
         std::uint32_t status = 0;
         if (pass.entry != nullptr) {
@@ -350,20 +400,15 @@ StepProgress CpuInstances::step(std::uint32_t quantum) {
           if (pass.call != nullptr) begin_one(*pass.call, i, s, pass.stack);
           status = run_one(i, pass.quantum, pass.budget);
         }
-        const bool running = status == dev::STATUS_RUNNING;
-        // (a pending WASI call is serviced inside cpu_run, so STATUS_WASI never outlasts it)
-        part.running += running ? 1 : 0;
-        part.executed += executed_of(s);
-        if (!running && pass.noted_status != nullptr && pass.noted_status[i] == 0 &&
-            s[dev::S_STATUS] != dev::STATUS_IDLE) {
-          part.noted_executed += note_outcome(i, s);
-        }
+        ran(i, status);
+        ++i;
       }
       chunks[chunk] = part;
     });
     for (const ChunkProgress& part : chunks) {
       progress.running += part.running;
       progress.executed += part.executed;
+      progress.grouped += part.grouped;
       finished_executed_ += part.noted_executed;
     }
   }

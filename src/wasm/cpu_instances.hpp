@@ -56,7 +56,10 @@ class CpuInstances final : public InstanceSet {
     std::uint32_t function = 0;
     std::uint32_t unit = 0;
     CpuUnitFunction run = nullptr;
+    CpuUnitGroupFunction group = nullptr;  // lane groups of `lanes` instances, when used
+    std::uint32_t lanes = 1;
   };
+  static constexpr std::uint32_t kMaxLaneGroup = 8;
   std::uint32_t run_one(std::uint32_t instance, std::uint32_t quantum, std::uint32_t budget,
                         const EntryUnit* entry = nullptr);
   // Compiled mode after a run of `unit` that did not end the call (`status`): its prefix, a

@@ -14,6 +14,7 @@
 
 #include "wasm/compiler/compiled_module.hpp"
 #include "wasm/compiler/control_records.hpp"
+#include "wasm/compiler/lane_group_codegen.hpp"
 #include "wasm/compiler/unit_codegen.hpp"
 #include "wasm/compiler/units.hpp"
 #include "wasm/loader.hpp"
@@ -360,6 +361,40 @@ TEST(CompilerUnits, Deterministic) {
   EXPECT_EQ(compiler::partition_units(module, options), compiler::partition_units(module, options));
 }
 
+// Lane groups (cpu device): a loop holding an f64 divide is grouped, an integer loop and a
+// function without a loop are not; a group's lane blocks never return or call.
+TEST(CompilerLaneGroups, OnlyLoopsWithLongLatencyInstructionsAreGrouped) {
+  const Bytes kI32ToI32 = {0x60, 0x01, 0x7F, 0x01, 0x7F};
+  // loop: local.get 0; i32.const 1; i32.sub; local.tee 0; <op>; br_if 0; end; local.get 0
+  const auto loop_of = [](const Bytes& step) {
+    Bytes body = {0x03, 0x40, 0x20, 0x00, 0x41, 0x01, 0x6B, 0x22, 0x00};
+    body.insert(body.end(), step.begin(), step.end());
+    body.insert(body.end(), {0x0D, 0x00, 0x0B, 0x20, 0x00, 0x0B});
+    return body;
+  };
+  // i32.const 7; i32.div_u (long latency) / i32.const 7; i32.xor (one cycle); each leaves the
+  // loop's condition.
+  const Bytes divide = loop_of({0x41, 0x07, 0x6E});
+  const Bytes mix = loop_of({0x41, 0x07, 0x73});
+  const Bytes straight = {0x20, 0x00, 0x41, 0x07, 0x6E, 0x0B};
+  const wasm::Module module = load(build_module({kI32ToI32}, {0, 0, 0}, {divide, mix, straight}));
+  const compiler::CompiledLayout layout = check_partition(module, {}, "lanes");
+  std::vector<bool> grouped(3, false);
+  for (std::uint32_t unit = 0; unit < layout.units.size(); ++unit) {
+    const compiler::LaneGroupSource groups = compiler::generate_lane_groups(module.program, layout.units[unit]);
+    EXPECT_NE(groups.text.find("bool compiled_unit_group_step("), std::string::npos);
+    for (const auto& [first, end] : groups.runs) {
+      for (std::uint32_t f = 0; f < 3; ++f) {
+        const std::uint32_t entry = layout.function_entries[f];
+        if (entry >= first && entry < end) grouped[f] = true;
+      }
+    }
+    EXPECT_EQ(groups.text.find("frame_return"), std::string::npos);
+    EXPECT_EQ(groups.text.find("frame_call"), std::string::npos);
+  }
+  EXPECT_EQ(grouped, (std::vector<bool>{true, false, false}));
+}
+
 TEST(CompilerUnits, EverySpecModule) {
   const std::filesystem::path root = "/work/shared/wasm-spec/core";
   if (!std::filesystem::exists(root)) GTEST_SKIP() << root << " is absent";
@@ -372,6 +407,7 @@ TEST(CompilerUnits, EverySpecModule) {
   }
   std::sort(files.begin(), files.end());
   std::size_t loaded = 0;
+  std::size_t grouped_runs = 0;
   for (const auto& path : files) {
     std::ifstream in(path, std::ios::binary);
     const Bytes bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -386,9 +422,15 @@ TEST(CompilerUnits, EverySpecModule) {
     compiler::UnitOptions one;
     one.compile_limit = 1;
     check_partition(module, one, path.string() + " (limit 1)");
+    // Every unit's lane groups generate (a lane block that returned would throw).
+    const compiler::CompiledLayout layout = compiler::partition_units(module, {});
+    for (const compiler::Unit& unit : layout.units) {
+      grouped_runs += compiler::generate_lane_groups(module.program, unit).runs.size();
+    }
     if (::testing::Test::HasFatalFailure()) return;
   }
   EXPECT_GT(loaded, 100U);
+  EXPECT_GT(grouped_runs, 0U);
 }
 
 TEST(CompilerUnits, Graphviz) {

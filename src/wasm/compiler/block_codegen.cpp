@@ -622,6 +622,29 @@ bool is_resumable_block(const Program& program, const CompiledBlock& block) {
   return block.instruction_count == 1 && is_resumable(program.code.at(block.begin).opcode);
 }
 
+bool is_lane_block(const Program& program, const CompiledBlock& block) {
+  return !is_resumable_block(program, block) && block.terminator != Terminator::kReturn && block.instruction_count != 0;
+}
+
+LaneBlockSource generate_lane_block(const Program& program, const CompiledBlock& block) {
+  if (!is_lane_block(program, block)) {
+    throw std::logic_error("compiler: block " + std::to_string(block.id) + " is not a lane block");
+  }
+  // No direct targets: every transfer is a `break` (a one-block loop's is a `continue`),
+  // which leaves the do-while below with r.pc set.
+  const DirectTarget no_direct_target;
+  BlockWriter writer(program, block, false, no_direct_target);
+  const std::string body = writer.body();
+  // A lane keeps its frame: a return would leave the group's locals stale.
+  if (body.find("frame_return") != std::string::npos || body.find(kReturnSitesMarker) != std::string::npos) {
+    throw std::logic_error("compiler: lane block " + std::to_string(block.id) + " returns");
+  }
+  LaneBlockSource source;
+  source.locals = writer.locals();
+  source.text = "  credit -= " + u32(block.instruction_count) + ";\n  do {\n" + body + "  } while (false);\n";
+  return source;
+}
+
 BlockSource generate_block(const Program& program, const CompiledBlock& block, const DirectTarget& direct,
                            std::span<const std::uint32_t> function_entries) {
   std::uint32_t work = 0;

@@ -64,6 +64,18 @@ using DirectTarget = std::function<bool(std::uint32_t id)>;
 [[nodiscard]] BlockSource generate_block(const Program& program, const CompiledBlock& block, const DirectTarget& direct,
                                          std::span<const std::uint32_t> function_entries = {});
 
+// The cpu device's lane groups (lane_group_codegen.hpp) run a block for several instances
+// in turn: a lane block is a full block that stays in its function's frame (not a call or
+// bulk block, not a return). Its lane text runs it once, taking its records from `credit`
+// (which the group has checked), and leaves with r.pc at its successor, or a trap: every exit
+// leaves the text's `do { } while (false)`, none jumps.
+[[nodiscard]] bool is_lane_block(const Program& program, const CompiledBlock& block);
+struct LaneBlockSource {
+  std::string text;
+  std::map<std::uint32_t, bool> locals;  // as BlockSource::locals
+};
+[[nodiscard]] LaneBlockSource generate_lane_block(const Program& program, const CompiledBlock& block);
+
 // Whether `block` is a call or bulk block (a function of its own, resumable).
 [[nodiscard]] bool is_resumable_block(const Program& program, const CompiledBlock& block);
 

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "wasm/compiler/block_codegen.hpp"
+#include "wasm/compiler/lane_group_codegen.hpp"
 #include "wasm/compiler/unit_codegen.hpp"
 #include "wasm/device/compiled_glsl.hpp"
 #include "wasm/opcodes.hpp"
@@ -89,6 +90,8 @@ CompiledModule::CompiledModule(const Module& module, const UnitOptions& options)
     ready_.at(kind) = std::vector<std::atomic<void*>>(layout_.units.size());
     building_.at(kind).assign(layout_.units.size(), false);
   }
+  group_ready_ = std::vector<std::atomic<void*>>(layout_.units.size());
+  grouped_runs_.resize(layout_.units.size());
 }
 
 CompiledSummary CompiledModule::summary() const {
@@ -153,16 +156,15 @@ void* CompiledModule::cpu_library(std::uint32_t unit, int kind) {
         "compiled mode on the cpu device needs a C++ compiler to build its units, and none was found (tried "
         "$WAVESTACK_CXX, $CXX, c++, g++ and clang++); install one or use execution=\"interpreter\"");
   }
-  const UnitSource& texts = unit_source_locked(unit);
-  const std::string source =
-      kind == 0 ? device::compiled_cpu_source(texts.text) : device::compiled_cpu_prefix_source(texts.prefix_text);
+  const std::string source = cpu_source_locked(unit, kind);
   const CpuToolchain toolchain = *toolchain_;
   building_[kind][unit] = true;
   lock.unlock();
   const auto start = std::chrono::steady_clock::now();
   LoadedUnit loaded;
   try {
-    loaded = load_cpu_unit(toolchain, source, kind == 0 ? device::kCompiledUnitSymbol : device::kCompiledPrefixSymbol);
+    loaded = kind == 0 ? load_cpu_unit(toolchain, source, device::kCompiledUnitSymbol, device::kCompiledGroupSymbol)
+                       : load_cpu_unit(toolchain, source, device::kCompiledPrefixSymbol);
   } catch (...) {
     lock.lock();
     building_[kind][unit] = false;
@@ -175,13 +177,44 @@ void* CompiledModule::cpu_library(std::uint32_t unit, int kind) {
   counters_.compile_seconds += seconds;
   ++counters_.units_compiled;
   if (loaded.from_cache) ++counters_.units_from_cache;
+  if (kind == 0) group_ready_[unit].store(loaded.second, std::memory_order_release);
   ready_[kind][unit].store(loaded.entry, std::memory_order_release);
   built_.notify_all();
   return loaded.entry;
 }
 
+std::string CompiledModule::cpu_source_locked(std::uint32_t unit, int kind) {
+  const UnitSource& texts = unit_source_locked(unit);
+  if (kind == 1) return device::compiled_cpu_prefix_source(texts.prefix_text);
+  LaneGroupSource groups = generate_lane_groups(program_, layout_.units.at(unit));
+  grouped_runs_.at(unit) = std::move(groups.runs);
+  return device::compiled_cpu_source(texts.text, groups.text);
+}
+
+std::string CompiledModule::cpu_source(std::uint32_t unit, int kind) {
+  const std::lock_guard lock(mutex_);
+  return cpu_source_locked(unit, kind);
+}
+
 CpuUnitFunction CompiledModule::cpu_unit(std::uint32_t unit) {
   return reinterpret_cast<CpuUnitFunction>(cpu_library(unit, 0));
+}
+
+CpuUnitGroupFunction CompiledModule::cpu_unit_group(std::uint32_t unit, std::uint32_t callee) {
+  (void)cpu_library(unit, 0);  // built with the unit's entry (the acquire orders these reads)
+  if (callee < imported_functions_) return nullptr;
+  const std::uint32_t entry = layout_.function_entries.at(callee - imported_functions_);
+  const std::lock_guard lock(mutex_);
+  const auto& runs = grouped_runs_.at(unit);
+  const bool grouped = std::any_of(runs.begin(), runs.end(), [&](const auto& run) {
+    return entry >= run.first && entry < run.second;
+  });
+  return grouped ? reinterpret_cast<CpuUnitGroupFunction>(group_ready_.at(unit).load(std::memory_order_acquire))
+                 : nullptr;
+}
+
+std::uint32_t CompiledModule::lane_group_size() const {
+  return kCpuLaneGroupSize;
 }
 
 CpuPrefixFunction CompiledModule::cpu_prefix(std::uint32_t unit) {

@@ -10,6 +10,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "wasm/compiled_code.hpp"
@@ -41,6 +42,8 @@ class CompiledModule final : public CompiledCode {
   [[nodiscard]] CompiledSummary summary() const;
   // The unit's generated texts (device subset), generated on first use.
   [[nodiscard]] UnitSource unit_source(std::uint32_t unit);
+  // The complete C++ source of the cpu device's library `kind` (0: the unit, 1: its prefixes).
+  [[nodiscard]] std::string cpu_source(std::uint32_t unit, int kind);
 
   [[nodiscard]] const std::vector<std::uint32_t>& jump_table_words() const override { return jump_words_; }
   [[nodiscard]] std::uint32_t function_entry(std::uint32_t defined) const override;
@@ -48,6 +51,8 @@ class CompiledModule final : public CompiledCode {
   [[nodiscard]] std::uint32_t unit_count() const override;
   [[nodiscard]] std::uint32_t unit_of(std::uint32_t id, std::uint32_t callee) const override;
   [[nodiscard]] CpuUnitFunction cpu_unit(std::uint32_t unit) override;
+  [[nodiscard]] CpuUnitGroupFunction cpu_unit_group(std::uint32_t unit, std::uint32_t callee) override;
+  [[nodiscard]] std::uint32_t lane_group_size() const override;
   [[nodiscard]] CpuPrefixFunction cpu_prefix(std::uint32_t unit) override;
   [[nodiscard]] std::string shader_source(std::uint32_t unit) override;
   [[nodiscard]] std::string prefix_shader_source(std::uint32_t unit) override;
@@ -58,6 +63,7 @@ class CompiledModule final : public CompiledCode {
   // The built library `kind` (0: the unit, 1: its prefixes) of `unit`: its entry point.
   void* cpu_library(std::uint32_t unit, int kind);
   const UnitSource& unit_source_locked(std::uint32_t unit);
+  std::string cpu_source_locked(std::uint32_t unit, int kind);
 
   Program program_;
   std::uint32_t imported_functions_ = 0;
@@ -69,6 +75,9 @@ class CompiledModule final : public CompiledCode {
   // Per kind (unit, prefixes) and unit: the entry point once built, readable without the lock
   // (control moves between units often), and whether a thread is building it now.
   std::array<std::vector<std::atomic<void*>>, 2> ready_;
+  std::vector<std::atomic<void*>> group_ready_;  // per unit: its lane group entry (set before ready_[0])
+  // Per unit: its grouped runs' block ids (LaneGroupSource::runs), written with its source.
+  std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> grouped_runs_;
   std::array<std::vector<bool>, 2> building_;
   std::condition_variable built_;
   std::optional<CpuToolchain> toolchain_;

@@ -132,7 +132,8 @@ std::optional<CpuToolchain> find_cpu_toolchain() {
   return std::nullopt;
 }
 
-LoadedUnit load_cpu_unit(const CpuToolchain& toolchain, const std::string& source, const char* symbol) {
+LoadedUnit load_cpu_unit(const CpuToolchain& toolchain, const std::string& source, const char* symbol,
+                         const char* second_symbol) {
   const std::string key = runtime::make_cache_key({"cpu-unit", toolchain.compiler, toolchain.version, kBaseFlags,
                                                    optimization_flags(toolchain.version), toolchain.flags, source});
   const fs::path dir = library_dir();
@@ -170,6 +171,12 @@ LoadedUnit load_cpu_unit(const CpuToolchain& toolchain, const std::string& sourc
   if (handle == nullptr) throw std::runtime_error("compiled mode: cannot load " + library.string() + ": " + dlerror());
   loaded.entry = dlsym(handle, symbol);
   if (loaded.entry == nullptr) throw std::runtime_error("compiled mode: " + library.string() + " lacks " + symbol);
+  if (second_symbol != nullptr) {
+    loaded.second = dlsym(handle, second_symbol);
+    if (loaded.second == nullptr) {
+      throw std::runtime_error("compiled mode: " + library.string() + " lacks " + second_symbol);
+    }
+  }
   return loaded;
 }
 

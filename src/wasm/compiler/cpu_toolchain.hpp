@@ -22,13 +22,16 @@ struct CpuToolchain {
 [[nodiscard]] std::optional<CpuToolchain> find_cpu_toolchain();
 
 struct LoadedUnit {
-  void* entry = nullptr;  // the library's `symbol`
+  void* entry = nullptr;   // the library's `symbol`
+  void* second = nullptr;  // its `second_symbol`, when asked for
   bool from_cache = false;
 };
 
-// Builds (or finds in the cache) and loads the shared library of `source`, and finds `symbol`. Throws
+// Builds (or finds in the cache) and loads the shared library of `source`, and finds `symbol`
+// (and `second_symbol` unless null). Throws
 // std::runtime_error with the compiler's messages when the build fails. Libraries stay
 // loaded for the life of the process (instances may still run their code).
-[[nodiscard]] LoadedUnit load_cpu_unit(const CpuToolchain& toolchain, const std::string& source, const char* symbol);
+[[nodiscard]] LoadedUnit load_cpu_unit(const CpuToolchain& toolchain, const std::string& source, const char* symbol,
+                                       const char* second_symbol = nullptr);
 
 }  // namespace wavestack::wasm::compiler

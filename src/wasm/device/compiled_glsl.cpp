@@ -5,6 +5,7 @@
 
 #include "wasm/device/glsl/bulk_glsl.hpp"
 #include "wasm/device/glsl/compiled_blocks_glsl.hpp"
+#include "wasm/device/glsl/compiled_lane_group_hpp_glsl.hpp"
 #include "wasm/device/glsl/compiled_prefix_run_glsl.hpp"
 #include "wasm/device/glsl/compiled_prefix_vulkan_main_glsl.hpp"
 #include "wasm/device/glsl/compiled_run_glsl.hpp"
@@ -234,9 +235,9 @@ std::string cpu_translation_unit(std::string_view body, std::string_view entry) 
 
 }  // namespace
 
-std::string compiled_cpu_source(std::string_view unit_text) {
+std::string compiled_cpu_source(std::string_view unit_text, std::string_view lane_group_text) {
   std::string body = "#define COMPILED_PREFIX(f, r, left, room) COMPILED_NEEDS_PREFIX\n";
-  append(body, {unit_text, glsl::compiled_run});
+  append(body, {unit_text, glsl::compiled_run, lane_group_text, glsl::compiled_lane_group_hpp});
   return cpu_translation_unit(body, R"(
 extern "C" __attribute__((visibility("default"))) std::uint32_t wasmgpu_unit_run(
     const std::uint32_t* program, std::uint32_t* state, std::uint32_t* memory, std::uint32_t quantum,
@@ -244,6 +245,19 @@ extern "C" __attribute__((visibility("default"))) std::uint32_t wasmgpu_unit_run
   namespace device = wavestack::wasm::device;
   device::UnitContext unit{program, state, memory, state + program[device::H_STACK]};
   return unit.compiled_run(quantum, budget);
+}
+
+extern "C" __attribute__((visibility("default"))) std::uint32_t wasmgpu_unit_run_group(
+    const std::uint32_t* program, std::uint32_t* const* states, std::uint32_t* const* memories,
+    std::uint32_t quantum, std::uint32_t budget, std::uint32_t* statuses) {
+  namespace device = wavestack::wasm::device;
+  device::UnitContext units[COMPILED_LANES];
+  device::UnitContext* lanes[COMPILED_LANES];
+  for (std::uint32_t k = 0; k < COMPILED_LANES; ++k) {
+    units[k] = device::UnitContext{program, states[k], memories[k], states[k] + program[device::H_STACK]};
+    lanes[k] = &units[k];
+  }
+  return units[0].compiled_run_group(lanes, quantum, budget, statuses);
 }
 )");
 }

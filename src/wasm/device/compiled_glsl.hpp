@@ -26,7 +26,13 @@ namespace wavestack::wasm::device {
 //                                        uint32_t* memory, uint32_t quantum, uint32_t budget)
 // (compiled_run on one instance's buffers). A block whose prefix must run makes it return
 // STATUS_COMPILED_PREFIX. It includes only standard headers.
-[[nodiscard]] std::string compiled_cpu_source(std::string_view unit_text);
+// It also exports
+//   extern "C" uint32_t wasmgpu_unit_run_group(const uint32_t* program, uint32_t* const* states,
+//                                              uint32_t* const* memories, uint32_t quantum,
+//                                              uint32_t budget, uint32_t* statuses)
+// (compiled_run_group: compiled_lane_group.hpp), built from `lane_group_text`
+// (compiler/lane_group_codegen.hpp), which defines COMPILED_LANES.
+[[nodiscard]] std::string compiled_cpu_source(std::string_view unit_text, std::string_view lane_group_text);
 
 // The unit's prefixes for the cpu device, exporting
 //   extern "C" uint32_t wasmgpu_unit_prefix(const uint32_t* program, uint32_t* state, uint32_t* memory)
@@ -36,5 +42,6 @@ namespace wavestack::wasm::device {
 // The names the cpu sources export.
 inline constexpr const char* kCompiledUnitSymbol = "wasmgpu_unit_run";
 inline constexpr const char* kCompiledPrefixSymbol = "wasmgpu_unit_prefix";
+inline constexpr const char* kCompiledGroupSymbol = "wasmgpu_unit_run_group";
 
 }  // namespace wavestack::wasm::device
