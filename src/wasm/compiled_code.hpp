@@ -20,8 +20,8 @@ using CpuUnitFunction = std::uint32_t (*)(const std::uint32_t* program, std::uin
 // the unit's CpuUnitFunction would; statuses[k] receives what that would have returned. It
 // returns the instances that ran together (lane_group_size() or 0).
 using CpuUnitGroupFunction = std::uint32_t (*)(const std::uint32_t* program, std::uint32_t* const* states,
-                                      std::uint32_t* const* memories, std::uint32_t quantum, std::uint32_t budget,
-                                      std::uint32_t* statuses);
+                                               std::uint32_t* const* memories, std::uint32_t quantum,
+                                               std::uint32_t budget, std::uint32_t* statuses);
 
 // A unit's prefixes on the cpu device (compiled_run_prefix): run when the unit's run loop
 // returned STATUS_COMPILED_PREFIX.

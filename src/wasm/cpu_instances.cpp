@@ -283,8 +283,7 @@ StepProgress CpuInstances::step(std::uint32_t quantum) {
     entry = EntryUnit{call->function, unit, compiled_->cpu_unit(unit)};
     // Lane groups (compiler/lane_group_codegen.hpp) where a chunk holds at least one group.
     const std::uint32_t lanes = compiled_->lane_group_size();
-    if (lanes >= 2 && lanes <= kMaxLaneGroup && count_ >= lanes &&
-        lane_groups_enabled_from_environment()) {
+    if (lanes >= 2 && lanes <= kMaxLaneGroup && count_ >= lanes && lane_groups_enabled_from_environment()) {
       entry->group = compiled_->cpu_unit_group(unit, call->function);
       entry->lanes = lanes;
     }
@@ -371,8 +370,8 @@ StepProgress CpuInstances::step(std::uint32_t quantum) {
             memories[k] = pass.memories + std::size_t{i + k} * pass.memory_words;
             begin_one(*pass.call, i + k, states[k], pass.stack);
           }
-          part.grouped +=
-              pass.entry->group(pass.program, states.data(), memories.data(), pass.quantum, pass.budget, statuses.data());
+          part.grouped += pass.entry->group(pass.program, states.data(), memories.data(), pass.quantum, pass.budget,
+                                            statuses.data());
           for (std::uint32_t k = 0; k < lanes; ++k) {
             std::uint32_t status = statuses[k];
             if (!call_ended(status)) {

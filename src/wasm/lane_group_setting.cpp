@@ -13,7 +13,8 @@ bool lane_groups_enabled(const char* value) {
   const std::string_view text = value;
   if (text == "on") return true;
   if (text == "off") return false;
-  throw runtime::InvalidArgument("WAVESTACK_WASM_LANE_GROUPS", "must be 'on' or 'off', got '" + std::string(text) + "'");
+  throw runtime::InvalidArgument("WAVESTACK_WASM_LANE_GROUPS",
+                                 "must be 'on' or 'off', got '" + std::string(text) + "'");
 }
 
 bool lane_groups_enabled_from_environment() {

@@ -361,8 +361,8 @@ TEST(CompilerUnits, Deterministic) {
   EXPECT_EQ(compiler::partition_units(module, options), compiler::partition_units(module, options));
 }
 
-// Lane groups (cpu device): a loop holding an f64 divide is grouped, an integer loop and a
-// function without a loop are not; a group's lane blocks never return or call.
+// Lane groups (cpu device): a loop holding an integer divide is grouped; an integer loop of
+// one-cycle operations, a function without a loop and a divide before a loop are not; a group's lane blocks never return or call.
 TEST(CompilerLaneGroups, OnlyLoopsWithLongLatencyInstructionsAreGrouped) {
   const Bytes kI32ToI32 = {0x60, 0x01, 0x7F, 0x01, 0x7F};
   // loop: local.get 0; i32.const 1; i32.sub; local.tee 0; <op>; br_if 0; end; local.get 0
@@ -377,14 +377,18 @@ TEST(CompilerLaneGroups, OnlyLoopsWithLongLatencyInstructionsAreGrouped) {
   const Bytes divide = loop_of({0x41, 0x07, 0x6E});
   const Bytes mix = loop_of({0x41, 0x07, 0x73});
   const Bytes straight = {0x20, 0x00, 0x41, 0x07, 0x6E, 0x0B};
-  const wasm::Module module = load(build_module({kI32ToI32}, {0, 0, 0}, {divide, mix, straight}));
+  // local.get 0; i32.const 7; i32.div_u; local.set 0 before the integer loop: outside it.
+  Bytes divide_first = {0x20, 0x00, 0x41, 0x07, 0x6E, 0x21, 0x00};
+  divide_first.insert(divide_first.end(), mix.begin(), mix.end());
+  const wasm::Module module =
+      load(build_module({kI32ToI32}, {0, 0, 0, 0}, {divide, mix, straight, divide_first}));
   const compiler::CompiledLayout layout = check_partition(module, {}, "lanes");
-  std::vector<bool> grouped(3, false);
+  std::vector<bool> grouped(4, false);
   for (std::uint32_t unit = 0; unit < layout.units.size(); ++unit) {
     const compiler::LaneGroupSource groups = compiler::generate_lane_groups(module.program, layout.units[unit]);
     EXPECT_NE(groups.text.find("bool compiled_unit_group_step("), std::string::npos);
     for (const auto& [first, end] : groups.runs) {
-      for (std::uint32_t f = 0; f < 3; ++f) {
+      for (std::uint32_t f = 0; f < 4; ++f) {
         const std::uint32_t entry = layout.function_entries[f];
         if (entry >= first && entry < end) grouped[f] = true;
       }
@@ -392,7 +396,7 @@ TEST(CompilerLaneGroups, OnlyLoopsWithLongLatencyInstructionsAreGrouped) {
     EXPECT_EQ(groups.text.find("frame_return"), std::string::npos);
     EXPECT_EQ(groups.text.find("frame_call"), std::string::npos);
   }
-  EXPECT_EQ(grouped, (std::vector<bool>{true, false, false}));
+  EXPECT_EQ(grouped, (std::vector<bool>{true, false, false, false}));
 }
 
 TEST(CompilerUnits, EverySpecModule) {

@@ -206,9 +206,8 @@ CpuUnitGroupFunction CompiledModule::cpu_unit_group(std::uint32_t unit, std::uin
   const std::uint32_t entry = layout_.function_entries.at(callee - imported_functions_);
   const std::lock_guard lock(mutex_);
   const auto& runs = grouped_runs_.at(unit);
-  const bool grouped = std::any_of(runs.begin(), runs.end(), [&](const auto& run) {
-    return entry >= run.first && entry < run.second;
-  });
+  const bool grouped =
+      std::any_of(runs.begin(), runs.end(), [&](const auto& run) { return entry >= run.first && entry < run.second; });
   return grouped ? reinterpret_cast<CpuUnitGroupFunction>(group_ready_.at(unit).load(std::memory_order_acquire))
                  : nullptr;
 }

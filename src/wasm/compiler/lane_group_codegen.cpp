@@ -1,5 +1,6 @@
 #include "wasm/compiler/lane_group_codegen.hpp"
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <vector>
@@ -27,8 +28,10 @@ struct GroupRun {
   std::vector<const CompiledBlock*> lane_blocks;
   std::map<std::uint32_t, bool> locals;  // of its lane blocks: true where written
   std::string members;                   // the lane blocks' functions
-  bool loops = false;         // a lane block continues at itself or an earlier block of the run
-  bool long_latency = false;  // a lane block holds a long_latency instruction
+  // Its loops as block id ranges [header, last]: WebAssembly's loops are structured, so a
+  // loop's blocks are the ids from its header to the block that branches back to it.
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> loops;
+  std::vector<std::uint32_t> slow_blocks;  // lane blocks holding a long_latency instruction
 };
 
 // Whether an instruction has a latency of several cycles on current cores, so that a loop of
@@ -159,13 +162,25 @@ std::vector<GroupRun> group_runs(const Program& program, const Unit& unit) {
     run.members += lane_block_function(program, run, block, source);
     run.lane_blocks.push_back(&block);
     for (const std::uint32_t successor : block.successors) {
-      if (successor >= run.first_id && successor <= block.id) run.loops = true;
+      if (successor >= run.first_id && successor <= block.id) run.loops.emplace_back(successor, block.id);
     }
     for (std::uint32_t pc = block.begin; pc < block.end; ++pc) {
-      if (long_latency(program.code.at(pc).opcode)) run.long_latency = true;
+      if (long_latency(program.code.at(pc).opcode)) {
+        run.slow_blocks.push_back(block.id);
+        break;
+      }
     }
   }
   return runs;
+}
+
+// Whether a loop of the run holds a long-latency instruction: a division before the loop
+// (the sieve's x % 256) says nothing about the loop, whose lanes would part for nothing.
+bool loop_is_latency_bound(const GroupRun& run) {
+  return std::any_of(run.slow_blocks.begin(), run.slow_blocks.end(), [&](std::uint32_t id) {
+    return std::any_of(run.loops.begin(), run.loops.end(),
+                       [&](const auto& loop) { return id >= loop.first && id <= loop.second; });
+  });
 }
 
 }  // namespace
@@ -178,7 +193,7 @@ LaneGroupSource generate_lane_groups(const Program& program, const Unit& unit) {
   for (const GroupRun& run : group_runs(program, unit)) {
     // A run without a loop passes its blocks once: grouping it would only add code. A loop
     // without long-latency instructions keeps the core busy alone (long_latency).
-    if (!run.loops || !run.long_latency) continue;
+    if (!loop_is_latency_bound(run)) continue;
     text += locals_members(program, run) + run.members + group_function(run);
     source.runs.emplace_back(run.first_id, run.first_id + run.count);
     step += "  if (at - " + u32(run.first_id) + " < " + u32(run.count) + ") {\n";

@@ -18,8 +18,8 @@ uint compiled_run_group(UnitContext* const* lanes, uint quantum, uint budget, ui
                          uvec2(lane.st_get(S_FUEL), lane.st_get(S_FUEL + 1u))};
     // (The entry checks each lane's own cont_func: lanes calling different functions run
     // alone.)
-    together = together && r[k].status == STATUS_RUNNING && r[k].pc == prog(H_ENTRY_PC) &&
-               r[k].cont_func == r[0].cont_func;
+    together =
+        together && r[k].status == STATUS_RUNNING && r[k].pc == prog(H_ENTRY_PC) && r[k].cont_func == r[0].cont_func;
   }
   if (together) {
     // The call's entry, as compiled_run's first turn makes it.
