@@ -96,6 +96,8 @@ step spec-interpreter "$python" tests/wasm_spec/runner.py --execution interprete
 step wasi-interpreter "$python" tests/wasi/testsuite.py --engine wasmgpu_engine:cpu_interpreter
 step wasi-compiled "$python" tests/wasi/testsuite.py --engine wasmgpu_engine:cpu -k "$wasi_compiled"
 step differential-replay "$python" tests/fuzz/differential.py --replay tests/fixtures/fuzz/differential
+# Lane groups (the cpu device's grouped loops), the lanes parting, trapping and out of bounds.
+step lane-groups "$python" -m pytest -q -p no:cacheprovider tests/python/test_wasm_lane_groups.py -k own_outcome
 
 # The check is only worth something if the units really were instrumented.
 units=("$WAVESTACK_CACHE_DIR"/cpu-units/*.so)

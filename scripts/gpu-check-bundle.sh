@@ -62,6 +62,9 @@ compgen -G "$wheels/wasmtime-*.whl" >/dev/null ||
     "wasmtime==$(.venv/bin/python -m pip show wasmtime | sed -n 's/^Version: //p')"
 compgen -G "$wheels/mpi4py-*.whl" >/dev/null ||
   "$venv/bin/pip" wheel -q --no-deps --no-binary mpi4py -w "$wheels" "mpi4py==$(.venv/bin/python -c 'import mpi4py; print(mpi4py.__version__)')"
+# pywasm3 (the interpreter bench/wasmgpu.py compares with) has no wheels: built here, kept too.
+compgen -G "$wheels/pywasm3-*.whl" >/dev/null ||
+  "$venv/bin/pip" wheel -q --no-deps -w "$wheels" "pywasm3==$(.venv/bin/python -m pip show pywasm3 | sed -n 's/^Version: //p')"
 cp "$wheels"/*.whl "$bundle/whl/"
 bash scripts/gpu_check/bundle_openmpi.sh "$bundle/mpi"
 
