@@ -362,7 +362,8 @@ TEST(CompilerUnits, Deterministic) {
 }
 
 // Lane groups (cpu device): a loop holding an integer divide is grouped; an integer loop of
-// one-cycle operations, a function without a loop and a divide before a loop are not; a group's lane blocks never return or call.
+// one-cycle operations, a function without a loop and a divide before a loop are not; a group's lane blocks never
+// return or call.
 TEST(CompilerLaneGroups, OnlyLoopsWithLongLatencyInstructionsAreGrouped) {
   const Bytes kI32ToI32 = {0x60, 0x01, 0x7F, 0x01, 0x7F};
   // loop: local.get 0; i32.const 1; i32.sub; local.tee 0; <op>; br_if 0; end; local.get 0
@@ -380,8 +381,7 @@ TEST(CompilerLaneGroups, OnlyLoopsWithLongLatencyInstructionsAreGrouped) {
   // local.get 0; i32.const 7; i32.div_u; local.set 0 before the integer loop: outside it.
   Bytes divide_first = {0x20, 0x00, 0x41, 0x07, 0x6E, 0x21, 0x00};
   divide_first.insert(divide_first.end(), mix.begin(), mix.end());
-  const wasm::Module module =
-      load(build_module({kI32ToI32}, {0, 0, 0, 0}, {divide, mix, straight, divide_first}));
+  const wasm::Module module = load(build_module({kI32ToI32}, {0, 0, 0, 0}, {divide, mix, straight, divide_first}));
   const compiler::CompiledLayout layout = check_partition(module, {}, "lanes");
   std::vector<bool> grouped(4, false);
   for (std::uint32_t unit = 0; unit < layout.units.size(); ++unit) {
