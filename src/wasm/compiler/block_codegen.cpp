@@ -7,22 +7,12 @@
 
 #include "wasm/compiler/control_records.hpp"
 #include "wasm/compiler/numeric_lowering.hpp"
+#include "wasm/compiler/source_text.hpp"
 #include "wasm/module.hpp"
 #include "wasm/opcodes.hpp"
 
 namespace wavestack::wasm::compiler {
 namespace {
-
-std::string u32(std::uint32_t value) {
-  return std::to_string(value) + "u";
-}
-
-// prefix followed by n (appended: GCC 12 reports a false -Wrestrict for "x" + std::to_string(n)).
-std::string numbered(const char* prefix, std::uint32_t n) {
-  std::string name(prefix);
-  name += std::to_string(n);
-  return name;
-}
 
 std::string literal(std::uint32_t low, std::uint32_t high) {
   return "uvec2(" + u32(low) + ", " + u32(high) + ")";

@@ -6,19 +6,10 @@
 #include <vector>
 
 #include "wasm/compiler/block_codegen.hpp"
+#include "wasm/compiler/source_text.hpp"
 
 namespace wavestack::wasm::compiler {
 namespace {
-
-std::string u32(std::uint32_t value) {
-  return std::to_string(value) + "u";
-}
-
-std::string named(const char* prefix, std::uint32_t n) {
-  std::string name(prefix);
-  name += std::to_string(n);
-  return name;
-}
 
 // One run's lane blocks (the blocks of one function that are consecutive in the unit).
 struct GroupRun {
@@ -59,11 +50,11 @@ std::string local_type(const Program& program, std::uint32_t function, std::uint
 // lane_block<ID>: the block's lane text with the run's locals it uses bound to the lane's.
 std::string lane_block_function(const Program& program, const GroupRun& run, const CompiledBlock& block,
                                 const LaneBlockSource& source) {
-  const std::string locals_type = named("lane_locals", run.first_id);
-  std::string text = "__attribute__((always_inline)) inline void " + named("lane_block", block.id) +
+  const std::string locals_type = numbered("lane_locals", run.first_id);
+  std::string text = "__attribute__((always_inline)) inline void " + numbered("lane_block", block.id) +
                      "(INOUT(Regs) r, uint& credit, " + locals_type + "& L) {\n";
   for (const auto& [index, written] : source.locals) {
-    const std::string name = named("l", index);
+    const std::string name = numbered("l", index);
     text += "  " + local_type(program, run.function, index) + "& " + name + " = L." + name + ";\n";
   }
   text += source.text + "}\n";
@@ -77,7 +68,7 @@ std::string locals_members(const Program& program, const GroupRun& run) {
   std::string load = "void lane_load" + suffix + "(INOUT(Regs) r, lane_locals" + suffix + "& L) {\n";
   std::string spill = "void lane_spill" + suffix + "(INOUT(Regs) r, const lane_locals" + suffix + "& L) {\n";
   for (const auto& [index, written] : run.locals) {
-    const std::string name = named("l", index);
+    const std::string name = numbered("l", index);
     const std::string slot = "slot_get(r.fp + " + u32(index) + ")";
     type += "  " + local_type(program, run.function, index) + " " + name + ";\n";
     load += "  L." + name + " = " +
@@ -108,8 +99,8 @@ std::string group_function(const GroupRun& run) {
   }
   std::string same_block = "true";
   std::string running = "true";
-  for (std::uint32_t k = 1; k < lanes; ++k) same_block += " && " + named("r", k) + ".pc == r0.pc";
-  for (std::uint32_t k = 0; k < lanes; ++k) running += " && " + named("r", k) + ".status == STATUS_RUNNING";
+  for (std::uint32_t k = 1; k < lanes; ++k) same_block += " && " + numbered("r", k) + ".pc == r0.pc";
+  for (std::uint32_t k = 0; k < lanes; ++k) running += " && " + numbered("r", k) + ".status == STATUS_RUNNING";
   // The lanes' next block: directly to a successor that is a lane block of the run (as the
   // run's own blocks jump), else through the switch, whose default ends the group.
   std::set<std::uint32_t> lane_ids;
@@ -120,19 +111,19 @@ std::string group_function(const GroupRun& run) {
   for (const CompiledBlock* block : run.lane_blocks) {
     const std::string records = u32(block->instruction_count);
     std::string fits = "true";
-    for (std::uint32_t k = 0; k < lanes; ++k) fits += " && " + named("credit", k) + " >= " + records;
-    text += "      case " + u32(block->id - run.first_id) + ": " + named("lane_at", block->id) + ":\n";
+    for (std::uint32_t k = 0; k < lanes; ++k) fits += " && " + numbered("credit", k) + " >= " + records;
+    text += "      case " + u32(block->id - run.first_id) + ": " + numbered("lane_at", block->id) + ":\n";
     text += "        if (!(" + fits + ")) goto group_end;\n";
     for (std::uint32_t k = 0; k < lanes; ++k) {
       const std::string lane = std::to_string(k);
-      text += "        u" + lane + "." + named("lane_block", block->id) + "(r" + lane + ", credit" + lane + ", L" +
+      text += "        u" + lane + "." + numbered("lane_block", block->id) + "(r" + lane + ", credit" + lane + ", L" +
               lane + ");\n";
     }
     text += "        if (!(" + running + " && " + same_block + ")) goto group_end;\n";
     std::set<std::uint32_t> done;
     for (const std::uint32_t successor : block->successors) {
       if (lane_ids.count(successor) == 0 || !done.insert(successor).second) continue;
-      text += "        if (r0.pc == " + u32(successor) + ") goto " + named("lane_at", successor) + ";\n";
+      text += "        if (r0.pc == " + u32(successor) + ") goto " + numbered("lane_at", successor) + ";\n";
     }
     text += "        continue;\n";
   }
@@ -197,7 +188,7 @@ LaneGroupSource generate_lane_groups(const Program& program, const Unit& unit) {
     text += locals_members(program, run) + run.members + group_function(run);
     source.runs.emplace_back(run.first_id, run.first_id + run.count);
     step += "  if (at - " + u32(run.first_id) + " < " + u32(run.count) + ") {\n";
-    step += "    " + named("lane_group", run.first_id) + "(lanes, r, c);\n    return true;\n  }\n";
+    step += "    " + numbered("lane_group", run.first_id) + "(lanes, r, c);\n    return true;\n  }\n";
   }
   source.text = text + step + "  return false;\n}\n";
   return source;

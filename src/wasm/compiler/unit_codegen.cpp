@@ -7,18 +7,13 @@
 #include <vector>
 
 #include "wasm/compiler/block_codegen.hpp"
+#include "wasm/compiler/source_text.hpp"
 
 namespace wavestack::wasm::compiler {
 namespace {
 
-std::string u32(std::uint32_t value) {
-  return std::to_string(value) + "u";
-}
-
 std::string local_name(std::uint32_t index) {
-  std::string name("l");
-  name += std::to_string(index);
-  return name;
+  return numbered("l", index);
 }
 
 // Calls spill the run's written locals at their own site while there are at most this many
@@ -48,9 +43,7 @@ struct Run {
 };
 
 std::string run_function_name(std::uint32_t first_block) {
-  std::string name("run");
-  name += std::to_string(first_block);
-  return name;
+  return numbered("run", first_block);
 }
 
 void replace_all(std::string& text, const std::string& from, const std::string& to) {
