@@ -52,7 +52,7 @@ class CallStats:
     instructions: int = 0             # instructions executed, all instances
     interpreted_instructions: int = 0
     compiled_instructions: int = 0
-    lane_grouped_instances: int = 0   # the cpu device, compiled mode: instances whose call began in a lane group
+    lane_grouped_instances: int = 0   # the cpu device, compiled mode: instances run in lane groups, per dispatch
     cancelled: bool = False
     traps: int = 0
 

@@ -15,8 +15,9 @@ using CpuUnitFunction = std::uint32_t (*)(const std::uint32_t* program, std::uin
                                           std::uint32_t quantum, std::uint32_t budget);
 
 // A unit's lane group entry on the cpu device (compiled_lane_group.hpp): runs
-// lane_group_size() instances, states[k] and memories[k], from the start of a call together
-// while they keep to the same blocks of a loop, then each alone for the rest of its quantum, as
+// lane_group_size() instances, states[k] and memories[k], all at the start of a call or all
+// at one block, together while they keep to the same blocks of a loop, then each alone for
+// the rest of its quantum, as
 // the unit's CpuUnitFunction would; statuses[k] receives what that would have returned. It
 // returns the instances that ran together (lane_group_size() or 0).
 using CpuUnitGroupFunction = std::uint32_t (*)(const std::uint32_t* program, std::uint32_t* const* states,
@@ -62,6 +63,9 @@ class CompiledCode {
   // The unit's lane group entry for calls of function `callee` (from the same library as
   // cpu_unit), or null when such a call would run no lane group; and the instances it takes.
   [[nodiscard]] virtual CpuUnitGroupFunction cpu_unit_group(std::uint32_t unit, std::uint32_t callee) = 0;
+  // The same for instances continuing at block `block` of `unit`: null unless the block is in
+  // a grouped run (a loop that outlasted a quantum).
+  [[nodiscard]] virtual CpuUnitGroupFunction cpu_unit_group_at(std::uint32_t unit, std::uint32_t block) = 0;
   [[nodiscard]] virtual std::uint32_t lane_group_size() const = 0;
   // The unit's prefixes, built on first use (only when fuel runs out inside one of its blocks).
   [[nodiscard]] virtual CpuPrefixFunction cpu_prefix(std::uint32_t unit) = 0;

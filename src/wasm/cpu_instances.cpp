@@ -288,6 +288,13 @@ StepProgress CpuInstances::step(std::uint32_t quantum) {
       entry->lanes = lanes;
     }
   }
+  std::uint32_t continue_lanes = 0;
+  if (!call && compiled_) {
+    const std::uint32_t lanes = compiled_->lane_group_size();
+    if (lanes >= 2 && lanes <= kMaxLaneGroup && count_ >= lanes && lane_groups_enabled_from_environment()) {
+      continue_lanes = lanes;
+    }
+  }
   const bool noting = finished_.status.size() == count_;
   // What every instance of the pass uses, copied into each chunk's own locals: read through
   // `this` or the lambda's references, it was reloaded after every store to a state (a
@@ -303,6 +310,7 @@ StepProgress CpuInstances::step(std::uint32_t quantum) {
     std::uint32_t budget;
     const PendingCall* call;
     const EntryUnit* entry;
+    std::uint32_t continue_lanes;       // a later quantum: the lanes of groups that form again (0: none)
     const std::uint32_t* noted_status;  // finished_.status while this call's outcomes are noted
     std::span<const std::uint32_t> hot_lines;
   };
@@ -316,6 +324,7 @@ StepProgress CpuInstances::step(std::uint32_t quantum) {
                     budget,
                     call ? &*call : nullptr,
                     entry ? &*entry : nullptr,
+                    continue_lanes,
                     noting ? finished_.status.data() : nullptr,
                     hot_lines_};
   // Each chunk's progress is summed by the task that runs it (no per-instance arrays), and
@@ -357,31 +366,46 @@ StepProgress CpuInstances::step(std::uint32_t quantum) {
           part.noted_executed += note_outcome(i, s);
         }
       };
+      // Instances i .. i + lanes as a lane group of `unit` (compiled mode): begun here when
+      // `call` is given, else continuing at one block; then each continues alone, as run_one.
+      const auto run_group = [&](std::uint32_t i, std::uint32_t lanes, CpuUnitGroupFunction group, std::uint32_t unit,
+                                 const PendingCall* call) {
+        std::array<std::uint32_t*, kMaxLaneGroup> states{};
+        std::array<std::uint32_t*, kMaxLaneGroup> memories{};
+        std::array<std::uint32_t, kMaxLaneGroup> statuses{};
+        std::array<std::uint64_t, kMaxLaneGroup> starts{};
+        for (std::uint32_t k = 0; k < lanes; ++k) {
+          prefetch(i + k);
+          states[k] = pass.states + std::size_t{i + k} * pass.state_words;
+          memories[k] = pass.memories + std::size_t{i + k} * pass.memory_words;
+          if (call != nullptr) begin_one(*call, i + k, states[k], pass.stack);
+          starts[k] = call != nullptr ? 0 : executed_of(states[k]);
+        }
+        part.grouped += group(pass.program, states.data(), memories.data(), pass.quantum, pass.budget, statuses.data());
+        for (std::uint32_t k = 0; k < lanes; ++k) {
+          std::uint32_t status = statuses[k];
+          if (!call_ended(status)) {
+            const CpuInstanceView view{pass.program, states[k], memories[k]};
+            status = continue_run(view, pass.quantum, pass.budget, unit, status, starts[k]);
+          }
+          ran(i + k, status);
+        }
+      };
       for (std::uint32_t i = first + begin; i < last;) {
         if (pass.entry != nullptr && pass.entry->group != nullptr && last - i >= pass.entry->lanes) {
-          // Compiled mode, the call begun right here, a lane group of instances i.. at once.
-          const std::uint32_t lanes = pass.entry->lanes;
-          std::array<std::uint32_t*, kMaxLaneGroup> states{};
-          std::array<std::uint32_t*, kMaxLaneGroup> memories{};
-          std::array<std::uint32_t, kMaxLaneGroup> statuses{};
-          for (std::uint32_t k = 0; k < lanes; ++k) {
-            prefetch(i + k);
-            states[k] = pass.states + std::size_t{i + k} * pass.state_words;
-            memories[k] = pass.memories + std::size_t{i + k} * pass.memory_words;
-            begin_one(*pass.call, i + k, states[k], pass.stack);
-          }
-          part.grouped += pass.entry->group(pass.program, states.data(), memories.data(), pass.quantum, pass.budget,
-                                            statuses.data());
-          for (std::uint32_t k = 0; k < lanes; ++k) {
-            std::uint32_t status = statuses[k];
-            if (!call_ended(status)) {
-              const CpuInstanceView view{pass.program, states[k], memories[k]};
-              status = continue_run(view, pass.quantum, pass.budget, pass.entry->unit, status, 0);
-            }
-            ran(i + k, status);
-          }
-          i += lanes;
+          // The call begun right here, in a lane group of instances i.. at once.
+          run_group(i, pass.entry->lanes, pass.entry->group, pass.entry->unit, pass.call);
+          i += pass.entry->lanes;
           continue;
+        }
+        if (pass.continue_lanes != 0 && last - i >= pass.continue_lanes) {
+          // A later quantum: instances i.. running at one block of a grouped loop (a loop that
+          // outlasted the last quantum) form a group again.
+          if (const auto [group, unit] = group_at_one_block(i, pass.continue_lanes); group != nullptr) {
+            run_group(i, pass.continue_lanes, group, unit, nullptr);
+            i += pass.continue_lanes;
+            continue;
+          }
         }
         prefetch(i);
         std::uint32_t* const s = pass.states + std::size_t{i} * pass.state_words;
@@ -461,6 +485,21 @@ std::uint32_t CpuInstances::continue_run(const CpuInstanceView& view, std::uint3
                                        quantum - static_cast<std::uint32_t>(used), budget);
     if (call_ended(status)) return status;
   }
+}
+
+std::pair<CpuUnitGroupFunction, std::uint32_t> CpuInstances::group_at_one_block(std::uint32_t first,
+                                                                                std::uint32_t lanes) {
+  const std::uint32_t* const lead = state(first);
+  const std::uint32_t pc = lead[dev::S_PC];
+  if (lead[dev::S_STATUS] != dev::STATUS_RUNNING || lead[dev::S_CONT] != 0 || pc == image_.program[dev::H_ENTRY_PC]) {
+    return {nullptr, 0};
+  }
+  for (std::uint32_t k = 1; k < lanes; ++k) {
+    const std::uint32_t* const s = state(first + k);
+    if (s[dev::S_STATUS] != dev::STATUS_RUNNING || s[dev::S_PC] != pc || s[dev::S_CONT] != 0) return {nullptr, 0};
+  }
+  const std::uint32_t unit = compiled_->unit_of(pc, lead[dev::S_CONT_FUNC]);
+  return {compiled_->cpu_unit_group_at(unit, pc), unit};
 }
 
 CallOutcome CpuInstances::outcome(std::uint32_t result_count) {

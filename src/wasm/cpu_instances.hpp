@@ -10,6 +10,7 @@
 #include <optional>
 #include <span>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include "wasm/compiled_code.hpp"
@@ -60,6 +61,10 @@ class CpuInstances final : public InstanceSet {
     std::uint32_t lanes = 1;
   };
   static constexpr std::uint32_t kMaxLaneGroup = 8;
+  // A later quantum's lane group: instances first .. first + lanes all running at one block
+  // (none in a call's continuation) of a grouped run give its unit's group entry and the unit;
+  // anything else gives null.
+  std::pair<CpuUnitGroupFunction, std::uint32_t> group_at_one_block(std::uint32_t first, std::uint32_t lanes);
   std::uint32_t run_one(std::uint32_t instance, std::uint32_t quantum, std::uint32_t budget,
                         const EntryUnit* entry = nullptr);
   // Compiled mode after a run of `unit` that did not end the call (`status`): its prefix, a

@@ -47,7 +47,7 @@ struct SpawnLimits {
 struct StepProgress {
   std::uint32_t running = 0;
   std::uint64_t executed = 0;
-  std::uint32_t grouped = 0;  // the cpu device: instances whose call began in a lane group
+  std::uint32_t grouped = 0;  // the cpu device: instances that ran in a lane group in this step
 };
 
 struct CallOutcome {

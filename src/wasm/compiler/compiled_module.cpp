@@ -156,7 +156,8 @@ void* CompiledModule::cpu_library(std::uint32_t unit, int kind) {
         "compiled mode on the cpu device needs a C++ compiler to build its units, and none was found (tried "
         "$WAVESTACK_CXX, $CXX, c++, g++ and clang++); install one or use execution=\"interpreter\"");
   }
-  const std::string source = cpu_source_locked(unit, kind);
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> groups;
+  const std::string source = cpu_source_locked(unit, kind, &groups);
   const CpuToolchain toolchain = *toolchain_;
   building_[kind][unit] = true;
   lock.unlock();
@@ -177,23 +178,28 @@ void* CompiledModule::cpu_library(std::uint32_t unit, int kind) {
   counters_.compile_seconds += seconds;
   ++counters_.units_compiled;
   if (loaded.from_cache) ++counters_.units_from_cache;
-  if (kind == 0) group_ready_[unit].store(loaded.second, std::memory_order_release);
+  if (kind == 0) {
+    // Written once, before the release below: readers that found the unit read it unlocked.
+    grouped_runs_[unit] = std::move(groups);
+    group_ready_[unit].store(loaded.second, std::memory_order_release);
+  }
   ready_[kind][unit].store(loaded.entry, std::memory_order_release);
   built_.notify_all();
   return loaded.entry;
 }
 
-std::string CompiledModule::cpu_source_locked(std::uint32_t unit, int kind) {
+std::string CompiledModule::cpu_source_locked(std::uint32_t unit, int kind,
+                                              std::vector<std::pair<std::uint32_t, std::uint32_t>>* groups) {
   const UnitSource& texts = unit_source_locked(unit);
   if (kind == 1) return device::compiled_cpu_prefix_source(texts.prefix_text);
-  LaneGroupSource groups = generate_lane_groups(program_, layout_.units.at(unit));
-  grouped_runs_.at(unit) = std::move(groups.runs);
-  return device::compiled_cpu_source(texts.text, groups.text);
+  LaneGroupSource lane_groups = generate_lane_groups(program_, layout_.units.at(unit));
+  if (groups != nullptr) *groups = std::move(lane_groups.runs);
+  return device::compiled_cpu_source(texts.text, lane_groups.text);
 }
 
 std::string CompiledModule::cpu_source(std::uint32_t unit, int kind) {
   const std::lock_guard lock(mutex_);
-  return cpu_source_locked(unit, kind);
+  return cpu_source_locked(unit, kind, nullptr);
 }
 
 CpuUnitFunction CompiledModule::cpu_unit(std::uint32_t unit) {
@@ -201,13 +207,15 @@ CpuUnitFunction CompiledModule::cpu_unit(std::uint32_t unit) {
 }
 
 CpuUnitGroupFunction CompiledModule::cpu_unit_group(std::uint32_t unit, std::uint32_t callee) {
-  (void)cpu_library(unit, 0);  // built with the unit's entry (the acquire orders these reads)
   if (callee < imported_functions_) return nullptr;
-  const std::uint32_t entry = layout_.function_entries.at(callee - imported_functions_);
-  const std::lock_guard lock(mutex_);
+  return cpu_unit_group_at(unit, layout_.function_entries.at(callee - imported_functions_));
+}
+
+CpuUnitGroupFunction CompiledModule::cpu_unit_group_at(std::uint32_t unit, std::uint32_t block) {
+  (void)cpu_library(unit, 0);  // built with the unit's entry (its acquire orders these reads)
   const auto& runs = grouped_runs_.at(unit);
   const bool grouped =
-      std::any_of(runs.begin(), runs.end(), [&](const auto& run) { return entry >= run.first && entry < run.second; });
+      std::any_of(runs.begin(), runs.end(), [&](const auto& run) { return block >= run.first && block < run.second; });
   return grouped ? reinterpret_cast<CpuUnitGroupFunction>(group_ready_.at(unit).load(std::memory_order_acquire))
                  : nullptr;
 }

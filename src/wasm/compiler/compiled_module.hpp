@@ -52,6 +52,7 @@ class CompiledModule final : public CompiledCode {
   [[nodiscard]] std::uint32_t unit_of(std::uint32_t id, std::uint32_t callee) const override;
   [[nodiscard]] CpuUnitFunction cpu_unit(std::uint32_t unit) override;
   [[nodiscard]] CpuUnitGroupFunction cpu_unit_group(std::uint32_t unit, std::uint32_t callee) override;
+  [[nodiscard]] CpuUnitGroupFunction cpu_unit_group_at(std::uint32_t unit, std::uint32_t block) override;
   [[nodiscard]] std::uint32_t lane_group_size() const override;
   [[nodiscard]] CpuPrefixFunction cpu_prefix(std::uint32_t unit) override;
   [[nodiscard]] std::string shader_source(std::uint32_t unit) override;
@@ -63,7 +64,9 @@ class CompiledModule final : public CompiledCode {
   // The built library `kind` (0: the unit, 1: its prefixes) of `unit`: its entry point.
   void* cpu_library(std::uint32_t unit, int kind);
   const UnitSource& unit_source_locked(std::uint32_t unit);
-  std::string cpu_source_locked(std::uint32_t unit, int kind);
+  // `groups`, when given, receives the unit's grouped runs (LaneGroupSource::runs).
+  std::string cpu_source_locked(std::uint32_t unit, int kind,
+                                std::vector<std::pair<std::uint32_t, std::uint32_t>>* groups);
 
   Program program_;
   std::uint32_t imported_functions_ = 0;
@@ -76,7 +79,8 @@ class CompiledModule final : public CompiledCode {
   // (control moves between units often), and whether a thread is building it now.
   std::array<std::vector<std::atomic<void*>>, 2> ready_;
   std::vector<std::atomic<void*>> group_ready_;  // per unit: its lane group entry (set before ready_[0])
-  // Per unit: its grouped runs' block ids (LaneGroupSource::runs), written with its source.
+  // Per unit: its grouped runs' block ids (LaneGroupSource::runs), written once when it is
+  // built, before group_ready_ and ready_ publish it.
   std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> grouped_runs_;
   std::array<std::vector<bool>, 2> building_;
   std::condition_variable built_;
