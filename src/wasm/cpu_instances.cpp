@@ -367,9 +367,9 @@ StepProgress CpuInstances::step(std::uint32_t quantum) {
         }
       };
       // Instances i .. i + lanes as a lane group of `unit` (compiled mode): begun here when
-      // `call` is given, else continuing at one block; then each continues alone, as run_one.
+      // `begun` is given, else continuing at one block; then each continues alone, as run_one.
       const auto run_group = [&](std::uint32_t i, std::uint32_t lanes, CpuUnitGroupFunction group, std::uint32_t unit,
-                                 const PendingCall* call) {
+                                 const PendingCall* begun) {
         std::array<std::uint32_t*, kMaxLaneGroup> states{};
         std::array<std::uint32_t*, kMaxLaneGroup> memories{};
         std::array<std::uint32_t, kMaxLaneGroup> statuses{};
@@ -378,8 +378,8 @@ StepProgress CpuInstances::step(std::uint32_t quantum) {
           prefetch(i + k);
           states[k] = pass.states + std::size_t{i + k} * pass.state_words;
           memories[k] = pass.memories + std::size_t{i + k} * pass.memory_words;
-          if (call != nullptr) begin_one(*call, i + k, states[k], pass.stack);
-          starts[k] = call != nullptr ? 0 : executed_of(states[k]);
+          if (begun != nullptr) begin_one(*begun, i + k, states[k], pass.stack);
+          starts[k] = begun != nullptr ? 0 : executed_of(states[k]);
         }
         part.grouped += group(pass.program, states.data(), memories.data(), pass.quantum, pass.budget, statuses.data());
         for (std::uint32_t k = 0; k < lanes; ++k) {
