@@ -67,6 +67,8 @@ class CompiledCode {
   // a grouped run (a loop that outlasted a quantum).
   [[nodiscard]] virtual CpuUnitGroupFunction cpu_unit_group_at(std::uint32_t unit, std::uint32_t block) = 0;
   [[nodiscard]] virtual std::uint32_t lane_group_size() const = 0;
+  // Whether a unit built so far has a grouped run (cheap: read on every step).
+  [[nodiscard]] virtual bool has_lane_groups() const = 0;
   // The unit's prefixes, built on first use (only when fuel runs out inside one of its blocks).
   [[nodiscard]] virtual CpuPrefixFunction cpu_prefix(std::uint32_t unit) = 0;
   // The unit's complete Vulkan shader source, and its prefixes' shader, generated on first use

@@ -277,24 +277,24 @@ StepProgress CpuInstances::step(std::uint32_t quantum) {
   pending_call_.reset();
   // batch_size: instances run batch after batch (each batch over the thread pool).
   const std::uint32_t batch = limits_.batch_size.value_or(count_ == 0 ? 1u : count_);
+  // Lane groups (compiler/lane_group_codegen.hpp): their size when this step may form any.
+  const std::uint32_t group_size = compiled_ ? compiled_->lane_group_size() : 0;
+  const std::uint32_t step_lanes =
+      group_size >= 2 && group_size <= std::min(count_, kMaxLaneGroup) && lane_groups_enabled_from_environment()
+          ? group_size
+          : 0;
   std::optional<EntryUnit> entry;
   if (call && compiled_) {
     const std::uint32_t unit = compiled_->unit_of(compiled_->entry_id(), call->function);
     entry = EntryUnit{call->function, unit, compiled_->cpu_unit(unit)};
-    // Lane groups (compiler/lane_group_codegen.hpp) where a chunk holds at least one group.
-    const std::uint32_t lanes = compiled_->lane_group_size();
-    if (lanes >= 2 && lanes <= kMaxLaneGroup && count_ >= lanes && lane_groups_enabled_from_environment()) {
+    if (step_lanes != 0) {
       entry->group = compiled_->cpu_unit_group(unit, call->function);
-      entry->lanes = lanes;
+      entry->lanes = step_lanes;
     }
   }
-  std::uint32_t continue_lanes = 0;
-  if (!call && compiled_) {
-    const std::uint32_t lanes = compiled_->lane_group_size();
-    if (lanes >= 2 && lanes <= kMaxLaneGroup && count_ >= lanes && lane_groups_enabled_from_environment()) {
-      continue_lanes = lanes;
-    }
-  }
+  // A later quantum looks for groups that form again only once some unit has a grouped run
+  // (the check costs a few loads per instance).
+  const std::uint32_t continue_lanes = !call && compiled_ && compiled_->has_lane_groups() ? step_lanes : 0;
   const bool noting = finished_.status.size() == count_;
   // What every instance of the pass uses, copied into each chunk's own locals: read through
   // `this` or the lambda's references, it was reloaded after every store to a state (a

@@ -180,6 +180,7 @@ void* CompiledModule::cpu_library(std::uint32_t unit, int kind) {
   if (loaded.from_cache) ++counters_.units_from_cache;
   if (kind == 0) {
     // Written once, before the release below: readers that found the unit read it unlocked.
+    if (!groups.empty()) has_lane_groups_.store(true, std::memory_order_release);
     grouped_runs_[unit] = std::move(groups);
     group_ready_[unit].store(loaded.second, std::memory_order_release);
   }

@@ -54,6 +54,7 @@ class CompiledModule final : public CompiledCode {
   [[nodiscard]] CpuUnitGroupFunction cpu_unit_group(std::uint32_t unit, std::uint32_t callee) override;
   [[nodiscard]] CpuUnitGroupFunction cpu_unit_group_at(std::uint32_t unit, std::uint32_t block) override;
   [[nodiscard]] std::uint32_t lane_group_size() const override;
+  [[nodiscard]] bool has_lane_groups() const override { return has_lane_groups_.load(std::memory_order_acquire); }
   [[nodiscard]] CpuPrefixFunction cpu_prefix(std::uint32_t unit) override;
   [[nodiscard]] std::string shader_source(std::uint32_t unit) override;
   [[nodiscard]] std::string prefix_shader_source(std::uint32_t unit) override;
@@ -82,6 +83,7 @@ class CompiledModule final : public CompiledCode {
   // Per unit: its grouped runs' block ids (LaneGroupSource::runs), written once when it is
   // built, before group_ready_ and ready_ publish it.
   std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> grouped_runs_;
+  std::atomic<bool> has_lane_groups_{false};
   std::array<std::vector<bool>, 2> building_;
   std::condition_variable built_;
   std::optional<CpuToolchain> toolchain_;
