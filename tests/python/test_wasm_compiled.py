@@ -367,7 +367,7 @@ def test_second_spawn_compiles_nothing_and_last_call_separates_the_phases(tmp_pa
         assert again.last_call.units_from_cache == again.last_call.units_compiled == module.compiled["units"]
 
 
-def test_without_a_compiler_compiled_mode_says_so(tmp_path):
+def test_without_a_host_compiler_the_host_tier_says_so(tmp_path):
     script = textwrap.dedent(f"""
         import wasmgpu
         module = wasmgpu.Module({wasm(RECURSE)!r}, execution="compiled")
@@ -385,7 +385,7 @@ def test_without_a_compiler_compiled_mode_says_so(tmp_path):
         if shutil.which(tool):
             (tools / tool).symlink_to(shutil.which(tool))
     env = dict(os.environ, PATH=str(tools), WAVESTACK_CXX=str(tmp_path / "missing-c++"),
-               WAVESTACK_CACHE_DIR=str(tmp_path / "cache"))
+               WAVESTACK_CACHE_DIR=str(tmp_path / "cache"), WAVESTACK_WASM_CPU_TIERS="host")
     env.pop("CXX", None)
     result = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120)
     assert "ERROR: compiled mode on the cpu device needs a C++ compiler" in result.stdout, result.stderr

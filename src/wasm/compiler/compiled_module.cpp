@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "wasm/compiler/block_codegen.hpp"
+#include "wasm/compiler/cpu_unit_build.hpp"
 #include "wasm/compiler/lane_group_codegen.hpp"
 #include "wasm/compiler/unit_codegen.hpp"
 #include "wasm/device/compiled_glsl.hpp"
@@ -147,25 +148,17 @@ void* CompiledModule::cpu_library(std::uint32_t unit, int kind) {
   // Another thread building this library: wait for it (different ones build in parallel).
   built_.wait(lock, [&] { return !building_[kind][unit]; });
   if (void* ready = ready_[kind][unit].load(std::memory_order_acquire)) return ready;
-  if (!toolchain_searched_) {
-    toolchain_ = find_cpu_toolchain();
-    toolchain_searched_ = true;
-  }
-  if (!toolchain_) {
-    throw std::runtime_error(
-        "compiled mode on the cpu device needs a C++ compiler to build its units, and none was found (tried "
-        "$WAVESTACK_CXX, $CXX, c++, g++ and clang++); install one or use execution=\"interpreter\"");
-  }
+  if (!tier_plan_) tier_plan_ = cpu_tier_plan_from_environment();
+  const CpuTier tier = tier_plan_->first;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> groups;
-  const std::string source = cpu_source_locked(unit, kind, &groups);
-  const CpuToolchain toolchain = *toolchain_;
+  const std::string text = cpu_text_locked(unit, kind, &groups);
   building_[kind][unit] = true;
   lock.unlock();
   const auto start = std::chrono::steady_clock::now();
-  LoadedUnit loaded;
+  BuiltUnit built;
   try {
-    loaded = kind == 0 ? load_cpu_unit(toolchain, source, device::kCompiledUnitSymbol, device::kCompiledGroupSymbol)
-                       : load_cpu_unit(toolchain, source, device::kCompiledPrefixSymbol);
+    built = kind == 0 ? build_cpu_unit(tier, text, device::kCompiledUnitSymbol, device::kCompiledGroupSymbol)
+                      : build_cpu_unit(tier, text, device::kCompiledPrefixSymbol);
   } catch (...) {
     lock.lock();
     building_[kind][unit] = false;
@@ -177,30 +170,30 @@ void* CompiledModule::cpu_library(std::uint32_t unit, int kind) {
   building_[kind][unit] = false;
   counters_.compile_seconds += seconds;
   ++counters_.units_compiled;
-  if (loaded.from_cache) ++counters_.units_from_cache;
+  if (built.from_cache) ++counters_.units_from_cache;
   if (kind == 0) {
     // Written once, before the release below: readers that found the unit read it unlocked.
     if (!groups.empty()) has_lane_groups_.store(true, std::memory_order_release);
     grouped_runs_[unit] = std::move(groups);
-    group_ready_[unit].store(loaded.second, std::memory_order_release);
+    group_ready_[unit].store(built.second, std::memory_order_release);
   }
-  ready_[kind][unit].store(loaded.entry, std::memory_order_release);
+  ready_[kind][unit].store(built.entry, std::memory_order_release);
   built_.notify_all();
-  return loaded.entry;
+  return built.entry;
 }
 
-std::string CompiledModule::cpu_source_locked(std::uint32_t unit, int kind,
-                                              std::vector<std::pair<std::uint32_t, std::uint32_t>>* groups) {
+std::string CompiledModule::cpu_text_locked(std::uint32_t unit, int kind,
+                                            std::vector<std::pair<std::uint32_t, std::uint32_t>>* groups) {
   const UnitSource& texts = unit_source_locked(unit);
-  if (kind == 1) return device::compiled_cpu_prefix_source(texts.prefix_text);
+  if (kind == 1) return device::compiled_cpu_prefix_text(texts.prefix_text);
   LaneGroupSource lane_groups = generate_lane_groups(program_, layout_.units.at(unit));
   if (groups != nullptr) *groups = std::move(lane_groups.runs);
-  return device::compiled_cpu_source(texts.text, lane_groups.text);
+  return device::compiled_cpu_unit_text(texts.text, lane_groups.text);
 }
 
 std::string CompiledModule::cpu_source(std::uint32_t unit, int kind) {
   const std::lock_guard lock(mutex_);
-  return cpu_source_locked(unit, kind, nullptr);
+  return device::compiled_cpu_preamble(device::CpuHeaders::kStandard) + cpu_text_locked(unit, kind, nullptr);
 }
 
 CpuUnitFunction CompiledModule::cpu_unit(std::uint32_t unit) {

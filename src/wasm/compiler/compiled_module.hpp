@@ -15,7 +15,7 @@
 
 #include "wasm/compiled_code.hpp"
 #include "wasm/compiler/compiled_layout.hpp"
-#include "wasm/compiler/cpu_toolchain.hpp"
+#include "wasm/compiler/cpu_tiers.hpp"
 #include "wasm/compiler/unit_codegen.hpp"
 #include "wasm/compiler/units.hpp"
 #include "wasm/module.hpp"
@@ -65,9 +65,10 @@ class CompiledModule final : public CompiledCode {
   // The built library `kind` (0: the unit, 1: its prefixes) of `unit`: its entry point.
   void* cpu_library(std::uint32_t unit, int kind);
   const UnitSource& unit_source_locked(std::uint32_t unit);
-  // `groups`, when given, receives the unit's grouped runs (LaneGroupSource::runs).
-  std::string cpu_source_locked(std::uint32_t unit, int kind,
-                                std::vector<std::pair<std::uint32_t, std::uint32_t>>* groups);
+  // The unit's text after the preamble (device::compiled_cpu_unit_text, or the prefixes'
+  // text for kind 1); `groups`, when given, receives its grouped runs (LaneGroupSource::runs).
+  std::string cpu_text_locked(std::uint32_t unit, int kind,
+                              std::vector<std::pair<std::uint32_t, std::uint32_t>>* groups);
 
   Program program_;
   std::uint32_t imported_functions_ = 0;
@@ -86,8 +87,7 @@ class CompiledModule final : public CompiledCode {
   std::atomic<bool> has_lane_groups_{false};
   std::array<std::vector<bool>, 2> building_;
   std::condition_variable built_;
-  std::optional<CpuToolchain> toolchain_;
-  bool toolchain_searched_ = false;
+  std::optional<CpuTierPlan> tier_plan_;  // read from the environment at the first build
   CompileCounters counters_;
 };
 

@@ -21,6 +21,7 @@
 #include "wasm/device/glsl/interpreter_vulkan_bindings_glsl.hpp"
 #include "wasm/device/glsl/interpreter_vulkan_main_glsl.hpp"
 #include "wasm/device/glsl/interpreter_vulkan_outcome_glsl.hpp"
+#include "wasm/device/glsl/jit_std_subset_hpp_glsl.hpp"
 #include "wasm/device/glsl/prelude_glsl.hpp"
 #include "wasm/device/glsl/prelude_hpp_glsl.hpp"
 #include "wasm/device/glsl/wasi_accessors_glsl.hpp"
@@ -107,11 +108,13 @@ std::string compiled_prefix_shader_source(std::string_view prefix_text, std::uin
 
 namespace {
 
-// The start of the class that holds a unit's code on the cpu device: one instance's buffers
-// as members, so that generated code reaches them through `this` in a register. (As
-// thread-local variables of a dlopen'd library every access cost a __tls_get_addr call;
-// initial-exec TLS would need static TLS space for every loaded unit, hundreds for a large
-// module.)
+// The start of the base of the class that holds a unit's code on the cpu device: one
+// instance's buffers as members, so that generated code reaches them through `this` in a
+// register. (As thread-local variables of a dlopen'd library every access cost a
+// __tls_get_addr call; initial-exec TLS would need static TLS space for every loaded unit,
+// hundreds for a large module.) The runtime follows as members of the same base,
+// `UnitRuntime`; a unit's own code is in `UnitContext`, derived from it, so that the part
+// every unit shares can be compiled once (src/jit precompiles it).
 constexpr const char* kUnitContextBegin = R"(
 // No loop budget (no watchdog on the host; compiled_blocks.glsl), and direct jumps between
 // the full blocks of a run: each block's checks are at its label.
@@ -122,7 +125,7 @@ constexpr const char* kUnitContextBegin = R"(
 #define COMPILED_DIRECT_JUMPS 1
 
 
-struct UnitContext {
+struct UnitRuntime {
   const uint* unit_program;
   uint* unit_state;
   uint* unit_memory;
@@ -212,13 +215,26 @@ std::string as_members(std::string text) {
   return text;
 }
 
-// The C++ translation unit around `body`: prelude, layout and numerics at namespace scope,
-// then UnitContext with the buffers, the runtime and `body`; `entry` (extern "C", which
-// makes a UnitContext for the call) follows the namespace.
-std::string cpu_translation_unit(std::string_view body, std::string_view entry) {
-  std::string source = "// A compiled unit of wasmgpu's cpu device (generated; see src/wasm/compiler).\n";
-  source += "#include <concepts>\n#include <cstring>\n";
-  source += without_include_guard(glsl::prelude_hpp);
+// Every line of `text` but its #include <...> lines (the freestanding preamble gets those
+// names from jit_std_subset.hpp instead).
+std::string without_system_includes(std::string_view text) {
+  std::string kept;
+  kept.reserve(text.size());
+  std::size_t at = 0;
+  while (at < text.size()) {
+    std::size_t end = text.find('\n', at);
+    end = end == std::string_view::npos ? text.size() : end + 1;
+    const std::string_view line = text.substr(at, end - at);
+    if (line.rfind("#include <", 0) != 0) kept += line;
+    at = end;
+  }
+  return kept;
+}
+
+// The preamble's text after its headers: prelude, layout and numerics at namespace scope, then
+// UnitRuntime with the buffers and the runtime, closed; the anonymous namespace ends with it.
+std::string preamble_after_headers() {
+  std::string source = without_include_guard(glsl::prelude_hpp);
   source += "\nnamespace wavestack::wasm::device {\nnamespace {\n\n";
   append(source, {glsl::interpreter_layout});
   append_cpu_numerics(source);
@@ -226,24 +242,27 @@ std::string cpu_translation_unit(std::string_view body, std::string_view entry) 
   source += kUnitContextBegin;
   std::string members = "\n";
   append_runtime(members);
-  members += body;
   source += as_members(members);
+  source += "\n};\n\n}  // namespace\n}  // namespace wavestack::wasm::device\n";
+  return source;
+}
+
+// A unit's code after the preamble: UnitContext, derived from UnitRuntime, holding `body`;
+// `entry` (extern "C", which makes a UnitContext for the call) follows the namespace.
+std::string unit_after_preamble(std::string_view body, std::string_view entry) {
+  std::string source = "\nnamespace wavestack::wasm::device {\nnamespace {\n\nstruct UnitContext : UnitRuntime {\n";
+  source += as_members("\n" + std::string(body));
   source += "\n};\n\n}  // namespace\n}  // namespace wavestack::wasm::device\n";
   source += entry;
   return source;
 }
 
-}  // namespace
-
-std::string compiled_cpu_source(std::string_view unit_text, std::string_view lane_group_text) {
-  std::string body = "#define COMPILED_PREFIX(f, r, left, room) COMPILED_NEEDS_PREFIX\n";
-  append(body, {unit_text, glsl::compiled_run, lane_group_text, glsl::compiled_lane_group_hpp});
-  return cpu_translation_unit(body, R"(
+constexpr const char* kUnitEntries = R"(
 extern "C" __attribute__((visibility("default"))) std::uint32_t wasmgpu_unit_run(
     const std::uint32_t* program, std::uint32_t* state, std::uint32_t* memory, std::uint32_t quantum,
     std::uint32_t budget) {
   namespace device = wavestack::wasm::device;
-  device::UnitContext unit{program, state, memory, state + program[device::H_STACK]};
+  device::UnitContext unit{{program, state, memory, state + program[device::H_STACK]}};
   return unit.compiled_run(quantum, budget);
 }
 
@@ -254,25 +273,51 @@ extern "C" __attribute__((visibility("default"))) std::uint32_t wasmgpu_unit_run
   device::UnitContext units[COMPILED_LANES];
   device::UnitContext* lanes[COMPILED_LANES];
   for (std::uint32_t k = 0; k < COMPILED_LANES; ++k) {
-    units[k] = device::UnitContext{program, states[k], memories[k], states[k] + program[device::H_STACK]};
+    units[k] = device::UnitContext{{program, states[k], memories[k], states[k] + program[device::H_STACK]}};
     lanes[k] = &units[k];
   }
   return units[0].compiled_run_group(lanes, quantum, budget, statuses);
 }
-)");
-}
+)";
 
-std::string compiled_cpu_prefix_source(std::string_view prefix_text) {
-  std::string body;
-  append(body, {prefix_text, glsl::compiled_prefix_run});
-  return cpu_translation_unit(body, R"(
+constexpr const char* kPrefixEntry = R"(
 extern "C" __attribute__((visibility("default"))) std::uint32_t wasmgpu_unit_prefix(
     const std::uint32_t* program, std::uint32_t* state, std::uint32_t* memory) {
   namespace device = wavestack::wasm::device;
-  device::UnitContext unit{program, state, memory, state + program[device::H_STACK]};
+  device::UnitContext unit{{program, state, memory, state + program[device::H_STACK]}};
   return unit.compiled_run_prefix();
 }
-)");
+)";
+
+}  // namespace
+
+const std::string& compiled_cpu_preamble(CpuHeaders headers) {
+  static const std::string standard = "// The shared part of wasmgpu's cpu units (generated; see src/wasm/compiler).\n"
+                                      "#include <concepts>\n#include <cstring>\n" +
+                                      preamble_after_headers();
+  static const std::string freestanding =
+      without_include_guard(glsl::jit_std_subset_hpp) + without_system_includes(preamble_after_headers());
+  return headers == CpuHeaders::kStandard ? standard : freestanding;
+}
+
+std::string compiled_cpu_unit_text(std::string_view unit_text, std::string_view lane_group_text) {
+  std::string body = "#define COMPILED_PREFIX(f, r, left, room) COMPILED_NEEDS_PREFIX\n";
+  append(body, {unit_text, glsl::compiled_run, lane_group_text, glsl::compiled_lane_group_hpp});
+  return unit_after_preamble(body, kUnitEntries);
+}
+
+std::string compiled_cpu_prefix_text(std::string_view prefix_text) {
+  std::string body;
+  append(body, {prefix_text, glsl::compiled_prefix_run});
+  return unit_after_preamble(body, kPrefixEntry);
+}
+
+std::string compiled_cpu_source(std::string_view unit_text, std::string_view lane_group_text) {
+  return compiled_cpu_preamble(CpuHeaders::kStandard) + compiled_cpu_unit_text(unit_text, lane_group_text);
+}
+
+std::string compiled_cpu_prefix_source(std::string_view prefix_text) {
+  return compiled_cpu_preamble(CpuHeaders::kStandard) + compiled_cpu_prefix_text(prefix_text);
 }
 
 }  // namespace wavestack::wasm::device

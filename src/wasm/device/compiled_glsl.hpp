@@ -21,22 +21,35 @@ namespace wavestack::wasm::device {
 [[nodiscard]] std::string compiled_prefix_shader_source(std::string_view prefix_text, std::uint32_t first_block,
                                                         std::uint32_t blocks);
 
-// A C++ translation unit for the cpu device's shared library, exporting
+// The cpu device's C++ in two parts, so that the part every unit shares can be compiled once
+// (the in-process compiler precompiles it, src/jit): the preamble (prelude, layout, numerics,
+// and `struct UnitRuntime` holding one instance's buffers, their accessors and the runtime:
+// memory, tables, frames, bulk operations, compiled-block helpers) and a unit's text after it
+// (`struct UnitContext : UnitRuntime` holding the unit, and its extern "C" entries).
+// kStandard includes standard headers (a host compiler's build); kFreestanding includes none
+// and takes the few standard names it uses from compiler builtins (jit_std_subset.hpp).
+enum class CpuHeaders : std::uint8_t { kStandard, kFreestanding };
+[[nodiscard]] const std::string& compiled_cpu_preamble(CpuHeaders headers);
+
+// A unit's text after the preamble, exporting
 //   extern "C" uint32_t wasmgpu_unit_run(const uint32_t* program, uint32_t* state,
 //                                        uint32_t* memory, uint32_t quantum, uint32_t budget)
 // (compiled_run on one instance's buffers). A block whose prefix must run makes it return
-// STATUS_COMPILED_PREFIX. It includes only standard headers.
-// It also exports
+// STATUS_COMPILED_PREFIX. It also exports
 //   extern "C" uint32_t wasmgpu_unit_run_group(const uint32_t* program, uint32_t* const* states,
 //                                              uint32_t* const* memories, uint32_t quantum,
 //                                              uint32_t budget, uint32_t* statuses)
 // (compiled_run_group: compiled_lane_group.hpp), built from `lane_group_text`
 // (compiler/lane_group_codegen.hpp), which defines COMPILED_LANES.
-[[nodiscard]] std::string compiled_cpu_source(std::string_view unit_text, std::string_view lane_group_text);
+[[nodiscard]] std::string compiled_cpu_unit_text(std::string_view unit_text, std::string_view lane_group_text);
 
-// The unit's prefixes for the cpu device, exporting
+// The unit's prefixes' text after the preamble, exporting
 //   extern "C" uint32_t wasmgpu_unit_prefix(const uint32_t* program, uint32_t* state, uint32_t* memory)
 // (compiled_run_prefix): built only when fuel first runs out inside one of the unit's blocks.
+[[nodiscard]] std::string compiled_cpu_prefix_text(std::string_view prefix_text);
+
+// Whole translation units for a host compiler: the standard preamble and the text after it.
+[[nodiscard]] std::string compiled_cpu_source(std::string_view unit_text, std::string_view lane_group_text);
 [[nodiscard]] std::string compiled_cpu_prefix_source(std::string_view prefix_text);
 
 // The names the cpu sources export.

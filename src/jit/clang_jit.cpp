@@ -1,0 +1,346 @@
+// CxxJit on clang 15 and LLVM 15: the frontend parses a unit against its preamble's
+// precompiled header (built once, kept in memory), LLVM optimises the module at the requested
+// level and emits an object in memory, and ORC's JITLink links objects into the process, each
+// into a dylib of its own (units export the same entry names). Everything the compiler reads
+// comes from an in-memory file system: no file is read or written.
+#include <clang/Basic/Diagnostic.h>
+#include <clang/Basic/DiagnosticOptions.h>
+#include <clang/Basic/FileManager.h>
+#include <clang/Basic/Version.h>
+#include <clang/CodeGen/CodeGenAction.h>
+#include <clang/Frontend/CompilerInstance.h>
+#include <clang/Frontend/CompilerInvocation.h>
+#include <clang/Frontend/FrontendAction.h>
+#include <clang/Frontend/TextDiagnosticPrinter.h>
+#include <clang/Lex/Preprocessor.h>
+#include <clang/Serialization/ASTWriter.h>
+#include <clang/Serialization/PCHContainerOperations.h>
+#include <llvm/ExecutionEngine/JITLink/JITLinkMemoryManager.h>
+#include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
+#include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/ExecutionEngine/Orc/ObjectLinkingLayer.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/IR/Module.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/Host.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/VirtualFileSystem.h>
+#include <llvm/Target/TargetMachine.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "jit/cxx_jit.hpp"
+
+namespace wavestack::jit {
+namespace {
+
+constexpr const char* kPreambleHeader = "/wavestack-jit/preamble.hpp";
+constexpr const char* kPreamblePch = "/wavestack-jit/preamble.pch";
+constexpr const char* kUnitSource = "/wavestack-jit/unit.cpp";
+
+std::string take_message(llvm::Error error) {
+  return llvm::toString(std::move(error));
+}
+
+// The frontend's flags, the same for the precompiled header and every unit (a header is only
+// usable with the language options it was built with). No exceptions, no RTTI: the units use
+// neither. Floating-point contraction off: a fused multiply-add would round once where
+// WebAssembly rounds twice. Optimisation is ours (below), so the frontend runs no passes, but
+// it generates code as for -O1 (no optnone, type-based alias information for the passes).
+std::vector<std::string> frontend_flags(const std::string& triple, const std::string& cpu) {
+  return {"-triple",         triple,   "-target-cpu", cpu,        "-std=c++20", "-O1", "-disable-llvm-passes",
+          "-ffp-contract=off", "-fno-rtti", "-w",          "-nostdsysteminc", "-nobuiltininc", "-mrelocation-model",
+          "pic",             "-pic-level", "2"};
+}
+
+// Collects the compiler's messages for the exception that reports a failed build.
+class MessageCollector {
+ public:
+  MessageCollector() : stream_(text_) {}
+  clang::DiagnosticConsumer* consumer() {
+    return new clang::TextDiagnosticPrinter(stream_, new clang::DiagnosticOptions());
+  }
+  std::string text() {
+    stream_.flush();
+    return text_.substr(0, 4000);
+  }
+
+ private:
+  std::string text_;
+  llvm::raw_string_ostream stream_;
+};
+
+// A compiler instance over `files` only, its invocation made from cc1 `args`.
+std::unique_ptr<clang::CompilerInstance> make_instance(const std::vector<std::string>& args,
+                                                       llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> files,
+                                                       MessageCollector& messages) {
+  std::vector<const char*> argv;
+  argv.reserve(args.size());
+  for (const std::string& arg : args) argv.push_back(arg.c_str());
+  auto instance = std::make_unique<clang::CompilerInstance>();
+  instance->createDiagnostics(messages.consumer(), /*ShouldOwnClient=*/true);
+  if (!clang::CompilerInvocation::CreateFromArgs(instance->getInvocation(), argv, instance->getDiagnostics())) {
+    throw std::runtime_error("in-process compiler: bad flags: " + messages.text());
+  }
+  instance->createFileManager(std::move(files));
+  // Not "N errors generated." on stderr: the messages go into the exception.
+  instance->setVerboseOutputStream(std::make_unique<llvm::raw_null_ostream>());
+  return instance;
+}
+
+// Writes the precompiled header into memory instead of a file.
+class PchToMemoryAction final : public clang::ASTFrontendAction {
+ public:
+  explicit PchToMemoryAction(std::shared_ptr<clang::PCHBuffer> buffer) : buffer_(std::move(buffer)) {}
+
+ protected:
+  std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance& instance,
+                                                        llvm::StringRef /*file*/) override {
+    return std::make_unique<clang::PCHGenerator>(instance.getPreprocessor(), instance.getModuleCache(), kPreamblePch,
+                                                 /*isysroot=*/"", buffer_,
+                                                 instance.getFrontendOpts().ModuleFileExtensions);
+  }
+  clang::TranslationUnitKind getTranslationUnitKind() override { return clang::TU_Prefix; }
+  bool hasASTFileSupport() const override { return false; }
+
+ private:
+  std::shared_ptr<clang::PCHBuffer> buffer_;
+};
+
+// One preamble and its precompiled header, built by the first unit that needs it.
+struct Preamble {
+  std::string_view text;
+  std::mutex mutex;
+  bool built = false;
+  std::string failure;  // the build's messages when it failed
+  std::unique_ptr<llvm::MemoryBuffer> pch;
+};
+
+class ClangJit final : public CxxJit {
+ public:
+  explicit ClangJit(std::unique_ptr<llvm::orc::LLJIT> jit)
+      : jit_(std::move(jit)),
+        triple_(llvm::sys::getProcessTriple()),
+        cpu_(llvm::sys::getHostCPUName().str()),
+        identity_("clang " CLANG_VERSION_STRING " " + triple_ + " " + cpu_) {
+    const llvm::StringMap<bool> features = host_features();
+    // Every feature the host has or lacks, in order: the processor's name alone does not say
+    // which ones a virtual machine hides.
+    std::map<std::string, bool> sorted;
+    for (const auto& feature : features) sorted.emplace(feature.getKey().str(), feature.getValue());
+    for (const auto& [name, on] : sorted) {
+      if (!features_.empty()) features_ += ',';
+      features_ += (on ? '+' : '-') + name;
+    }
+    identity_ += " " + features_;
+  }
+
+  const std::string& identity() const override { return identity_; }
+
+  std::string compile(std::string_view preamble_text, std::string_view source, OptLevel level) override {
+    Preamble& preamble = preamble_for(preamble_text);
+    const llvm::MemoryBuffer& pch = precompiled(preamble);
+    auto files = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
+    add_file(*files, kPreambleHeader, preamble.text);
+    add_file(*files, kPreamblePch, pch.getBuffer());
+    add_file(*files, kUnitSource, source);
+    std::vector<std::string> args = common_flags();
+    args.insert(args.end(), {"-include-pch", kPreamblePch, "-x", "c++", kUnitSource});
+    MessageCollector messages;
+    auto instance = make_instance(args, files, messages);
+    auto context = std::make_unique<llvm::LLVMContext>();
+    clang::EmitLLVMOnlyAction action(context.get());
+    if (!instance->ExecuteAction(action)) {
+      throw std::runtime_error("in-process compiler: the unit does not compile:\n" + messages.text());
+    }
+    std::unique_ptr<llvm::Module> module = action.takeModule();
+    if (!module) throw std::runtime_error("in-process compiler: no module produced:\n" + messages.text());
+    return emit_object(*module, level);
+  }
+
+  std::vector<void*> load(std::string_view object, std::span<const char* const> symbols) override {
+    const std::uint64_t serial = next_dylib_.fetch_add(1, std::memory_order_relaxed);
+    auto dylib = jit_->createJITDylib("unit-" + std::to_string(serial));
+    if (!dylib) throw std::runtime_error("in-process compiler: " + take_message(dylib.takeError()));
+    // The unit's own definitions first, then the process's (memcpy, the C math library).
+    dylib->addToLinkOrder(jit_->getMainJITDylib());
+    auto buffer = llvm::MemoryBuffer::getMemBufferCopy(llvm::StringRef(object.data(), object.size()), "unit");
+    if (llvm::Error error = jit_->addObjectFile(*dylib, std::move(buffer))) {
+      throw std::runtime_error("in-process compiler: cannot link a unit: " + take_message(std::move(error)));
+    }
+    std::vector<void*> addresses;
+    addresses.reserve(symbols.size());
+    for (const char* symbol : symbols) {
+      auto address = jit_->lookup(*dylib, symbol);
+      if (!address) {
+        throw std::runtime_error(std::string("in-process compiler: a unit lacks ") + symbol + ": " +
+                                 take_message(address.takeError()));
+      }
+      addresses.push_back(address->toPtr<void*>());
+    }
+    return addresses;
+  }
+
+ private:
+  static llvm::StringMap<bool> host_features() {
+    llvm::StringMap<bool> features;
+    if (!llvm::sys::getHostCPUFeatures(features)) features.clear();
+    return features;
+  }
+
+  std::vector<std::string> common_flags() const {
+    std::vector<std::string> args = frontend_flags(triple_, cpu_);
+    for (std::size_t at = 0; at < features_.size();) {
+      const std::size_t end = std::min(features_.find(',', at), features_.size());
+      args.insert(args.end(), {"-target-feature", features_.substr(at, end - at)});
+      at = end + 1;
+    }
+    return args;
+  }
+
+  static void add_file(llvm::vfs::InMemoryFileSystem& files, const char* path, std::string_view text) {
+    files.addFile(path, /*ModificationTime=*/0,
+                  llvm::MemoryBuffer::getMemBuffer(llvm::StringRef(text.data(), text.size()), path,
+                                                   /*RequiresNullTerminator=*/false));
+  }
+
+  Preamble& preamble_for(std::string_view text) {
+    const std::lock_guard lock(preambles_mutex_);
+    auto& slot = preambles_[{text.data(), text.size()}];
+    if (!slot) {
+      slot = std::make_unique<Preamble>();
+      slot->text = text;
+    }
+    return *slot;
+  }
+
+  // The preamble's precompiled header, built on first use (other units wait for it).
+  const llvm::MemoryBuffer& precompiled(Preamble& preamble) {
+    const std::lock_guard lock(preamble.mutex);
+    if (!preamble.built) {
+      preamble.built = true;
+      auto files = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
+      add_file(*files, kPreambleHeader, preamble.text);
+      std::vector<std::string> args = common_flags();
+      args.insert(args.end(), {"-emit-pch", "-x", "c++-header", kPreambleHeader});
+      MessageCollector messages;
+      auto instance = make_instance(args, files, messages);
+      auto buffer = std::make_shared<clang::PCHBuffer>();
+      PchToMemoryAction action(buffer);
+      if (!instance->ExecuteAction(action) || !buffer->IsComplete) {
+        preamble.failure = "in-process compiler: the preamble does not compile:\n" + messages.text();
+      } else {
+        preamble.pch = llvm::MemoryBuffer::getMemBufferCopy(llvm::StringRef(buffer->Data.data(), buffer->Data.size()),
+                                                            kPreamblePch);
+      }
+    }
+    if (!preamble.pch) throw std::runtime_error(preamble.failure);
+    return *preamble.pch;
+  }
+
+  std::unique_ptr<llvm::TargetMachine> target_machine(OptLevel level) const {
+    std::string error;
+    const llvm::Target* target = llvm::TargetRegistry::lookupTarget(triple_, error);
+    if (target == nullptr) throw std::runtime_error("in-process compiler: " + error);
+    const llvm::TargetOptions options;
+    std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
+        triple_, cpu_, features_, options, llvm::Reloc::PIC_, llvm::CodeModel::Small,
+        level == OptLevel::kFast ? llvm::CodeGenOpt::None : llvm::CodeGenOpt::Default));
+    if (!machine) throw std::runtime_error("in-process compiler: no target machine for " + triple_);
+    return machine;
+  }
+
+  // kFast: scalar replacement of the frontend's stack slots (most of what -O1 buys, at a few
+  // per cent of its time), early CSE and CFG cleanup, then the fast instruction selector.
+  static void optimise(llvm::Module& module, llvm::TargetMachine& machine, OptLevel level) {
+    llvm::LoopAnalysisManager loops;
+    llvm::FunctionAnalysisManager functions;
+    llvm::CGSCCAnalysisManager sccs;
+    llvm::ModuleAnalysisManager modules;
+    llvm::PassBuilder builder(&machine);
+    builder.registerModuleAnalyses(modules);
+    builder.registerCGSCCAnalyses(sccs);
+    builder.registerFunctionAnalyses(functions);
+    builder.registerLoopAnalyses(loops);
+    builder.crossRegisterProxies(loops, functions, sccs, modules);
+    llvm::ModulePassManager passes;
+    if (level == OptLevel::kOptimized) {
+      passes = builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O2);
+    } else if (llvm::Error error = builder.parsePassPipeline(passes, "always-inline,function(sroa,early-cse,simplifycfg)")) {
+      throw std::runtime_error("in-process compiler: " + take_message(std::move(error)));
+    }
+    passes.run(module, modules);
+  }
+
+  std::string emit_object(llvm::Module& module, OptLevel level) const {
+    std::unique_ptr<llvm::TargetMachine> machine = target_machine(level);
+    module.setDataLayout(machine->createDataLayout());
+    module.setTargetTriple(triple_);
+    optimise(module, *machine, level);
+    llvm::SmallVector<char, 0> object;
+    llvm::raw_svector_ostream stream(object);
+    llvm::legacy::PassManager emit;
+    if (machine->addPassesToEmitFile(emit, stream, nullptr, llvm::CGFT_ObjectFile)) {
+      throw std::runtime_error("in-process compiler: the target cannot emit objects");
+    }
+    emit.run(module);
+    return {object.data(), object.size()};
+  }
+
+  std::unique_ptr<llvm::orc::LLJIT> jit_;
+  std::string triple_;
+  std::string cpu_;
+  std::string features_;
+  std::string identity_;
+  std::mutex preambles_mutex_;
+  std::map<std::pair<const char*, std::size_t>, std::unique_ptr<Preamble>> preambles_;
+  std::atomic<std::uint64_t> next_dylib_{0};
+};
+
+std::unique_ptr<CxxJit> create() {
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  auto jit =
+      llvm::orc::LLJITBuilder()
+          .setObjectLinkingLayerCreator([](llvm::orc::ExecutionSession& session, const llvm::Triple& /*triple*/)
+                                            -> llvm::Expected<std::unique_ptr<llvm::orc::ObjectLayer>> {
+            // JITLink places each object's sections in one allocation, so its PC-relative
+            // references always reach.
+            return std::make_unique<llvm::orc::ObjectLinkingLayer>(session);
+          })
+          .create();
+  if (!jit) throw std::runtime_error(take_message(jit.takeError()));
+  auto process = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
+      (*jit)->getDataLayout().getGlobalPrefix());
+  if (!process) throw std::runtime_error(take_message(process.takeError()));
+  (*jit)->getMainJITDylib().addGenerator(std::move(*process));
+  return std::make_unique<ClangJit>(std::move(*jit));
+}
+
+}  // namespace
+}  // namespace wavestack::jit
+
+extern "C" __attribute__((visibility("default"))) wavestack::jit::CxxJit* wavestack_jit_create(char* error,
+                                                                                             std::size_t error_size) {
+  try {
+    return wavestack::jit::create().release();
+  } catch (const std::exception& failure) {
+    if (error != nullptr && error_size > 0) {
+      std::strncpy(error, failure.what(), error_size - 1);
+      error[error_size - 1] = '\0';
+    }
+    return nullptr;
+  }
+}

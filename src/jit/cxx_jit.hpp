@@ -1,0 +1,50 @@
+// The in-process C++ compiler: clang's frontend and LLVM's code generator and ORC JIT linker,
+// in a shared library of its own (clang_jit.cpp) that jit_loader.hpp loads on first use, so
+// that importing a package never loads LLVM. A client gives a preamble (compiled once per
+// process into a precompiled header held in memory) and translation units that follow it;
+// each unit becomes an object file, which the client may cache, and objects are linked into
+// the process. It needs no system headers: preamble and units must include none.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace wavestack::jit {
+
+// kFast: the few cheap passes that turn the frontend's memory traffic into registers, and
+// LLVM's fast instruction selector and register allocator (a first tier: milliseconds per
+// unit). kOptimized: LLVM's -O2 pipeline and code generator.
+enum class OptLevel : std::uint8_t { kFast, kOptimized };
+
+class CxxJit {
+ public:
+  CxxJit() = default;
+  CxxJit(const CxxJit&) = delete;
+  CxxJit& operator=(const CxxJit&) = delete;
+  virtual ~CxxJit() = default;
+
+  // What an object depends on besides its source and level: the compiler's version, the
+  // target and the host processor (part of every cache key of its objects).
+  [[nodiscard]] virtual const std::string& identity() const = 0;
+
+  // Compiles `source` as C++20 after `preamble` into an ELF relocatable object. The preamble
+  // is precompiled on its first use and found again by its address and size, so it must stay
+  // alive and unchanged for the process's life. Thread-safe: units compile in parallel.
+  // Throws std::runtime_error with the compiler's messages when the source does not compile.
+  [[nodiscard]] virtual std::string compile(std::string_view preamble, std::string_view source,
+                                            OptLevel level) = 0;
+
+  // Links `object` into the process (its code stays for the process's life) and returns the
+  // addresses of `symbols` in order. Thread-safe. Throws std::runtime_error when the object
+  // cannot be linked or lacks a symbol.
+  [[nodiscard]] virtual std::vector<void*> load(std::string_view object, std::span<const char* const> symbols) = 0;
+};
+
+}  // namespace wavestack::jit
+
+// The library's one entry point: a new compiler, or null with the reason in `error`.
+extern "C" wavestack::jit::CxxJit* wavestack_jit_create(char* error, std::size_t error_size);

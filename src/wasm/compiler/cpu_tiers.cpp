@@ -1,0 +1,77 @@
+#include "wasm/compiler/cpu_tiers.hpp"
+
+#include <cstdlib>
+#include <sstream>
+#include <string_view>
+#include <vector>
+
+#include "jit/jit_loader.hpp"
+#include "runtime/error.hpp"
+
+namespace wavestack::wasm::compiler {
+namespace {
+
+constexpr const char* kVariable = "WAVESTACK_WASM_CPU_TIERS";
+
+std::optional<CpuTier> parse_tier(std::string_view name) {
+  if (name == "fast") return CpuTier::kFast;
+  if (name == "optimized") return CpuTier::kOptimized;
+  if (name == "host") return CpuTier::kHost;
+  return std::nullopt;
+}
+
+}  // namespace
+
+const char* cpu_tier_name(CpuTier tier) {
+  switch (tier) {
+    case CpuTier::kFast:
+      return "fast";
+    case CpuTier::kOptimized:
+      return "optimized";
+    case CpuTier::kHost:
+      return "host";
+  }
+  return "?";
+}
+
+bool cpu_tier_is_in_process(CpuTier tier) {
+  return tier != CpuTier::kHost;
+}
+
+CpuTierPlan cpu_tier_plan(const char* value, bool jit_available, const std::string& why_no_jit) {
+  if (value == nullptr || *value == '\0') {
+    return jit_available ? CpuTierPlan{CpuTier::kFast, CpuTier::kHost} : CpuTierPlan{CpuTier::kHost, std::nullopt};
+  }
+  const std::string text = value;
+  std::vector<CpuTier> tiers;
+  std::istringstream parts(text);
+  for (std::string part; std::getline(parts, part, ',');) {
+    const auto tier = parse_tier(part);
+    if (!tier) {
+      throw runtime::InvalidArgument(kVariable, "unknown tier '" + part + "' in '" + text +
+                                                    "' (tiers: fast, optimized, host; e.g. 'fast,host')");
+    }
+    if (cpu_tier_is_in_process(*tier) && !jit_available) {
+      throw runtime::InvalidArgument(kVariable, "tier '" + part + "' needs the in-process compiler: " + why_no_jit);
+    }
+    for (const CpuTier earlier : tiers) {
+      if (earlier == *tier) throw runtime::InvalidArgument(kVariable, "tier '" + part + "' given twice in '" + text + "'");
+    }
+    tiers.push_back(*tier);
+  }
+  if (tiers.empty() || tiers.size() > 2) {
+    throw runtime::InvalidArgument(kVariable, "expected a first tier and at most one tier for hot units, got '" +
+                                                  text + "'");
+  }
+  CpuTierPlan plan{tiers[0], std::nullopt};
+  if (tiers.size() == 2) plan.hot = tiers[1];
+  return plan;
+}
+
+CpuTierPlan cpu_tier_plan_from_environment() {
+  std::string why_not;
+  const bool available = jit::cxx_jit(&why_not) != nullptr;
+  return cpu_tier_plan(std::getenv(kVariable), available, why_not);
+}
+
+}  // namespace wavestack::wasm::compiler

@@ -1,0 +1,34 @@
+// How the cpu device builds its units (WAVESTACK_WASM_CPU_TIERS): the tier every unit is first
+// built at, and optionally the tier a unit is rebuilt at, in the background, once it is hot.
+//   fast       the in-process compiler, fast level (src/jit: milliseconds per unit)
+//   optimized  the in-process compiler, LLVM's -O2
+//   host       the host's C++ compiler, as a process per unit (cpu_toolchain.hpp)
+// Written "first" or "first,hot" ("fast,host"). The default is the fastest start with the
+// fastest code: "fast,host" where this build has the in-process compiler, else "host".
+// Every tier compiles the same unit text, so their results, fuel and traps are the same bits.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace wavestack::wasm::compiler {
+
+enum class CpuTier : std::uint8_t { kFast, kOptimized, kHost };
+
+struct CpuTierPlan {
+  CpuTier first = CpuTier::kHost;
+  std::optional<CpuTier> hot;  // rebuilt at this tier once hot (never the same as first)
+};
+
+[[nodiscard]] const char* cpu_tier_name(CpuTier tier);
+[[nodiscard]] bool cpu_tier_is_in_process(CpuTier tier);
+
+// `value`: the variable's text (null or empty: the default for `jit_available`). Throws
+// runtime::InvalidArgument naming the variable for an unknown tier, a repeated one, more than
+// two, or an in-process tier when `jit_available` is false (with `why_no_jit` as the reason).
+[[nodiscard]] CpuTierPlan cpu_tier_plan(const char* value, bool jit_available, const std::string& why_no_jit = {});
+// The plan from the environment, for this process's in-process compiler (read once per call).
+[[nodiscard]] CpuTierPlan cpu_tier_plan_from_environment();
+
+}  // namespace wavestack::wasm::compiler
