@@ -6,13 +6,14 @@ VENV := .venv
 PY := $(VENV)/bin/python
 BUILD_DIR := build/py
 INSTALLED := $(VENV)/.wavestack-installed
-# CI turns warnings into errors and requires the CUDA kernels to build.
+# CI turns warnings into errors and requires the CUDA kernels and the in-process compiler to build.
 # cudecomp's Python package stays the NumPy one (WAVESTACK_CUDECOMP_PYTHON_GPU=OFF) although a
 # CUDA build would make it the GPU one by default: this workflow runs on machines without a GPU
 # (CI among them), where the Python tests pass NumPy arrays. scripts/gpu-check.sh builds the GPU one.
 PYTHON_GPU := OFF
 CMAKE_ARGS := -Cbuild-dir=$(BUILD_DIR) -Ccmake.define.WAVESTACK_BUILD_TESTS=ON \
               -Ccmake.define.WAVESTACK_WERROR=$(if $(CI),ON,OFF) -Ccmake.define.WAVESTACK_CUDA=$(if $(CI),ON,AUTO) \
+              -Ccmake.define.WAVESTACK_JIT=$(if $(CI),ON,AUTO) \
               -Ccmake.define.WAVESTACK_CUDECOMP_PYTHON_GPU=$(PYTHON_GPU)
 
 .PHONY: demo test build bootstrap format-check tidy clean

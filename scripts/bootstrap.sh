@@ -16,6 +16,7 @@ apt_packages=(
   wabt clang lld wasi-libc libclang-rt-14-dev-wasm32
   libclang-rt-14-dev  # libFuzzer and the sanitizer runtimes of the fuzz build (tests/fuzz)
   libfftw3-dev libfftw3-mpi-dev
+  llvm-15-dev libclang-15-dev libclang-cpp15-dev  # the in-process compiler of wasmgpu's cpu device (src/jit)
 )
 
 # Node (node:wasi is a reference engine of the WASI tests) when the machine has none.
