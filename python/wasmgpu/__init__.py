@@ -5,6 +5,8 @@ its resource controls, defaults and exception classes) with this project's exten
 (``device=``, ``allow_software=``, ``host_modules=``, ``results="numpy"``, the cpu device).
 """
 
+import atexit
+
 from wasmgpu import _native
 from wasmgpu.errors import (GPUUnavailableError, InvalidModule, LinkError, MalformedModule, ModuleError,
                             ResourceLimitError, Trap, UnsupportedFeature, UnsupportedFeatureError, ValidationError,
@@ -14,6 +16,10 @@ from wasmgpu.module import Export, Import, Module
 from wasmgpu.wasi import Wasi
 
 __version__: str = _native.__version__
+
+# Background builds of compiled units (the cpu device) stop before the interpreter exits: the
+# C library's exit handlers would otherwise destroy LLVM's objects under a running build.
+atexit.register(_native.stop_background_builds)
 
 __all__ = ["__version__", "Module", "Wasi", "Export", "Import", "Instances", "CallStats", "Reference", "WasmGPUError",
            "ValidationError", "MalformedModule", "InvalidModule", "ModuleError", "UnsupportedFeatureError",

@@ -46,6 +46,12 @@ class CallStats:
     compile_seconds: float = 0.0      # compiled mode: building their native code (or loading it from the cache)
     units_compiled: int = 0           # compiled mode: units built or loaded during the call
     units_from_cache: int = 0         # of those, found in the disk cache
+    # The cpu device's builds beside the call, on background threads (their time is not in
+    # compile_seconds: the call did not wait for them): units built ahead of need (the
+    # successors of units the call reached), hot units rebuilt with the optimising tier.
+    units_built_ahead: int = 0
+    units_rebuilt_hot: int = 0
+    background_seconds: float = 0.0
     readback_seconds: float = 0.0     # reading statuses and results
     decoding_seconds: float = 0.0     # turning slots into Python values
     dispatches: int = 0
@@ -272,6 +278,9 @@ class Instances:
         stats.compile_seconds = now["compile_seconds"] - before["compile_seconds"]
         stats.units_compiled = now["units_compiled"] - before["units_compiled"]
         stats.units_from_cache = now["units_from_cache"] - before["units_from_cache"]
+        stats.units_built_ahead = now["units_built_ahead"] - before["units_built_ahead"]
+        stats.units_rebuilt_hot = now["units_rebuilt_hot"] - before["units_rebuilt_hot"]
+        stats.background_seconds = now["background_seconds"] - before["background_seconds"]
 
     def call(self, name: str, inputs: Optional[Sequence] = None, *, fuel: Optional[int] = None,
              cancel: Optional[Callable[[], bool]] = None, results: str = "list"):

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "bindings/wasmgpu_native_module.hpp"
+#include "wasm/compiler/build_pool.hpp"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -25,7 +26,7 @@ void compile_module(NativeModule& module, std::uint32_t compile_limit, const std
   options.compile_limit = compile_limit;
   options.compile_functions = functions;
   nb::gil_scoped_release release;
-  module.compiled = std::make_shared<wasm::compiler::CompiledModule>(module.module, options);
+  module.compiled = std::make_shared<wasm::compiler::CompiledModule>(module.module, options, module.digest);
 }
 
 nb::dict compiled_summary(NativeModule& module) {
@@ -48,6 +49,10 @@ nb::dict compile_counters(NativeModule& module) {
   result["units_generated"] = counters.units_generated;
   result["units_compiled"] = counters.units_compiled;
   result["units_from_cache"] = counters.units_from_cache;
+  result["units_built_ahead"] = counters.units_built_ahead;
+  result["units_rebuilt_hot"] = counters.units_rebuilt_hot;
+  result["units_precompiled"] = counters.units_precompiled;
+  result["background_seconds"] = counters.background_seconds;
   return result;
 }
 
@@ -57,6 +62,13 @@ void bind_compiled(nb::module_& module) {
   module.def("compile_module", &compile_module, "module"_a, "compile_limit"_a, "compile_functions"_a,
              "Partitions the module into compiled units (code is generated and built lazily)");
   module.def("compiled_summary", &compiled_summary, "module"_a);
+  module.def(
+      "stop_background_builds",
+      [] {
+        nb::gil_scoped_release release;
+        if (wasm::compiler::BuildPool* pool = wasm::compiler::BuildPool::started()) pool->stop();
+      },
+      "Drops queued background builds and waits for running ones (called at interpreter exit)");
   module.def("compile_counters", &compile_counters, "module"_a);
   module.def(
       "compiled_unit_source",

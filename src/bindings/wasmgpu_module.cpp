@@ -5,9 +5,11 @@
 #include <nanobind/stl/vector.h>
 
 #include <memory>
+#include <span>
 
 #include "bindings/runtime_bindings.hpp"
 #include "bindings/wasmgpu_native_module.hpp"
+#include "runtime/sha256.hpp"
 #include "wasm/decoder.hpp"
 #include "wasm/device/interpreter_glsl.hpp"
 #include "wasm/errors.hpp"
@@ -38,6 +40,10 @@ std::unique_ptr<NativeModule> load(nb::bytes data, const std::vector<std::string
   {
     nb::gil_scoped_release release;
     loaded->module = wasm::load_module(bytes, size, options);
+    runtime::Sha256 digest;
+    digest.update(std::span<const std::byte>(reinterpret_cast<const std::byte*>(bytes), size));
+    for (const std::string& name : host_modules) digest.update_field(name);
+    loaded->digest = digest.hex_digest();
   }
   return loaded;
 }

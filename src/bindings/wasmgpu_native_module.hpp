@@ -4,6 +4,7 @@
 #include <nanobind/nanobind.h>
 
 #include <memory>
+#include <string>
 
 #include "wasm/compiler/compiled_module.hpp"
 #include "wasm/module.hpp"
@@ -13,6 +14,9 @@ namespace wavestack::bindings {
 // A loaded (decoded and validated) module, immutable once built.
 struct NativeModule {
   wasm::Module module;
+  // SHA-256 of the binary and the load options: with compiled mode's options it keys the
+  // disk cache's entries of the module's units.
+  std::string digest;
   // execution="compiled": the units and their code, shared with every spawn (compile_module).
   std::shared_ptr<wasm::compiler::CompiledModule> compiled;
 };

@@ -28,9 +28,13 @@
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/VirtualFileSystem.h>
+#include <llvm/ADT/Triple.h>
 #include <llvm/Target/TargetMachine.h>
 
+#include <algorithm>
 #include <atomic>
+#include <initializer_list>
+#include <cstdlib>
 #include <condition_variable>
 #include <cstring>
 #include <map>
@@ -133,19 +137,8 @@ class ClangJit final : public CxxJit {
   explicit ClangJit(std::unique_ptr<llvm::orc::LLJIT> jit)
       : jit_(std::move(jit)),
         triple_(llvm::sys::getProcessTriple()),
-        cpu_(llvm::sys::getHostCPUName().str()),
-        identity_("clang " CLANG_VERSION_STRING " " + triple_ + " " + cpu_) {
-    const llvm::StringMap<bool> features = host_features();
-    // Every feature the host has or lacks, in order: the processor's name alone does not say
-    // which ones a virtual machine hides.
-    std::map<std::string, bool> sorted;
-    for (const auto& feature : features) sorted.emplace(feature.getKey().str(), feature.getValue());
-    for (const auto& [name, on] : sorted) {
-      if (!features_.empty()) features_ += ',';
-      features_ += (on ? '+' : '-') + name;
-    }
-    identity_ += " " + features_;
-  }
+        cpu_(target_cpu(triple_)),
+        identity_("clang " CLANG_VERSION_STRING " " + triple_ + " " + cpu_) {}
 
   const std::string& identity() const override { return identity_; }
 
@@ -194,21 +187,26 @@ class ClangJit final : public CxxJit {
   }
 
  private:
-  static llvm::StringMap<bool> host_features() {
+  // The processor the code is generated for. On x86-64 a micro-architecture level the host
+  // has, not the host itself: the level's features are all this code can use (scalar integer
+  // and double arithmetic, bit manipulation), every machine of the level runs the cached
+  // objects, and LLVM 15 failed in type legalisation ("Do not know how to split the result of
+  // this operator") on a few units when given this host's AVX-512 FP16 features.
+  static std::string target_cpu(const std::string& triple) {
+    if (llvm::Triple(triple).getArch() != llvm::Triple::x86_64) return llvm::sys::getHostCPUName().str();
     llvm::StringMap<bool> features;
-    if (!llvm::sys::getHostCPUFeatures(features)) features.clear();
-    return features;
+    if (!llvm::sys::getHostCPUFeatures(features)) return "x86-64";
+    auto has = [&](std::initializer_list<const char*> names) {
+      return std::all_of(names.begin(), names.end(), [&](const char* name) { return features.lookup(name); });
+    };
+    if (has({"avx", "avx2", "bmi", "bmi2", "f16c", "fma", "lzcnt", "movbe", "xsave", "sse4.2", "popcnt", "cx16"})) {
+      return "x86-64-v3";
+    }
+    if (has({"sse4.2", "popcnt", "cx16", "ssse3", "sse4.1"})) return "x86-64-v2";
+    return "x86-64";
   }
 
-  std::vector<std::string> common_flags() const {
-    std::vector<std::string> args = frontend_flags(triple_, cpu_);
-    for (std::size_t at = 0; at < features_.size();) {
-      const std::size_t end = std::min(features_.find(',', at), features_.size());
-      args.insert(args.end(), {"-target-feature", features_.substr(at, end - at)});
-      at = end + 1;
-    }
-    return args;
-  }
+  std::vector<std::string> common_flags() const { return frontend_flags(triple_, cpu_); }
 
   static void add_file(llvm::vfs::InMemoryFileSystem& files, const char* path, std::string_view text) {
     files.addFile(path, /*ModificationTime=*/0,
@@ -254,16 +252,36 @@ class ClangJit final : public CxxJit {
     std::string error;
     const llvm::Target* target = llvm::TargetRegistry::lookupTarget(triple_, error);
     if (target == nullptr) throw std::runtime_error("in-process compiler: " + error);
-    const llvm::TargetOptions options;
+    llvm::TargetOptions options;
+    options.AllowFPOpFusion = llvm::FPOpFusion::Strict;  // WebAssembly rounds every operation
     std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
-        triple_, cpu_, features_, options, llvm::Reloc::PIC_, llvm::CodeModel::Small,
+        triple_, cpu_, "", options, llvm::Reloc::PIC_, llvm::CodeModel::Small,
         level == OptLevel::kFast ? llvm::CodeGenOpt::None : llvm::CodeGenOpt::Default));
     if (!machine) throw std::runtime_error("in-process compiler: no target machine for " + triple_);
     return machine;
   }
 
-  // kFast: scalar replacement of the frontend's stack slots (most of what -O1 buys, at a few
-  // per cent of its time), early CSE and CFG cleanup, then the fast instruction selector.
+  // The fast level runs no inliner (its cost analysis takes as long as everything else), but
+  // code that calls a small helper on every operation runs several times slower than inlined:
+  // every defined function of the unit's own (internal or inline linkage) with at most this
+  // many instructions, as the frontend emits them, is marked always_inline instead.
+  static unsigned fast_inline_limit() {
+    const char* experiment = std::getenv("WAVESTACK_JIT_FAST_INLINE");
+    return experiment != nullptr ? static_cast<unsigned>(std::atoi(experiment)) : 40U;
+  }
+
+  static void mark_small_functions_inline(llvm::Module& module) {
+    const unsigned limit = fast_inline_limit();
+    for (llvm::Function& function : module) {
+      if (function.isDeclaration() || function.hasFnAttribute(llvm::Attribute::NoInline)) continue;
+      if (!function.hasLocalLinkage() && !function.hasLinkOnceODRLinkage()) continue;
+      if (function.getInstructionCount() <= limit) function.addFnAttr(llvm::Attribute::AlwaysInline);
+    }
+  }
+
+  // kFast: small functions inlined (above), scalar replacement of the frontend's stack slots
+  // (most of what -O1 buys, at a few per cent of its time), early CSE and CFG cleanup, then the
+  // fast instruction selector. kOptimized: LLVM's -O2.
   static void optimise(llvm::Module& module, llvm::TargetMachine& machine, OptLevel level) {
     llvm::LoopAnalysisManager loops;
     llvm::FunctionAnalysisManager functions;
@@ -278,8 +296,11 @@ class ClangJit final : public CxxJit {
     llvm::ModulePassManager passes;
     if (level == OptLevel::kOptimized) {
       passes = builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O2);
-    } else if (llvm::Error error = builder.parsePassPipeline(passes, "always-inline,function(sroa,early-cse,simplifycfg)")) {
-      throw std::runtime_error("in-process compiler: " + take_message(std::move(error)));
+    } else {
+      mark_small_functions_inline(module);
+      if (llvm::Error error = builder.parsePassPipeline(passes, "always-inline,function(sroa,early-cse,simplifycfg)")) {
+        throw std::runtime_error("in-process compiler: " + take_message(std::move(error)));
+      }
     }
     passes.run(module, modules);
   }
@@ -302,7 +323,6 @@ class ClangJit final : public CxxJit {
   std::unique_ptr<llvm::orc::LLJIT> jit_;
   std::string triple_;
   std::string cpu_;
-  std::string features_;
   std::string identity_;
   std::mutex preambles_mutex_;
   std::map<std::pair<const char*, std::size_t>, std::unique_ptr<Preamble>> preambles_;

@@ -36,6 +36,12 @@ struct CompileCounters {
   std::uint64_t units_generated = 0;
   std::uint64_t units_compiled = 0;    // native builds (cache misses included)
   std::uint64_t units_from_cache = 0;  // of those, loaded from the disk cache
+  // The cpu device's builds beside the calls (on the build pool): units built ahead of need,
+  // hot units rebuilt at a better tier, units built by a precompile, and the pool's time.
+  std::uint64_t units_built_ahead = 0;
+  std::uint64_t units_rebuilt_hot = 0;
+  std::uint64_t units_precompiled = 0;
+  double background_seconds = 0.0;
 };
 
 class CompiledCode {
@@ -71,6 +77,9 @@ class CompiledCode {
   [[nodiscard]] virtual bool has_lane_groups() const = 0;
   // The unit's prefixes, built on first use (only when fuel runs out inside one of its blocks).
   [[nodiscard]] virtual CpuPrefixFunction cpu_prefix(std::uint32_t unit) = 0;
+  // `runs` instances entered the unit through a function pointer taken once (a step's entry
+  // unit): counted like cpu_unit's own entries, toward rebuilding a hot unit.
+  virtual void note_unit_runs(std::uint32_t unit, std::uint32_t runs) = 0;
   // The unit's complete Vulkan shader source, and its prefixes' shader, generated on first use
   // (thread-safe).
   [[nodiscard]] virtual std::string shader_source(std::uint32_t unit) = 0;

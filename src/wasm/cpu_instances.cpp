@@ -287,6 +287,8 @@ StepProgress CpuInstances::step(std::uint32_t quantum) {
   if (call && compiled_) {
     const std::uint32_t unit = compiled_->unit_of(compiled_->entry_id(), call->function);
     entry = EntryUnit{call->function, unit, compiled_->cpu_unit(unit)};
+    // Every instance enters it through the pointer taken here: count them toward a rebuild.
+    compiled_->note_unit_runs(unit, count_);
     if (step_lanes != 0) {
       entry->group = compiled_->cpu_unit_group(unit, call->function);
       entry->lanes = step_lanes;

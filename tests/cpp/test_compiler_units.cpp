@@ -460,7 +460,7 @@ TEST(CompilerUnits, Graphviz) {
   // The real partition (sizes measured by generating each block) keeps each unit's generated
   // sources within the 64 KiB bound: the unit's code, and its prefixes (a source of their own,
   // built only when fuel runs out inside a block).
-  compiler::CompiledModule compiled(module, {});
+  compiler::CompiledModule compiled(module, {}, "test");
   std::size_t largest_text = 0;
   std::size_t largest_prefixes = 0;
   for (std::uint32_t unit = 0; unit < compiled.unit_count(); ++unit) {

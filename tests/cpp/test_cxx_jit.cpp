@@ -98,17 +98,21 @@ TEST(CxxJit, ErrorsCarryTheCompilersMessages) {
   EXPECT_THROW((void)jit->load(object, names), std::runtime_error);
 }
 
-TEST(CxxJit, TheCpuDevicesFreestandingPreambleCompiles) {
+TEST(CxxJit, TheCpuDevicesFreestandingPreamblesCompile) {
   CxxJit* jit = jit_or_skip();
   if (jit == nullptr) return;
-  const std::string& preamble =
-      wavestack::wasm::device::compiled_cpu_preamble(wavestack::wasm::device::CpuHeaders::kFreestanding);
-  EXPECT_EQ(preamble.find("#include <"), std::string::npos);
-  const std::string source =
-      "extern \"C\" unsigned shifted(unsigned v) { return wavestack::wasm::device::i32_shl(v, 33u); }";
-  const std::array<const char*, 1> names{"shifted"};
-  const auto symbols = jit->load(jit->compile(preamble, source, OptLevel::kFast), names);
-  EXPECT_EQ(reinterpret_cast<unsigned (*)(unsigned)>(symbols[0])(5U), 10U);
+  using wavestack::wasm::device::CpuPreamble;
+  {
+    const std::string& preamble = wavestack::wasm::device::compiled_cpu_preamble(CpuPreamble::kInProcess);
+    EXPECT_EQ(preamble.find("#include <"), std::string::npos);
+    const std::string source =
+        "extern \"C\" unsigned shifted(unsigned v) { return wavestack::wasm::device::i32_shl(v, 33u); }";
+    const std::array<const char*, 1> names{"shifted"};
+    for (const OptLevel level : {OptLevel::kFast, OptLevel::kOptimized}) {
+      const auto symbols = jit->load(jit->compile(preamble, source, level), names);
+      EXPECT_EQ(reinterpret_cast<unsigned (*)(unsigned)>(symbols[0])(5U), 10U);
+    }
+  }
 }
 
 }  // namespace

@@ -229,7 +229,10 @@ def test_a_function_larger_than_a_unit_spans_several_units(target):
     reference = wasmtime.Instance(store, wasmtime.Module(store.engine, binary), []).exports(store)["big"]
     with module.spawn(3, **target) as instances:
         assert instances.call("big", [1, 2, 3]) == [reference(store, k) for k in (1, 2, 3)]
-        assert instances.last_call.units_compiled == module.compiled["units"]
+        # Every unit was needed: built by the call, or ahead of need beside it (cpu device).
+        stats = instances.last_call
+        assert stats.units_compiled + stats.units_built_ahead == module.compiled["units"]
+        assert stats.units_compiled >= 1
 
 
 def test_every_function_of_a_unit_of_many_small_functions_runs(target):
@@ -356,15 +359,20 @@ def test_second_spawn_compiles_nothing_and_last_call_separates_the_phases(tmp_pa
     with module.spawn(1, device="cpu") as instances:
         instances.call("big", [3])
         first = instances.last_call
-        assert first.units_compiled == module.compiled["units"] and first.units_from_cache == 0
+        assert first.units_compiled + first.units_built_ahead == module.compiled["units"]
+        assert first.units_from_cache == 0
         assert first.codegen_seconds > 0 and first.compile_seconds > 0
         assert first.execute_seconds <= first.dispatch_seconds
         instances.call("big", [4])
         assert instances.last_call.units_compiled == 0 and instances.last_call.compile_seconds == 0
-    # A new module of the same binary finds its libraries in the disk cache.
+    # A new module of the same binary finds its units' code in the disk cache (what the call
+    # needs first is loaded by the call, the rest may be loaded ahead of need).
     with wasmgpu.Module(binary, execution="compiled").spawn(1, device="cpu") as again:
         again.call("big", [3])
-        assert again.last_call.units_from_cache == again.last_call.units_compiled == module.compiled["units"]
+        stats = again.last_call
+        assert stats.units_from_cache == stats.units_compiled >= 1
+        assert stats.units_compiled + stats.units_built_ahead == module.compiled["units"]
+        assert stats.codegen_seconds == 0  # nothing generated: the cache is keyed by the module
 
 
 def test_without_a_host_compiler_the_host_tier_says_so(tmp_path):

@@ -5,7 +5,8 @@
 #include <stdexcept>
 
 #include "wasm/compiler/block_codegen.hpp"
-#include "wasm/compiler/cpu_unit_build.hpp"
+#include "runtime/disk_cache.hpp"
+#include "wasm/compiler/codegen_fingerprint.hpp"
 #include "wasm/compiler/lane_group_codegen.hpp"
 #include "wasm/compiler/unit_codegen.hpp"
 #include "wasm/device/compiled_glsl.hpp"
@@ -63,12 +64,22 @@ UnitOptions with_real_sizes(UnitOptions options, const Program& program) {
   return options;
 }
 
+// What identifies the texts of a module's units: the module, the partition's options and the
+// code generator (its sources' fingerprint, kCodegenFingerprint).
+std::string code_key_of(const std::string& module_digest, const UnitOptions& options) {
+  std::string functions;
+  for (const std::uint32_t index : options.compile_functions) functions += std::to_string(index) + ",";
+  return runtime::make_cache_key({"wasm-units", module_digest, std::to_string(options.compile_limit),
+                                  std::to_string(options.max_source_bytes), functions, kCodegenFingerprint});
+}
+
 }  // namespace
 
-CompiledModule::CompiledModule(const Module& module, const UnitOptions& options)
+CompiledModule::CompiledModule(const Module& module, const UnitOptions& options, std::string module_digest)
     : program_(module.program),
       imported_functions_(module.imported_functions),
-      layout_(partition_units(module, with_real_sizes(options, module.program))) {
+      layout_(partition_units(module, with_real_sizes(options, module.program))),
+      code_key_(code_key_of(module_digest, options)) {
   if (layout_.units.empty()) layout_.units.emplace_back();  // ENTRY of an imported callee runs somewhere
   // Jump tables: per br_table entry its target block and the entry record's arity and height.
   for (const Unit& unit : layout_.units) {
@@ -87,12 +98,6 @@ CompiledModule::CompiledModule(const Module& module, const UnitOptions& options)
     }
   }
   sources_.resize(layout_.units.size());
-  for (int kind = 0; kind < 2; ++kind) {
-    ready_.at(kind) = std::vector<std::atomic<void*>>(layout_.units.size());
-    building_.at(kind).assign(layout_.units.size(), false);
-  }
-  group_ready_ = std::vector<std::atomic<void*>>(layout_.units.size());
-  grouped_runs_.resize(layout_.units.size());
 }
 
 CompiledSummary CompiledModule::summary() const {
@@ -126,78 +131,74 @@ std::uint32_t CompiledModule::unit_of(std::uint32_t id, std::uint32_t callee) co
   return layout_.block_addresses.at(id).unit;
 }
 
-const UnitSource& CompiledModule::unit_source_locked(std::uint32_t unit) {
+const UnitSource& CompiledModule::unit_source_locked(std::uint32_t unit, bool count) {
   std::optional<UnitSource>& source = sources_.at(unit);
   if (!source) {
     const auto start = std::chrono::steady_clock::now();
     source = generate_unit(program_, layout_, unit);
-    counters_.codegen_seconds += seconds_since(start);
-    ++counters_.units_generated;
+    if (count) {
+      counters_.codegen_seconds += seconds_since(start);
+      ++counters_.units_generated;
+    }
   }
   return *source;
 }
 
 UnitSource CompiledModule::unit_source(std::uint32_t unit) {
   const std::lock_guard lock(mutex_);
-  return unit_source_locked(unit);
+  return unit_source_locked(unit, true);
 }
 
-void* CompiledModule::cpu_library(std::uint32_t unit, int kind) {
-  if (void* ready = ready_.at(kind).at(unit).load(std::memory_order_acquire)) return ready;
-  std::unique_lock lock(mutex_);
-  // Another thread building this library: wait for it (different ones build in parallel).
-  built_.wait(lock, [&] { return !building_[kind][unit]; });
-  if (void* ready = ready_[kind][unit].load(std::memory_order_acquire)) return ready;
-  if (!tier_plan_) tier_plan_ = cpu_tier_plan_from_environment();
-  const CpuTier tier = tier_plan_->first;
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> groups;
-  const std::string text = cpu_text_locked(unit, kind, &groups);
-  building_[kind][unit] = true;
-  lock.unlock();
-  const auto start = std::chrono::steady_clock::now();
-  BuiltUnit built;
-  try {
-    built = kind == 0 ? build_cpu_unit(tier, text, device::kCompiledUnitSymbol, device::kCompiledGroupSymbol)
-                      : build_cpu_unit(tier, text, device::kCompiledPrefixSymbol);
-  } catch (...) {
-    lock.lock();
-    building_[kind][unit] = false;
-    built_.notify_all();
-    throw;
-  }
-  const double seconds = seconds_since(start);
-  lock.lock();
-  building_[kind][unit] = false;
-  counters_.compile_seconds += seconds;
-  ++counters_.units_compiled;
-  if (built.from_cache) ++counters_.units_from_cache;
-  if (kind == 0) {
-    // Written once, before the release below: readers that found the unit read it unlocked.
-    if (!groups.empty()) has_lane_groups_.store(true, std::memory_order_release);
-    grouped_runs_[unit] = std::move(groups);
-    group_ready_[unit].store(built.second, std::memory_order_release);
-  }
-  ready_[kind][unit].store(built.entry, std::memory_order_release);
-  built_.notify_all();
-  return built.entry;
-}
-
-std::string CompiledModule::cpu_text_locked(std::uint32_t unit, int kind,
-                                            std::vector<std::pair<std::uint32_t, std::uint32_t>>* groups) {
-  const UnitSource& texts = unit_source_locked(unit);
-  if (kind == 1) return device::compiled_cpu_prefix_text(texts.prefix_text);
-  LaneGroupSource lane_groups = generate_lane_groups(program_, layout_.units.at(unit));
-  if (groups != nullptr) *groups = std::move(lane_groups.runs);
-  return device::compiled_cpu_unit_text(texts.text, lane_groups.text);
+std::string CompiledModule::cpu_text_locked(std::uint32_t unit, int kind) {
+  const UnitSource& texts = unit_source_locked(unit, false);
+  if (kind == kUnitPrefixes) return device::compiled_cpu_prefix_text(texts.prefix_text);
+  return device::compiled_cpu_unit_text(texts.text, generate_lane_groups(program_, layout_.units.at(unit)).text);
 }
 
 std::string CompiledModule::cpu_source(std::uint32_t unit, int kind) {
   const std::lock_guard lock(mutex_);
-  return device::compiled_cpu_preamble(device::CpuHeaders::kStandard) + cpu_text_locked(unit, kind, nullptr);
+  return device::compiled_cpu_preamble(device::CpuPreamble::kHostCompiler) + cpu_text_locked(unit, kind);
+}
+
+std::vector<std::uint32_t> CompiledModule::successor_units(std::uint32_t unit) const {
+  std::vector<std::uint32_t> units;
+  auto add = [&](std::uint32_t block_id) {
+    const std::uint32_t other = layout_.block_addresses.at(block_id).unit;
+    if (other != unit && std::find(units.begin(), units.end(), other) == units.end()) units.push_back(other);
+  };
+  for (const CompiledBlock& block : layout_.units.at(unit).blocks) {
+    for (const std::uint32_t successor : block.successors) add(successor);
+    for (std::uint32_t k = 0; k < block.table_size; ++k) add(layout_.jump_tables.at(block.table_begin + k));
+    if (block.terminator == Terminator::kCall) {
+      const Instruction& call = program_.code.at(block.begin);
+      if (call.a >= imported_functions_) add(layout_.function_entries.at(call.a - imported_functions_));
+    }
+  }
+  return units;
+}
+
+CpuUnitCode& CompiledModule::cpu_code() {
+  if (CpuUnitCode* code = cpu_code_ready_.load(std::memory_order_acquire)) return *code;
+  const std::lock_guard lock(mutex_);
+  if (!cpu_code_) {
+    CpuUnitCode::Source source;
+    source.text = [this](std::uint32_t unit, int kind) {
+      const std::lock_guard text_lock(mutex_);
+      return cpu_text_locked(unit, kind);
+    };
+    source.grouped_runs = [this](std::uint32_t unit) { return lane_group_runs(program_, layout_.units.at(unit)); };
+    source.successors = [this](std::uint32_t unit) { return successor_units(unit); };
+    cpu_code_ = std::make_unique<CpuUnitCode>(static_cast<std::uint32_t>(layout_.units.size()), code_key_,
+                                              std::move(source), weak_from_this());
+    cpu_code_ready_.store(cpu_code_.get(), std::memory_order_release);
+  }
+  return *cpu_code_;
 }
 
 CpuUnitFunction CompiledModule::cpu_unit(std::uint32_t unit) {
-  return reinterpret_cast<CpuUnitFunction>(cpu_library(unit, 0));
+  CpuUnitCode& code = cpu_code();
+  code.note_runs(unit, 1);
+  return reinterpret_cast<CpuUnitFunction>(code.entry(unit, kUnitCode));
 }
 
 CpuUnitGroupFunction CompiledModule::cpu_unit_group(std::uint32_t unit, std::uint32_t callee) {
@@ -206,12 +207,9 @@ CpuUnitGroupFunction CompiledModule::cpu_unit_group(std::uint32_t unit, std::uin
 }
 
 CpuUnitGroupFunction CompiledModule::cpu_unit_group_at(std::uint32_t unit, std::uint32_t block) {
-  (void)cpu_library(unit, 0);  // built with the unit's entry (its acquire orders these reads)
-  const auto& runs = grouped_runs_.at(unit);
-  const bool grouped =
-      std::any_of(runs.begin(), runs.end(), [&](const auto& run) { return block >= run.first && block < run.second; });
-  return grouped ? reinterpret_cast<CpuUnitGroupFunction>(group_ready_.at(unit).load(std::memory_order_acquire))
-                 : nullptr;
+  CpuUnitCode& code = cpu_code();
+  (void)code.entry(unit, kUnitCode);  // built with the unit's entry (its acquire orders these reads)
+  return code.grouped(unit, block) ? reinterpret_cast<CpuUnitGroupFunction>(code.group_entry(unit)) : nullptr;
 }
 
 std::uint32_t CompiledModule::lane_group_size() const {
@@ -219,18 +217,18 @@ std::uint32_t CompiledModule::lane_group_size() const {
 }
 
 CpuPrefixFunction CompiledModule::cpu_prefix(std::uint32_t unit) {
-  return reinterpret_cast<CpuPrefixFunction>(cpu_library(unit, 1));
+  return reinterpret_cast<CpuPrefixFunction>(cpu_code().entry(unit, kUnitPrefixes));
 }
 
 std::string CompiledModule::shader_source(std::uint32_t unit) {
   const std::lock_guard lock(mutex_);
-  const UnitSource& source = unit_source_locked(unit);
+  const UnitSource& source = unit_source_locked(unit, true);
   return device::compiled_shader_source(source.text);
 }
 
 std::string CompiledModule::prefix_shader_source(std::uint32_t unit) {
   const std::lock_guard lock(mutex_);
-  const UnitSource& source = unit_source_locked(unit);
+  const UnitSource& source = unit_source_locked(unit, true);
   return device::compiled_prefix_shader_source(source.prefix_text, source.first_block, source.block_count);
 }
 
@@ -242,8 +240,26 @@ void CompiledModule::add_compile_seconds(double seconds, bool from_cache) {
 }
 
 CompileCounters CompiledModule::counters() const {
-  const std::lock_guard lock(mutex_);
-  return counters_;
+  CompileCounters counters;
+  {
+    const std::lock_guard lock(mutex_);
+    counters = counters_;
+  }
+  // The cpu device's: the time calls spent on builds (or waiting for them), apart from the
+  // texts' generation; builds ahead of need and hot rebuilds ran beside the calls.
+  if (const CpuUnitCode* code = cpu_code_ready_.load(std::memory_order_acquire)) {
+    const CpuUnitCode::Counters cpu = code->counters();
+    counters.codegen_seconds += cpu.codegen_seconds;
+    counters.compile_seconds += cpu.demand_seconds - cpu.codegen_seconds;
+    counters.units_generated += cpu.units_built - cpu.units_from_cache;
+    counters.units_compiled += cpu.units_built;
+    counters.units_from_cache += cpu.units_from_cache;
+    counters.units_built_ahead += cpu.units_ahead;
+    counters.units_rebuilt_hot += cpu.units_hot;
+    counters.units_precompiled += cpu.units_precompiled;
+    counters.background_seconds += cpu.background_seconds;
+  }
+  return counters;
 }
 
 }  // namespace wavestack::wasm::compiler

@@ -3,10 +3,9 @@
 // it, then kept for the module's life (shared by every spawn of the module).
 #pragma once
 
-#include <array>
 #include <atomic>
-#include <condition_variable>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -15,7 +14,7 @@
 
 #include "wasm/compiled_code.hpp"
 #include "wasm/compiler/compiled_layout.hpp"
-#include "wasm/compiler/cpu_tiers.hpp"
+#include "wasm/compiler/cpu_unit_code.hpp"
 #include "wasm/compiler/unit_codegen.hpp"
 #include "wasm/compiler/units.hpp"
 #include "wasm/module.hpp"
@@ -33,10 +32,14 @@ struct CompiledSummary {
   bool complete = true;  // every defined function has code (never false: nothing is dropped)
 };
 
-class CompiledModule final : public CompiledCode {
+class CompiledModule final : public CompiledCode, public std::enable_shared_from_this<CompiledModule> {
  public:
   // Partitions `module` (throws as partition_units does). Nothing is generated yet.
-  CompiledModule(const Module& module, const UnitOptions& options);
+  // `module_digest` identifies the module's binary and load options (a SHA-256 the loader
+  // computed): with the options and the code generator's fingerprint it keys the cache entries
+  // of its units, so a warm start loads them without generating any text. Make it with
+  // std::make_shared (background builds keep it alive while they run).
+  CompiledModule(const Module& module, const UnitOptions& options, std::string module_digest);
 
   [[nodiscard]] const CompiledLayout& layout() const noexcept { return layout_; }
   [[nodiscard]] CompiledSummary summary() const;
@@ -54,41 +57,42 @@ class CompiledModule final : public CompiledCode {
   [[nodiscard]] CpuUnitGroupFunction cpu_unit_group(std::uint32_t unit, std::uint32_t callee) override;
   [[nodiscard]] CpuUnitGroupFunction cpu_unit_group_at(std::uint32_t unit, std::uint32_t block) override;
   [[nodiscard]] std::uint32_t lane_group_size() const override;
-  [[nodiscard]] bool has_lane_groups() const override { return has_lane_groups_.load(std::memory_order_acquire); }
+  [[nodiscard]] bool has_lane_groups() const override {
+    const CpuUnitCode* code = cpu_code_ready_.load(std::memory_order_acquire);
+    return code != nullptr && code->has_lane_groups();
+  }
   [[nodiscard]] CpuPrefixFunction cpu_prefix(std::uint32_t unit) override;
+  void note_unit_runs(std::uint32_t unit, std::uint32_t runs) override { cpu_code().note_runs(unit, runs); }
   [[nodiscard]] std::string shader_source(std::uint32_t unit) override;
   [[nodiscard]] std::string prefix_shader_source(std::uint32_t unit) override;
   void add_compile_seconds(double seconds, bool from_cache) override;
   [[nodiscard]] CompileCounters counters() const override;
 
+  // The units' native code on the cpu device (created on first use).
+  [[nodiscard]] CpuUnitCode& cpu_code();
+  // The units whose blocks control can reach from `unit`'s blocks next: branch targets and
+  // directly called functions' entries (not returns, not call_indirect's callees).
+  [[nodiscard]] std::vector<std::uint32_t> successor_units(std::uint32_t unit) const;
+
  private:
-  // The built library `kind` (0: the unit, 1: its prefixes) of `unit`: its entry point.
-  void* cpu_library(std::uint32_t unit, int kind);
-  const UnitSource& unit_source_locked(std::uint32_t unit);
+  // `count`: add the generation's time to the counters (cpu builds count their own).
+  const UnitSource& unit_source_locked(std::uint32_t unit, bool count);
   // The unit's text after the preamble (device::compiled_cpu_unit_text, or the prefixes'
-  // text for kind 1); `groups`, when given, receives its grouped runs (LaneGroupSource::runs).
-  std::string cpu_text_locked(std::uint32_t unit, int kind,
-                              std::vector<std::pair<std::uint32_t, std::uint32_t>>* groups);
+  // text for kind 1).
+  std::string cpu_text_locked(std::uint32_t unit, int kind);
 
   Program program_;
   std::uint32_t imported_functions_ = 0;
   CompiledLayout layout_;
   std::vector<std::uint32_t> jump_words_;
 
+  std::string code_key_;  // the module digest, the options and the generator's fingerprint
+
   mutable std::mutex mutex_;
   std::vector<std::optional<UnitSource>> sources_;
-  // Per kind (unit, prefixes) and unit: the entry point once built, readable without the lock
-  // (control moves between units often), and whether a thread is building it now.
-  std::array<std::vector<std::atomic<void*>>, 2> ready_;
-  std::vector<std::atomic<void*>> group_ready_;  // per unit: its lane group entry (set before ready_[0])
-  // Per unit: its grouped runs' block ids (LaneGroupSource::runs), written once when it is
-  // built, before group_ready_ and ready_ publish it.
-  std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> grouped_runs_;
-  std::atomic<bool> has_lane_groups_{false};
-  std::array<std::vector<bool>, 2> building_;
-  std::condition_variable built_;
-  std::optional<CpuTierPlan> tier_plan_;  // read from the environment at the first build
-  CompileCounters counters_;
+  std::unique_ptr<CpuUnitCode> cpu_code_;                // created under mutex_
+  std::atomic<CpuUnitCode*> cpu_code_ready_{nullptr};    // then published for lock-free readers
+  CompileCounters counters_;                             // Vulkan builds and shader texts
 };
 
 }  // namespace wavestack::wasm::compiler

@@ -40,7 +40,8 @@ bool cpu_tier_is_in_process(CpuTier tier) {
 
 CpuTierPlan cpu_tier_plan(const char* value, bool jit_available, const std::string& why_no_jit) {
   if (value == nullptr || *value == '\0') {
-    return jit_available ? CpuTierPlan{CpuTier::kFast, CpuTier::kHost} : CpuTierPlan{CpuTier::kHost, std::nullopt};
+    return jit_available ? CpuTierPlan{CpuTier::kFast, CpuTier::kOptimized}
+                         : CpuTierPlan{CpuTier::kHost, std::nullopt};
   }
   const std::string text = value;
   std::vector<CpuTier> tiers;

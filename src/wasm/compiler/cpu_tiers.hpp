@@ -4,7 +4,9 @@
 //   optimized  the in-process compiler, LLVM's -O2
 //   host       the host's C++ compiler, as a process per unit (cpu_toolchain.hpp)
 // Written "first" or "first,hot" ("fast,host"). The default is the fastest start with the
-// fastest code: "fast,host" where this build has the in-process compiler, else "host".
+// fastest code: "fast,optimized" where this build has the in-process compiler, else "host".
+// (LLVM's -O2 code matched the host's GCC on bench/wasmgpu.py's workloads, within a few per
+// cent either way, at about the same build time: docs/PERFORMANCE.md.)
 // Every tier compiles the same unit text, so their results, fuel and traps are the same bits.
 #pragma once
 

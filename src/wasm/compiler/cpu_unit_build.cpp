@@ -1,7 +1,5 @@
 #include "wasm/compiler/cpu_unit_build.hpp"
 
-#include <array>
-#include <mutex>
 #include <optional>
 #include <span>
 #include <stdexcept>
@@ -16,7 +14,9 @@
 namespace wavestack::wasm::compiler {
 namespace {
 
-using device::CpuHeaders;
+using device::CpuPreamble;
+
+constexpr const char* kCacheKind = "cpu-jit";
 
 // The host compiler, looked for once per process (it runs `compiler --version`).
 const CpuToolchain& host_toolchain() {
@@ -36,51 +36,62 @@ jit::CxxJit& in_process_compiler() {
   return *compiler;
 }
 
-// The freestanding preamble's digest, computed once (every object's key holds it).
+// The in-process preamble's digest, computed once.
 const std::string& preamble_digest() {
   static const std::string digest =
-      runtime::make_cache_key({"cpu-preamble", device::compiled_cpu_preamble(CpuHeaders::kFreestanding)});
+      runtime::make_cache_key({"cpu-preamble", device::compiled_cpu_preamble(CpuPreamble::kInProcess)});
   return digest;
 }
 
-BuiltUnit build_in_process(CpuTier tier, const std::string& text, const char* symbol, const char* second_symbol) {
-  jit::CxxJit& compiler = in_process_compiler();
-  const jit::OptLevel level = tier == CpuTier::kFast ? jit::OptLevel::kFast : jit::OptLevel::kOptimized;
-  const std::string key =
-      runtime::make_cache_key({"cpu-jit", compiler.identity(), cpu_tier_name(tier), preamble_digest(), text});
-  const runtime::DiskCache cache;
+std::string object_key(jit::CxxJit& compiler, CpuTier tier, const std::string& unit_key) {
+  return runtime::make_cache_key({kCacheKind, compiler.identity(), cpu_tier_name(tier), preamble_digest(), unit_key});
+}
+
+BuiltUnit load_object(jit::CxxJit& compiler, const std::string& object, UnitSymbols symbols, bool from_cache) {
+  std::vector<const char*> names{symbols.symbol};
+  if (symbols.second_symbol != nullptr) names.push_back(symbols.second_symbol);
+  const std::vector<void*> addresses = compiler.load(object, names);
   BuiltUnit built;
-  std::string object;
-  // An entry holds its key before the object: the cache's checksum catches a damaged entry,
-  // the key one that belongs to another unit (a file copied or renamed into place), and
-  // either is rebuilt, never loaded.
-  const std::string header = key + "\n";
-  if (auto cached = cache.load("cpu-jit", key);
-      cached && cached->size() > header.size() &&
-      std::string_view(reinterpret_cast<const char*>(cached->data()), header.size()) == header) {
-    object.assign(reinterpret_cast<const char*>(cached->data()) + header.size(), cached->size() - header.size());
-    built.from_cache = true;
-  } else {
-    object = compiler.compile(device::compiled_cpu_preamble(CpuHeaders::kFreestanding), text, level);
-    const std::string entry = header + object;
-    (void)cache.store("cpu-jit", key,
-                      std::span<const std::byte>(reinterpret_cast<const std::byte*>(entry.data()), entry.size()));
-  }
-  std::vector<const char*> symbols{symbol};
-  if (second_symbol != nullptr) symbols.push_back(second_symbol);
-  const std::vector<void*> addresses = compiler.load(object, symbols);
   built.entry = addresses.at(0);
-  if (second_symbol != nullptr) built.second = addresses.at(1);
+  if (symbols.second_symbol != nullptr) built.second = addresses.at(1);
+  built.from_cache = from_cache;
   return built;
 }
 
 }  // namespace
 
-BuiltUnit build_cpu_unit(CpuTier tier, const std::string& text, const char* symbol, const char* second_symbol) {
-  if (cpu_tier_is_in_process(tier)) return build_in_process(tier, text, symbol, second_symbol);
-  const std::string source = device::compiled_cpu_preamble(CpuHeaders::kStandard) + text;
-  const LoadedUnit loaded = load_cpu_unit(host_toolchain(), source, symbol, second_symbol);
-  return {loaded.entry, loaded.second, loaded.from_cache};
+std::optional<BuiltUnit> load_cached_cpu_unit(CpuTier tier, const std::string& unit_key, UnitSymbols symbols) {
+  if (!cpu_tier_is_in_process(tier)) return std::nullopt;
+  jit::CxxJit& compiler = in_process_compiler();
+  const std::string key = object_key(compiler, tier, unit_key);
+  // An entry holds its key before the object: the cache's checksum catches a damaged entry,
+  // the key one that belongs to another unit (a file copied or renamed into place); either is
+  // a miss, rebuilt and replaced, never loaded.
+  const std::string header = key + "\n";
+  const auto cached = runtime::DiskCache().load(kCacheKind, key);
+  if (!cached || cached->size() <= header.size() ||
+      std::string_view(reinterpret_cast<const char*>(cached->data()), header.size()) != header) {
+    return std::nullopt;
+  }
+  const std::string object(reinterpret_cast<const char*>(cached->data()) + header.size(),
+                           cached->size() - header.size());
+  return load_object(compiler, object, symbols, true);
+}
+
+BuiltUnit build_cpu_unit(CpuTier tier, const std::string& unit_key, const std::string& text, UnitSymbols symbols) {
+  if (!cpu_tier_is_in_process(tier)) {
+    const std::string source = device::compiled_cpu_preamble(CpuPreamble::kHostCompiler) + text;
+    const LoadedUnit loaded = load_cpu_unit(host_toolchain(), source, symbols.symbol, symbols.second_symbol);
+    return {loaded.entry, loaded.second, loaded.from_cache};
+  }
+  jit::CxxJit& compiler = in_process_compiler();
+  const jit::OptLevel level = tier == CpuTier::kFast ? jit::OptLevel::kFast : jit::OptLevel::kOptimized;
+  const std::string object = compiler.compile(device::compiled_cpu_preamble(CpuPreamble::kInProcess), text, level);
+  const std::string key = object_key(compiler, tier, unit_key);
+  const std::string entry = key + "\n" + object;
+  (void)runtime::DiskCache().store(
+      kCacheKind, key, std::span<const std::byte>(reinterpret_cast<const std::byte*>(entry.data()), entry.size()));
+  return load_object(compiler, object, symbols, false);
 }
 
 }  // namespace wavestack::wasm::compiler

@@ -137,7 +137,9 @@ std::string group_function(const GroupRun& run) {
   return text + "}\n";
 }
 
-std::vector<GroupRun> group_runs(const Program& program, const Unit& unit) {
+// `texts`: also generate the lane blocks' texts and the locals they use (not needed to know
+// which runs are grouped).
+std::vector<GroupRun> group_runs(const Program& program, const Unit& unit, bool texts) {
   std::vector<GroupRun> runs;
   for (const CompiledBlock& block : unit.blocks) {
     if (runs.empty() || runs.back().function != block.function) {
@@ -148,9 +150,11 @@ std::vector<GroupRun> group_runs(const Program& program, const Unit& unit) {
     GroupRun& run = runs.back();
     ++run.count;
     if (!is_lane_block(program, block)) continue;
-    const LaneBlockSource source = generate_lane_block(program, block);
-    for (const auto& [index, written] : source.locals) run.locals[index] = run.locals[index] || written;
-    run.members += lane_block_function(program, run, block, source);
+    if (texts) {
+      const LaneBlockSource source = generate_lane_block(program, block);
+      for (const auto& [index, written] : source.locals) run.locals[index] = run.locals[index] || written;
+      run.members += lane_block_function(program, run, block, source);
+    }
     run.lane_blocks.push_back(&block);
     for (const std::uint32_t successor : block.successors) {
       if (successor >= run.first_id && successor <= block.id) run.loops.emplace_back(successor, block.id);
@@ -181,7 +185,7 @@ LaneGroupSource generate_lane_groups(const Program& program, const Unit& unit) {
   std::string text = "#define COMPILED_LANES " + u32(kCpuLaneGroupSize) + "\n";
   std::string step = "bool compiled_unit_group_step(UnitContext* const* lanes, Regs* r, CompiledCount* c) {\n";
   step += "  uint at = r[0].pc;\n";
-  for (const GroupRun& run : group_runs(program, unit)) {
+  for (const GroupRun& run : group_runs(program, unit, true)) {
     // A run without a loop passes its blocks once: grouping it would only add code. A loop
     // without long-latency instructions keeps the core busy alone (long_latency).
     if (!loop_is_latency_bound(run)) continue;
@@ -192,6 +196,18 @@ LaneGroupSource generate_lane_groups(const Program& program, const Unit& unit) {
   }
   source.text = text + step + "  return false;\n}\n";
   return source;
+}
+
+}  // namespace wavestack::wasm::compiler
+
+namespace wavestack::wasm::compiler {
+
+std::vector<std::pair<std::uint32_t, std::uint32_t>> lane_group_runs(const Program& program, const Unit& unit) {
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> runs;
+  for (const GroupRun& run : group_runs(program, unit, false)) {
+    if (loop_is_latency_bound(run)) runs.emplace_back(run.first_id, run.first_id + run.count);
+  }
+  return runs;
 }
 
 }  // namespace wavestack::wasm::compiler

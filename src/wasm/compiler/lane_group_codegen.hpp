@@ -49,4 +49,9 @@ struct LaneGroupSource {
 };
 [[nodiscard]] LaneGroupSource generate_lane_groups(const Program& program, const Unit& unit);
 
+// generate_lane_groups(program, unit).runs without generating any text (a unit loaded from the
+// disk cache needs its grouped runs, not its source).
+[[nodiscard]] std::vector<std::pair<std::uint32_t, std::uint32_t>> lane_group_runs(const Program& program,
+                                                                                   const Unit& unit);
+
 }  // namespace wavestack::wasm::compiler

@@ -291,13 +291,13 @@ extern "C" __attribute__((visibility("default"))) std::uint32_t wasmgpu_unit_pre
 
 }  // namespace
 
-const std::string& compiled_cpu_preamble(CpuHeaders headers) {
-  static const std::string standard = "// The shared part of wasmgpu's cpu units (generated; see src/wasm/compiler).\n"
-                                      "#include <concepts>\n#include <cstring>\n" +
-                                      preamble_after_headers();
-  static const std::string freestanding =
+const std::string& compiled_cpu_preamble(CpuPreamble kind) {
+  static const std::string host = "// The shared part of wasmgpu's cpu units (generated; see src/wasm/compiler).\n"
+                                  "#include <concepts>\n#include <cstring>\n" +
+                                  preamble_after_headers();
+  static const std::string in_process =
       without_include_guard(glsl::jit_std_subset_hpp) + without_system_includes(preamble_after_headers());
-  return headers == CpuHeaders::kStandard ? standard : freestanding;
+  return kind == CpuPreamble::kHostCompiler ? host : in_process;
 }
 
 std::string compiled_cpu_unit_text(std::string_view unit_text, std::string_view lane_group_text) {
@@ -313,11 +313,11 @@ std::string compiled_cpu_prefix_text(std::string_view prefix_text) {
 }
 
 std::string compiled_cpu_source(std::string_view unit_text, std::string_view lane_group_text) {
-  return compiled_cpu_preamble(CpuHeaders::kStandard) + compiled_cpu_unit_text(unit_text, lane_group_text);
+  return compiled_cpu_preamble(CpuPreamble::kHostCompiler) + compiled_cpu_unit_text(unit_text, lane_group_text);
 }
 
 std::string compiled_cpu_prefix_source(std::string_view prefix_text) {
-  return compiled_cpu_preamble(CpuHeaders::kStandard) + compiled_cpu_prefix_text(prefix_text);
+  return compiled_cpu_preamble(CpuPreamble::kHostCompiler) + compiled_cpu_prefix_text(prefix_text);
 }
 
 }  // namespace wavestack::wasm::device

@@ -26,10 +26,10 @@ namespace wavestack::wasm::device {
 // and `struct UnitRuntime` holding one instance's buffers, their accessors and the runtime:
 // memory, tables, frames, bulk operations, compiled-block helpers) and a unit's text after it
 // (`struct UnitContext : UnitRuntime` holding the unit, and its extern "C" entries).
-// kStandard includes standard headers (a host compiler's build); kFreestanding includes none
-// and takes the few standard names it uses from compiler builtins (jit_std_subset.hpp).
-enum class CpuHeaders : std::uint8_t { kStandard, kFreestanding };
-[[nodiscard]] const std::string& compiled_cpu_preamble(CpuHeaders headers);
+// kHostCompiler includes standard headers; kInProcess includes none and takes the few standard
+// names it uses from compiler builtins (jit_std_subset.hpp).
+enum class CpuPreamble : std::uint8_t { kHostCompiler, kInProcess };
+[[nodiscard]] const std::string& compiled_cpu_preamble(CpuPreamble kind);
 
 // A unit's text after the preamble, exporting
 //   extern "C" uint32_t wasmgpu_unit_run(const uint32_t* program, uint32_t* state,

@@ -1,0 +1,291 @@
+#include "wasm/compiler/cpu_unit_code.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <exception>
+#include <stdexcept>
+
+#include "runtime/disk_cache.hpp"
+#include "wasm/compiler/build_pool.hpp"
+#include "wasm/compiler/cpu_unit_build.hpp"
+#include "wasm/device/compiled_glsl.hpp"
+
+namespace wavestack::wasm::compiler {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+UnitSymbols symbols_of(int kind) {
+  if (kind == kUnitCode) return {device::kCompiledUnitSymbol, device::kCompiledGroupSymbol};
+  return {device::kCompiledPrefixSymbol, nullptr};
+}
+
+// The level a build at `tier` reaches in `plan`: 1 for its first tier, 2 for any better one.
+std::uint8_t level_of(const CpuTierPlan& plan, CpuTier tier) {
+  return tier == plan.first ? 1 : 2;
+}
+
+}  // namespace
+
+CpuUnitCode::CpuUnitCode(std::uint32_t units, std::string code_key, Source source, std::weak_ptr<const void> owner)
+    : units_(units),
+      code_key_(std::move(code_key)),
+      source_(std::move(source)),
+      owner_(std::move(owner)),
+      groups_(units),
+      grouped_runs_(units),
+      grouped_known_(units, false),
+      runs_(units),
+      hot_asked_(units) {
+  for (auto& slots : slots_) slots = std::vector<Slot>(units);
+}
+
+CpuTierPlan CpuUnitCode::plan() {
+  const std::lock_guard lock(mutex_);
+  if (!plan_) plan_ = cpu_tier_plan_from_environment();
+  return *plan_;
+}
+
+std::string CpuUnitCode::unit_key(std::uint32_t unit, int kind) const {
+  return runtime::make_cache_key({"cpu-unit", code_key_, std::to_string(unit), std::to_string(kind)});
+}
+
+void* CpuUnitCode::entry(std::uint32_t unit, int kind) {
+  Slot& slot = slots_.at(kind).at(unit);
+  if (void* ready = slot.ready.load(std::memory_order_acquire)) return ready;
+  std::unique_lock lock(mutex_);
+  build_first(lock, unit, kind, Why::kDemand);
+  return slot.ready.load(std::memory_order_acquire);
+}
+
+void* CpuUnitCode::group_entry(std::uint32_t unit) const {
+  return groups_.at(unit).load(std::memory_order_acquire);
+}
+
+bool CpuUnitCode::grouped(std::uint32_t unit, std::uint32_t block) const {
+  const auto& runs = grouped_runs_.at(unit);
+  return std::any_of(runs.begin(), runs.end(),
+                     [&](const auto& run) { return block >= run.first && block < run.second; });
+}
+
+void CpuUnitCode::build_first(std::unique_lock<std::mutex>& lock, std::uint32_t unit, int kind, Why why) {
+  Slot& slot = slots_[kind][unit];
+  const auto start = Clock::now();
+  built_.wait(lock, [&] { return !slot.building; });
+  if (slot.ready.load(std::memory_order_acquire) != nullptr) {
+    if (why == Why::kDemand) counters_.demand_seconds += seconds_since(start);
+    return;
+  }
+  if (!plan_) plan_ = cpu_tier_plan_from_environment();
+  const CpuTierPlan plan = *plan_;
+  slot.building = true;
+  lock.unlock();
+  std::optional<BuiltUnit> built;
+  std::uint8_t level = 1;
+  double codegen = 0.0;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> runs;
+  try {
+    const std::string key = unit_key(unit, kind);
+    // A warm start takes the best code the cache holds: a hot unit's rebuild, else the first
+    // tier's.
+    if (kind == kUnitCode && plan.hot) {
+      built = load_cached_cpu_unit(*plan.hot, key, symbols_of(kind));
+      if (built) level = 2;
+    }
+    if (!built) built = load_cached_cpu_unit(plan.first, key, symbols_of(kind));
+    if (!built) {
+      const auto generating = Clock::now();
+      const std::string text = source_.text(unit, kind);
+      codegen = seconds_since(generating);
+      built = build_cpu_unit(plan.first, key, text, symbols_of(kind));
+    }
+    if (kind == kUnitCode) runs = source_.grouped_runs(unit);
+  } catch (...) {
+    lock.lock();
+    slot.building = false;
+    built_.notify_all();
+    throw;
+  }
+  lock.lock();
+  slot.building = false;
+  if (kind == kUnitCode) {
+    // Written once, before the release below: readers that found the unit read it unlocked.
+    if (!grouped_known_[unit]) {
+      if (!runs.empty()) has_lane_groups_.store(true, std::memory_order_release);
+      grouped_runs_[unit] = std::move(runs);
+      grouped_known_[unit] = true;
+    }
+    groups_[unit].store(built->second, std::memory_order_release);
+    if (level == 2) hot_asked_[unit].store(true, std::memory_order_relaxed);
+  }
+  slot.level.store(level, std::memory_order_relaxed);
+  slot.ready.store(built->entry, std::memory_order_release);
+  const double seconds = seconds_since(start);
+  switch (why) {
+    case Why::kDemand:
+      counters_.demand_seconds += seconds;
+      counters_.codegen_seconds += codegen;
+      ++counters_.units_built;
+      if (built->from_cache) ++counters_.units_from_cache;
+      break;
+    case Why::kAhead:
+      counters_.background_seconds += seconds;
+      ++counters_.units_ahead;
+      break;
+    case Why::kHot:
+    case Why::kAll:
+      break;
+  }
+  built_.notify_all();
+  if (kind == kUnitCode && why == Why::kDemand) queue_ahead(unit);
+}
+
+void CpuUnitCode::queue_ahead(std::uint32_t unit) {
+  // Under the lock (build_first's caller holds it).
+  for (const std::uint32_t next : source_.successors(unit)) {
+    Slot& slot = slots_[kUnitCode].at(next);
+    if (slot.queued || slot.building || slot.ready.load(std::memory_order_relaxed) != nullptr) continue;
+    slot.queued = true;
+    BuildPool::shared().submit(BuildPool::Priority::kAhead, [this, next, owner = owner_] {
+      const auto alive = owner.lock();
+      if (!alive) return;
+      try {
+        std::unique_lock lock(mutex_);
+        if (slots_[kUnitCode][next].ready.load(std::memory_order_relaxed) != nullptr) return;
+        build_first(lock, next, kUnitCode, Why::kAhead);
+      } catch (const std::exception&) {
+        // A unit that does not build fails where a call needs it, with the compiler's messages.
+      }
+    });
+  }
+}
+
+void CpuUnitCode::note_runs(std::uint32_t unit, std::uint32_t runs) {
+  std::atomic<bool>& asked = hot_asked_[unit];
+  if (asked.load(std::memory_order_relaxed)) return;
+  if (runs_[unit].fetch_add(runs, std::memory_order_relaxed) + runs < kHotUnitRuns) return;
+  if (asked.exchange(true, std::memory_order_relaxed)) return;
+  queue_hot(unit);
+}
+
+void CpuUnitCode::queue_hot(std::uint32_t unit) {
+  std::optional<CpuTier> hot;
+  {
+    const std::lock_guard lock(mutex_);
+    if (plan_) hot = plan_->hot;
+  }
+  if (!hot) return;
+  BuildPool::shared().submit(BuildPool::Priority::kHot, [this, unit, tier = *hot, owner = owner_] {
+    const auto alive = owner.lock();
+    if (!alive) return;
+    try {
+      build(unit, kUnitCode, tier, 2, Why::kHot);
+    } catch (const std::exception&) {
+      // The unit keeps its first tier's code, which is correct; only slower.
+    }
+  });
+}
+
+void CpuUnitCode::build(std::uint32_t unit, int kind, CpuTier tier, std::uint8_t level, Why why) {
+  Slot& slot = slots_[kind].at(unit);
+  if (slot.level.load(std::memory_order_relaxed) >= level) return;
+  const auto start = Clock::now();
+  const std::string key = unit_key(unit, kind);
+  std::optional<BuiltUnit> built = load_cached_cpu_unit(tier, key, symbols_of(kind));
+  if (!built) built = build_cpu_unit(tier, key, source_.text(unit, kind), symbols_of(kind));
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> runs;
+  if (kind == kUnitCode) runs = source_.grouped_runs(unit);
+  const std::lock_guard lock(mutex_);
+  if (slot.level.load(std::memory_order_relaxed) >= level) return;
+  if (kind == kUnitCode) {
+    if (!grouped_known_[unit]) {
+      if (!runs.empty()) has_lane_groups_.store(true, std::memory_order_release);
+      grouped_runs_[unit] = std::move(runs);
+      grouped_known_[unit] = true;
+    }
+    groups_[unit].store(built->second, std::memory_order_release);
+    if (level == 2) hot_asked_[unit].store(true, std::memory_order_relaxed);
+  }
+  slot.level.store(level, std::memory_order_relaxed);
+  slot.ready.store(built->entry, std::memory_order_release);
+  counters_.background_seconds += why == Why::kAll ? 0.0 : seconds_since(start);
+  if (why == Why::kHot) ++counters_.units_hot;
+  if (why == Why::kAll) ++counters_.units_precompiled;
+  built_.notify_all();
+}
+
+void CpuUnitCode::build_all(std::optional<CpuTier> tier,
+                            const std::function<void(std::uint32_t, std::uint32_t)>& progress) {
+  const CpuTierPlan current = plan();
+  const CpuTier target = tier ? *tier : current.hot.value_or(current.first);
+  const std::uint8_t level = level_of(current, target);
+  std::atomic<std::uint32_t> next{0};
+  std::mutex done_mutex;
+  std::condition_variable done_changed;
+  std::uint32_t done = 0;
+  std::uint32_t workers_running = 0;
+  std::exception_ptr failure;
+  // Every worker takes the next unit until none is left; this thread reports progress.
+  auto work = [&](bool report) {
+    while (true) {
+      const std::uint32_t unit = next.fetch_add(1);
+      if (unit >= units_) break;
+      try {
+        build(unit, kUnitCode, target, level, Why::kAll);
+      } catch (...) {
+        const std::lock_guard lock(done_mutex);
+        if (!failure) failure = std::current_exception();
+      }
+      std::uint32_t finished = 0;
+      {
+        const std::lock_guard lock(done_mutex);
+        finished = ++done;
+      }
+      done_changed.notify_all();
+      if (report && progress) progress(finished, units_);
+    }
+  };
+  BuildPool& pool = BuildPool::shared();
+  for (unsigned k = 0; k < pool.threads(); ++k) {
+    {
+      const std::lock_guard lock(done_mutex);
+      ++workers_running;
+    }
+    const bool queued = pool.submit(BuildPool::Priority::kAhead, [&] {
+      work(false);
+      const std::lock_guard lock(done_mutex);
+      --workers_running;
+      done_changed.notify_all();
+    });
+    if (!queued) {
+      const std::lock_guard lock(done_mutex);
+      --workers_running;
+    }
+  }
+  work(true);
+  std::unique_lock lock(done_mutex);
+  std::uint32_t reported = 0;
+  while (true) {
+    if (done != reported) {
+      reported = done;
+      lock.unlock();
+      if (progress) progress(reported, units_);
+      lock.lock();
+      continue;
+    }
+    if (workers_running == 0) break;
+    done_changed.wait(lock);
+  }
+  if (failure) std::rethrow_exception(failure);
+}
+
+CpuUnitCode::Counters CpuUnitCode::counters() const {
+  const std::lock_guard lock(mutex_);
+  return counters_;
+}
+
+}  // namespace wavestack::wasm::compiler

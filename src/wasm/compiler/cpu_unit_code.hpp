@@ -1,0 +1,123 @@
+// A compiled module's native code on the cpu device, per unit: built when a call first
+// reaches it (or loaded from the disk cache), at the first tier of the plan (cpu_tiers.hpp);
+// the units it can transfer control to next built ahead of need on the build pool; a unit
+// that runs often rebuilt in the background at the plan's hot tier and swapped in (every tier
+// compiles the same text, so a run may continue in either); or every unit built at once
+// (build_all: `python -m wasmgpu compile`, Module(precompile=...)).
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "wasm/compiled_code.hpp"
+#include "wasm/compiler/cpu_tiers.hpp"
+
+namespace wavestack::wasm::compiler {
+
+// A unit's library: 0 its code (compiled_run and its lane group entry), 1 its prefixes (built
+// only when fuel first runs out inside one of its blocks).
+inline constexpr int kUnitCode = 0;
+inline constexpr int kUnitPrefixes = 1;
+
+// Runs a unit is entered before it is rebuilt at the hot tier: a unit entered this often
+// has paid for its rebuild several times over at the first tier's speed (graphviz.wasm's first
+// render enters about a tenth of the units it reaches this often).
+inline constexpr std::uint32_t kHotUnitRuns = 1000;
+
+class CpuUnitCode {
+ public:
+  // What the module provides: a unit's text after the preamble (device::compiled_cpu_unit_text
+  // or the prefixes' text), its grouped runs (lane_group_runs), and the units its blocks can
+  // continue in (branch targets, direct callees' entries).
+  struct Source {
+    std::function<std::string(std::uint32_t unit, int kind)> text;
+    std::function<std::vector<std::pair<std::uint32_t, std::uint32_t>>(std::uint32_t unit)> grouped_runs;
+    std::function<std::vector<std::uint32_t>(std::uint32_t unit)> successors;
+  };
+
+  // `code_key`: what identifies the module's units' texts (cache keys); `owner`: kept alive by
+  // background builds while they run (a build queued after it is gone is dropped).
+  CpuUnitCode(std::uint32_t units, std::string code_key, Source source, std::weak_ptr<const void> owner);
+
+  // The unit's entry point of `kind`, built or loaded now if it is not yet (thread-safe; the
+  // thread that needs it builds it, others wait; different units build in parallel).
+  [[nodiscard]] void* entry(std::uint32_t unit, int kind);
+  // The unit's lane group entry (null without grouped runs), after entry(unit, kUnitCode).
+  [[nodiscard]] void* group_entry(std::uint32_t unit) const;
+  // Whether block `block` of the unit is in one of its grouped runs, after entry(unit, kUnitCode).
+  [[nodiscard]] bool grouped(std::uint32_t unit, std::uint32_t block) const;
+  [[nodiscard]] bool has_lane_groups() const { return has_lane_groups_.load(std::memory_order_acquire); }
+
+  // Counts `runs` entries of the unit; past kHotUnitRuns the plan's hot tier (if any) is built in
+  // the background. Cheap: a relaxed add, nothing once the rebuild is asked for.
+  void note_runs(std::uint32_t unit, std::uint32_t runs);
+
+  // Builds every unit's code (not its prefixes) at `tier` (the plan's best when nullopt), on
+  // the build pool and this thread; units already at that tier or better are skipped, and
+  // cached ones loaded. `progress(done, total)` is called as units finish. Throws what a build
+  // throws, after the others finish.
+  void build_all(std::optional<CpuTier> tier, const std::function<void(std::uint32_t, std::uint32_t)>& progress);
+
+  // The plan this module builds with (read from the environment at the first build).
+  [[nodiscard]] CpuTierPlan plan();
+
+  struct Counters {
+    double demand_seconds = 0.0;      // builds and waits on a calling thread (text generation included)
+    double codegen_seconds = 0.0;     // of those, generating texts
+    double background_seconds = 0.0;  // builds on the pool
+    std::uint64_t units_built = 0;       // first-tier code built or loaded on demand
+    std::uint64_t units_from_cache = 0;  // of those, loaded
+    std::uint64_t units_ahead = 0;       // built or loaded ahead of need
+    std::uint64_t units_hot = 0;         // rebuilt at the hot tier and swapped in
+    std::uint64_t units_precompiled = 0;
+  };
+  [[nodiscard]] Counters counters() const;
+
+ private:
+  enum class Why : std::uint8_t { kDemand, kAhead, kHot, kAll };
+  struct Slot {
+    std::atomic<void*> ready{nullptr};
+    std::atomic<std::uint8_t> level{0};  // 0 none, 1 first tier, 2 hot tier
+    bool building = false;               // under mutex_
+    bool queued = false;                 // an ahead-of-need build queued (under mutex_)
+  };
+
+  // Builds (or loads) `unit`'s `kind` at `tier` and publishes it at `level`, unless a build
+  // of that level or better is published first. Called without the lock.
+  void build(std::uint32_t unit, int kind, CpuTier tier, std::uint8_t level, Why why);
+  // The first tier's build of `unit`'s `kind` by this thread, or a wait for the thread
+  // building it; the lock is held on entry and exit.
+  void build_first(std::unique_lock<std::mutex>& lock, std::uint32_t unit, int kind, Why why);
+  void queue_ahead(std::uint32_t unit);
+  void queue_hot(std::uint32_t unit);
+  [[nodiscard]] std::string unit_key(std::uint32_t unit, int kind) const;
+
+  std::uint32_t units_;
+  std::string code_key_;
+  Source source_;
+  std::weak_ptr<const void> owner_;
+
+  mutable std::mutex mutex_;
+  std::condition_variable built_;
+  std::array<std::vector<Slot>, 2> slots_;
+  std::vector<std::atomic<void*>> groups_;
+  // Per unit: its grouped runs' block ids, written once before its first entry is published.
+  std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> grouped_runs_;
+  std::vector<bool> grouped_known_;
+  std::atomic<bool> has_lane_groups_{false};
+  std::vector<std::atomic<std::uint32_t>> runs_;
+  std::vector<std::atomic<bool>> hot_asked_;
+  std::optional<CpuTierPlan> plan_;
+  Counters counters_;
+};
+
+}  // namespace wavestack::wasm::compiler
