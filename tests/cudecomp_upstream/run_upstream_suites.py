@@ -12,7 +12,9 @@ with upstream's headers (scripts/check_decomp_upstream.sh builds them first):
 - tests/cc's sweep programs through upstream's tests/test_runner.py with 1, 2 and 4 ranks, on the
   MPI backends and with smaller grids than upstream's, so the whole sweep fits CI's time.
 
-Exits non-zero when anything else failed, crashed, or did not run.
+The programs run with CUDA devices hidden (CUDA_VISIBLE_DEVICES=""): their buffers come from the
+host stand-in, so the library must take its host path too. Exits non-zero when anything else
+failed, crashed, or did not run.
 """
 
 from __future__ import annotations
@@ -150,6 +152,9 @@ def main() -> int:
     env = mpi_harness.mpi_environment()
     # Failed calls print upstream-style CUDECOMP:ERROR lines; the suites make many on purpose.
     env.setdefault("CUDECOMP_QUIET_ERRORS", "1")
+    # The programs' buffers are the host stand-in's host memory, so the library must not see a real
+    # GPU either (its CUDA build would hand out device workspaces and tune on the device).
+    env["CUDA_VISIBLE_DEVICES"] = ""
     ok = True
 
     library = "the CPU-only build of this library" if args.cpu_only_library else "this library"
@@ -185,6 +190,7 @@ def main() -> int:
         if not runner.exists():
             print(f"{runner} not found")
             ok = False
+        cases = Counter()
         for config, overrides in SWEEPS:
             for ranks in RANKS:
                 run = sweeps.run_sweep(runner, binaries, config, overrides, ranks, mpi_harness.mpirun_command(ranks),
@@ -192,9 +198,12 @@ def main() -> int:
                 label = "rank" if ranks == 1 else "ranks"
                 print(f"{config} [{overrides}], {ranks} {label}: {run.planned} cases: {run.passed} passed, "
                       f"{run.failed} failed ({run.seconds:.1f} s)", flush=True)
+                cases[ranks] += run.passed
                 if not run.ok:
                     print("    " + run.output[-4000:].replace("\n", "\n    "))
                     ok = False
+        print("tests/cc cases passed: " + ", ".join(f"{cases[ranks]} with {ranks} rank{'s' * (ranks > 1)}"
+                                                      for ranks in RANKS))
 
     section("not run, and why")
     for line in NOT_RUN:
