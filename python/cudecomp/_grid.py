@@ -10,6 +10,7 @@ import numpy as np
 from cudecomp import _cuda_ops, _native
 from cudecomp._arrays import (NUMPY_OF_DTYPE, check_array, check_dtype_argument, check_stream, check_work,
                               data_type_of)
+from cudecomp._host_backends import host_grid_options
 from cudecomp._native import DataType
 from cudecomp._structs import GridDescAutotuneOptions, GridDescConfig
 
@@ -100,6 +101,9 @@ class Handle:
         if options is not None and not isinstance(options, GridDescAutotuneOptions):
             raise TypeError(f"options: expected a cudecomp.GridDescAutotuneOptions or None, "
                             f"got {type(options).__name__}")
+        if not _native.has_cuda:
+            # NumPy arrays: NCCL and NVSHMEM are refused here, before any communication.
+            options = host_grid_options(config, options)
         native = self._native.create_grid(config._bytes_view(), None if options is None else options._bytes_view())
         return GridDesc._create(self, native)
 

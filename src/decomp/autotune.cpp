@@ -42,14 +42,6 @@ bool is_even(const std::array<int, 2>& p, const cudecompGridDescConfig_t& config
   return dist(0) % p[0] == 0 && dist(1) % p[0] == 0 && dist(1) % p[1] == 0 && dist(2) % p[1] == 0;
 }
 
-// Whether some rank's pencil would be empty: more rows than the X or Y extent, or more columns
-// than the Y or Z extent (upstream's test). Explicit grids may do this (our addition); the
-// autotuner leaves such grids out, as upstream's does, so both choose among the same grids.
-bool leaves_a_pencil_empty(const std::array<int, 2>& p, const cudecompGridDescConfig_t& config) {
-  const auto dist = [&](int dim) { return distributed_extent(config, dim); };
-  return p[0] > std::min(dist(0), dist(1)) || p[1] > std::min(dist(1), dist(2));
-}
-
 std::vector<cudecompTransposeCommBackend_t> transpose_candidates(const cudecompGridDescConfig_t& config,
                                                                  const cudecompGridDescAutotuneOptions_t& options,
                                                                  const TuneTarget& target) {
@@ -160,7 +152,10 @@ std::vector<std::array<int, 2>> pdims_candidates(int nranks, const cudecompGridD
   all = in_range;
   std::vector<std::array<int, 2>> filled;
   for (const auto& p : all) {
-    if (!leaves_a_pencil_empty(p, config)) filled.push_back(p);
+    // Grids that leave a pencil empty are not tried, as upstream's autotuner skips them (and the
+    // C API refuses operations on them).
+    const Int3 dist{distributed_extent(config, 0), distributed_extent(config, 1), distributed_extent(config, 2)};
+    if (!leaves_a_pencil_empty(dist, p)) filled.push_back(p);
   }
   if (filled.empty()) {
     not_supported("no process grid of " + std::to_string(nranks) +

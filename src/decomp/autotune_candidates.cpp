@@ -12,7 +12,7 @@ namespace {
 // Applies a backend list from the environment to `all`. "A,B" keeps only the named backends;
 // "^A,B" (a leading caret, as in NCCL's lists) keeps every backend except the named ones. Names
 // are the enum tokens (MPI_P2P_PL, NCCL, ...); a name of a backend that is not a candidate here
-// is accepted and has no effect, an unknown name is an error.
+// is accepted and has no effect, an unknown name or an empty entry is an error.
 template <typename Backend, typename FromName>
 std::vector<Backend> filter_backends(std::vector<Backend> all, const char* variable, const char* value,
                                      FromName from_name) {
@@ -20,8 +20,14 @@ std::vector<Backend> filter_backends(std::vector<Backend> all, const char* varia
   std::string text = value;
   const bool exclude = text.front() == '^';
   if (exclude) text.erase(0, 1);
+  // An empty entry ("MPI,,NCCL", a trailing comma) is a malformed list, as upstream's tests
+  // require, not an entry to skip.
+  const auto names = split_env_list(text);
+  if (names.size() != static_cast<size_t>(std::count(text.begin(), text.end(), ',')) + 1) {
+    invalid_argument(variable, "empty backend name in '" + std::string(value) + "'");
+  }
   std::vector<Backend> named;
-  for (const auto& name : split_env_list(text)) {
+  for (const auto& name : names) {
     const auto backend = from_name(name);
     if (!backend) invalid_argument(variable, "unknown backend name '" + name + "'");
     named.push_back(*backend);

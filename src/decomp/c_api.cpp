@@ -33,14 +33,6 @@ struct cudecompHandle {
 struct cudecompGridDesc {
   cudecompHandle* owner = nullptr;
   std::unique_ptr<decomp::GridDesc> core;
-  // Replaces a null work pointer (operations on one grid do not overlap), so that a null
-  // workspace never reaches the packing code.
-  decomp::ManagedWorkspace managed_work;
-
-  void* workspace(void* caller_work, int64_t elements, cudecompDataType_t dtype, bool device) {
-    const auto bytes = static_cast<size_t>(elements) * static_cast<size_t>(decomp::data_type_size(dtype));
-    return managed_work.resolve(caller_work, bytes, device);
-  }
 };
 
 namespace {
@@ -133,6 +125,18 @@ decomp::Int3 optional3(const int32_t values[]) {
   return {values[0], values[1], values[2]};
 }
 
+// What upstream refuses before an operation touches a buffer, in its order: null pointers
+// (INVALID_USAGE, naming the argument; there is no workspace of the library's own here), then the
+// core's argument checks, then a grid that leaves some rank's pencil empty (NOT_SUPPORTED, the
+// same answer on every rank).
+void refuse_empty_pencils(const decomp::GridDesc& grid, const char* operation) {
+  if (grid.any_pencil_empty()) {
+    decomp::not_supported(std::string(operation) +
+                          " on a grid whose pdims leave some rank's pencil empty (more process rows or columns than "
+                          "the extents of gdims_dist they split); the grid can be created and queried, as upstream's");
+  }
+}
+
 cudecompResult_t transpose(const char* function, decomp::TransposeOp op, cudecompHandle_t handle,
                            cudecompGridDesc_t grid_desc, void* input, void* output, void* work,
                            cudecompDataType_t dtype, const int32_t input_halo_extents[],
@@ -140,18 +144,24 @@ cudecompResult_t transpose(const char* function, decomp::TransposeOp op, cudecom
                            const int32_t output_padding[], cudaStream_t stream) {
   return guarded(function, [&] {
     auto* grid = lookup(handle, grid_desc);
+    require(input, "input");
+    require(output, "output");
+    require(work, "work");
     decomp::TransposeArgs args;
     args.input = input;
     args.output = output;
     // Device buffers run on the device, on `stream` (CUDA build); host buffers as before.
     const std::unique_ptr<decomp::BlockMover> device = decomp::device_mover_for(input, stream);
     args.mover = device.get();
-    args.work = grid->workspace(work, grid->core->transpose_workspace_size(), dtype, device != nullptr);
+    decomp::check_work_location(work, device != nullptr);
+    args.work = work;
     args.dtype = dtype;
     args.input_halo = optional3(input_halo_extents);
     args.output_halo = optional3(output_halo_extents);
     args.input_padding = optional3(input_padding);
     args.output_padding = optional3(output_padding);
+    grid->core->check_transpose(op, args);
+    refuse_empty_pencils(*grid->core, "a transpose");
     grid->core->transpose(op, args);
   });
 }
@@ -162,6 +172,8 @@ cudecompResult_t update_halos(const char* function, int axis, cudecompHandle_t h
   return guarded(function, [&] {
     auto* grid = lookup(handle, grid_desc);
     require(halo_extents, "halo_extents");
+    require(input, "input");
+    require(work, "work");
     decomp::HaloArgs args;
     args.axis = axis;
     args.data = input;
@@ -169,10 +181,13 @@ cudecompResult_t update_halos(const char* function, int axis, cudecompHandle_t h
     args.halo = optional3(halo_extents);
     const std::unique_ptr<decomp::BlockMover> device = decomp::device_mover_for(input, stream);
     args.mover = device.get();
-    args.work = grid->workspace(work, grid->core->halo_workspace_size(axis, args.halo), dtype, device != nullptr);
+    decomp::check_work_location(work, device != nullptr);
+    args.work = work;
     if (halo_periods != nullptr) args.periods = {halo_periods[0], halo_periods[1], halo_periods[2]};
     args.dim = dim;
     args.padding = optional3(padding);
+    grid->core->check_halo(args);
+    refuse_empty_pencils(*grid->core, "a halo update");
     grid->core->update_halos(args);
   });
 }
@@ -217,9 +232,9 @@ cudecompResult_t cudecompFinalize(cudecompHandle_t handle) {
 }
 
 cudecompResult_t cudecompGridDescCreateVersioned(cudecompHandle_t handle, cudecompGridDesc_t* grid_desc,
-                                                 cudecompGridDescConfig_t* config,
-                                                 const cudecompGridDescAutotuneOptions_t* options, int64_t config_size,
-                                                 int32_t config_version, int64_t options_size,
+                                                 cudecompGridDescConfig_t* config, int64_t config_size,
+                                                 int32_t config_version,
+                                                 const cudecompGridDescAutotuneOptions_t* options, int64_t options_size,
                                                  int32_t options_version) {
   return guarded("cudecompGridDescCreate", [&] {
     auto* owner = lookup(handle);
@@ -270,9 +285,8 @@ cudecompResult_t cudecompGridDescAutotuneOptionsSetDefaultsVersioned(cudecompGri
 }
 
 cudecompResult_t cudecompGetPencilInfoVersioned(cudecompHandle_t handle, cudecompGridDesc_t grid_desc,
-                                                cudecompPencilInfo_t* pencil_info, int32_t axis,
-                                                const int32_t halo_extents[], const int32_t padding[],
-                                                int64_t struct_size, int32_t version) {
+                                                cudecompPencilInfo_t* pencil_info, int64_t struct_size, int32_t version,
+                                                int32_t axis, const int32_t halo_extents[], const int32_t padding[]) {
   return guarded("cudecompGetPencilInfo", [&] {
     auto* grid = lookup(handle, grid_desc);
     require(pencil_info, "pencil_info");

@@ -16,6 +16,10 @@ Range split_range(int64_t total, int64_t dist, int parts, int index) {
   return range;
 }
 
+bool leaves_a_pencil_empty(const Int3& gdims_dist, std::array<int, 2> pdims) {
+  return pdims[0] > std::min(gdims_dist[0], gdims_dist[1]) || pdims[1] > std::min(gdims_dist[1], gdims_dist[2]);
+}
+
 int splitting_grid_dim(int axis, int dim) {
   if (dim == axis) return -1;
   // The lower of the two remaining axes is split by rows, the higher one by columns.

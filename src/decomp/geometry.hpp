@@ -22,6 +22,11 @@ struct Range {
 // the `total - dist` elements beyond the distributed grid (gdims_dist < gdims) go to the last part.
 Range split_range(int64_t total, int64_t dist, int parts, int index);
 
+// Whether `pdims` leave some rank an empty share of the distributed grid `gdims_dist`: more
+// process rows than its X or Y extent, or more columns than its Y or Z extent (upstream's rule,
+// which also counts a part that only the `gdims - gdims_dist` elements of the last part fill).
+bool leaves_a_pencil_empty(const Int3& gdims_dist, std::array<int, 2> pdims);
+
 // Which process-grid dimension splits global axis `dim` in the pencil aligned with `axis`:
 // 0 (rows, pdims[0]), 1 (columns, pdims[1]), or -1 when `dim` is the pencil axis (not split).
 // X-pencil [X, Y/Pr, Z/Pc], Y-pencil [X/Pr, Y, Z/Pc], Z-pencil [X/Pr, Y/Pc, Z].

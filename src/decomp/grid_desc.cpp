@@ -66,6 +66,10 @@ Box GridDesc::box(int axis, std::array<int, 2> coords) const {
   return pencil_box(gdims_, gdims_dist_, grid_, axis, coords);
 }
 
+bool GridDesc::any_pencil_empty() const {
+  return leaves_a_pencil_empty(gdims_dist_, grid_.pdims);
+}
+
 PencilLayout GridDesc::layout(int axis, const Int3& halo, const Int3& padding) const {
   return make_layout(box(axis, coords_), memory_order(config_, axis), halo, padding);
 }

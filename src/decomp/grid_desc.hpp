@@ -67,6 +67,9 @@ class GridDesc {
   const Int3& gdims_dist() const { return gdims_dist_; }
 
   Box box(int axis, std::array<int, 2> coords) const;
+  // Whether pdims leave some rank an empty share of gdims_dist (geometry.hpp's
+  // leaves_a_pencil_empty). The same answer on every rank, without communication.
+  bool any_pencil_empty() const;
   PencilLayout layout(int axis, const Int3& halo, const Int3& padding) const;
   // Elements of the largest pencil of this axis over all ranks, for choices every rank must make alike.
   int64_t largest_layout_size(int axis, const Int3& halo, const Int3& padding) const;

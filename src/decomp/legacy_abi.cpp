@@ -1,10 +1,11 @@
 // The struct functions under their plain names, for programs built against cuDecomp headers
-// from before the versioned struct ABI (and for upstream's Fortran modules, which bind these
-// names): their structs have no struct_size/magic/version header, no rank_order and no
+// from before the versioned struct ABI (and for upstream's Fortran modules before 0.7, which bind
+// these names): their structs have no struct_size/magic/version header, no rank_order and no
 // disable_mpi_backends. Each function converts to the current structs and calls the versioned
 // entry point, so validation, errors and behaviour are the same; a struct is written back only
 // on success. Layouts as upstream's headers before 0.7 declare them (the last such layout;
-// earlier releases changed these structs without a version, as any release may).
+// earlier releases changed these structs without a version, as any release may). The 0.7
+// Fortran module binds the versioned entry points instead (src/decomp/fortran/cudecomp.f90).
 #define CUDECOMP_LEGACY_ENTRY_POINTS 1
 #include <cstddef>
 #include <cstdint>
@@ -150,8 +151,8 @@ cudecompResult_t cudecompGridDescCreate(cudecompHandle_t handle, cudecompGridDes
   const cudecompGridDescAutotuneOptions_t tuning =
       options != nullptr ? current_options(*options) : cudecompGridDescAutotuneOptions_t{};
   const cudecompResult_t result = cudecompGridDescCreateVersioned(
-      handle, grid_desc, config != nullptr ? &current : nullptr, options != nullptr ? &tuning : nullptr, kConfigSize,
-      CUDECOMP_GRID_DESC_CONFIG_VERSION, kOptionsSize, CUDECOMP_GRID_DESC_AUTOTUNE_OPTIONS_VERSION);
+      handle, grid_desc, config != nullptr ? &current : nullptr, kConfigSize, CUDECOMP_GRID_DESC_CONFIG_VERSION,
+      options != nullptr ? &tuning : nullptr, kOptionsSize, CUDECOMP_GRID_DESC_AUTOTUNE_OPTIONS_VERSION);
   if (result == CUDECOMP_RESULT_SUCCESS) copy_config_fields(*config, current);
   return result;
 }
@@ -161,8 +162,8 @@ cudecompResult_t cudecompGetPencilInfo(cudecompHandle_t handle, cudecompGridDesc
                                        const int32_t padding[]) {
   cudecompPencilInfo_t current{};
   const cudecompResult_t result =
-      cudecompGetPencilInfoVersioned(handle, grid_desc, pencil_info != nullptr ? &current : nullptr, axis, halo_extents,
-                                     padding, kPencilInfoSize, CUDECOMP_PENCIL_INFO_VERSION);
+      cudecompGetPencilInfoVersioned(handle, grid_desc, pencil_info != nullptr ? &current : nullptr, kPencilInfoSize,
+                                     CUDECOMP_PENCIL_INFO_VERSION, axis, halo_extents, padding);
   if (result == CUDECOMP_RESULT_SUCCESS) {
     std::memcpy(pencil_info->shape, current.shape, sizeof(current.shape));
     std::memcpy(pencil_info->lo, current.lo, sizeof(current.lo));

@@ -5,12 +5,16 @@
 
 namespace wavestack::decomp {
 
+void check_work_location(const void* work, bool device) {
+  if (device != is_device_buffer(work)) {
+    invalid_argument("work", device ? "host memory, but the data is on the device (allocate it with cudaMalloc)"
+                                    : "device memory, but the data is in host memory");
+  }
+}
+
 void* ManagedWorkspace::resolve(void* caller_work, size_t bytes, bool device) {
   if (caller_work != nullptr) {
-    if (device != is_device_buffer(caller_work)) {
-      invalid_argument("work", device ? "host memory, but the data is on the device (allocate it with cudaMalloc)"
-                                      : "device memory, but the data is in host memory");
-    }
+    check_work_location(caller_work, device);
     return caller_work;
   }
   if (bytes == 0) return nullptr;

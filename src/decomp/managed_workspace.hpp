@@ -1,5 +1,5 @@
-// The workspace a grid owns for operations called without one (a null work pointer in C, an
-// omitted work= in Python): grown on demand and reused, in host memory for host buffers and in
+// The workspace a grid owns for operations called without one (an omitted work= in Python; the
+// C API, as upstream's, requires the caller's): grown on demand and reused, in host memory for host buffers and in
 // device memory (CUDA build) for device buffers. A caller's workspace must live where the data
 // lives, or MPI and the copy kernels would read the wrong memory.
 #pragma once
@@ -9,6 +9,10 @@
 #include <vector>
 
 namespace wavestack::decomp {
+
+// A caller's workspace must live where the operation's data lives (`device`): INVALID_USAGE
+// naming "work" otherwise.
+void check_work_location(const void* work, bool device);
 
 class ManagedWorkspace {
  public:

@@ -3,8 +3,8 @@
 // skips without one). Device buffers go through every transpose backend: MPI_P2P, MPI_P2P_PL and
 // MPI_A2A over CUDA-aware MPI with the device mover, NCCL and NCCL_PL (GridDesc's lazily created
 // NCCL communicators), halo updates with MPI, MPI_BLOCKING and NCCL, and the C API entry points with
-// device pointers, a stream and a null workspace. Every element is checked against its global
-// index.
+// device pointers, a stream and a workspace from cudecompMalloc (a null one is INVALID_USAGE). Every
+// element is checked against its global index.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 #include <mpi.h>
@@ -251,8 +251,8 @@ TEST_F(DeviceTest, PeriodicHalosOnDeviceBuffers) {
   }
 }
 
-// The C API routes device pointers to the device (device_dispatch.hpp) and gives a null work
-// pointer a grid-owned device workspace.
+// The C API routes device pointers to the device (device_dispatch.hpp); the workspace is the
+// caller's (cudecompMalloc's device memory), and a null one is INVALID_USAGE, as upstream's.
 TEST_F(DeviceTest, CApiTransposesDevicePointersOnTheStream) {
   cudecompHandle_t handle = nullptr;
   ASSERT_EQ(cudecompInit(&handle, MPI_COMM_WORLD), CUDECOMP_RESULT_SUCCESS);
@@ -267,18 +267,28 @@ TEST_F(DeviceTest, CApiTransposesDevicePointersOnTheStream) {
     DeviceBuffer input(static_cast<size_t>(in.size)), output(static_cast<size_t>(out.size));
     input.upload(filled(in, static_cast<size_t>(in.size)));
     output.upload(std::vector<double>(static_cast<size_t>(out.size), kSentinel));
-    const cudecompResult_t result = cudecompTransposeXToY(handle, grid, input.get(), output.get(), nullptr,
+    EXPECT_EQ(cudecompTransposeXToY(handle, grid, input.get(), output.get(), nullptr, CUDECOMP_DOUBLE, nullptr, nullptr,
+                                    nullptr, nullptr, stream_),
+              CUDECOMP_RESULT_INVALID_USAGE);
+    int64_t work_elements = 0;
+    ASSERT_EQ(cudecompGetTransposeWorkspaceSize(handle, grid, &work_elements), CUDECOMP_RESULT_SUCCESS);
+    void* work = nullptr;
+    ASSERT_EQ(cudecompMalloc(handle, grid, &work, static_cast<size_t>(std::max<int64_t>(work_elements, 1)) * 8),
+              CUDECOMP_RESULT_SUCCESS);
+    const cudecompResult_t result = cudecompTransposeXToY(handle, grid, input.get(), output.get(), work,
                                                           CUDECOMP_DOUBLE, nullptr, nullptr, nullptr, nullptr, stream_);
     if (backend != CUDECOMP_TRANSPOSE_COMM_NCCL && config.pdims[0] > 1 && !mpi_runs_on_device("MPI_P2P (C API)")) {
       EXPECT_EQ(result, CUDECOMP_RESULT_NOT_SUPPORTED);
       EXPECT_NE(std::string(cudecompGetLastErrorMessage()).find("not CUDA-aware"), std::string::npos)
           << cudecompGetLastErrorMessage();
+      EXPECT_EQ(cudecompFree(handle, grid, work), CUDECOMP_RESULT_SUCCESS);
       EXPECT_EQ(cudecompGridDescDestroy(handle, grid), CUDECOMP_RESULT_SUCCESS);
       continue;
     }
     EXPECT_EQ(result, CUDECOMP_RESULT_SUCCESS) << cudecompGetLastErrorMessage();
     check_cuda(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
     EXPECT_EQ(wrong_owned(out, output.download()), 0) << transpose_backend_name(backend);
+    EXPECT_EQ(cudecompFree(handle, grid, work), CUDECOMP_RESULT_SUCCESS);
     EXPECT_EQ(cudecompGridDescDestroy(handle, grid), CUDECOMP_RESULT_SUCCESS);
   }
   EXPECT_EQ(cudecompFinalize(handle), CUDECOMP_RESULT_SUCCESS);

@@ -7,15 +7,12 @@
 // under any other rank count. The cases that need no grid, and upstream's CPU-build case (a
 // Prows = nranks grid), run under every rank count.
 //
-// Upstream facts deliberately NOT asserted, because cudecomp.h documents this library as more
-// permissive there (see the header comment of include/cudecomp.h):
-//  - a null work pointer to a transpose or halo update (upstream: INVALID_USAGE) uses a
-//    workspace the library keeps;
-//  - transposes and halo updates on a decomposition with empty pencils (upstream:
-//    NOT_SUPPORTED) run;
-//  - process-grid and backend autotuning in a build without a GPU (upstream's CPU build:
-//    NOT_SUPPORTED) run; what is asserted instead is what upstream's GPU build promises of an
-//    autotuned grid.
+// Upstream's api_tests.cc itself, compiled with upstream's header, runs against this library in
+// CI (tests/cudecomp_upstream, scripts/check_decomp_upstream.sh); these facts run in every
+// `make test` too. The upstream fact deliberately NOT asserted, because cudecomp.h documents
+// this library as more permissive there: process-grid and backend autotuning in a build without
+// a GPU (upstream's CPU build: NOT_SUPPORTED) run; what is asserted instead is what upstream's
+// GPU build promises of an autotuned grid.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -315,6 +312,9 @@ TEST(DecompUpstreamFactsHostBuild, HostBufferSurvivesNoOpHalosAndInPlaceTranspos
   constexpr size_t kElements = 512;  // the whole 8^3 grid: enough for every pencil of any rank
   void* buffer = nullptr;
   ASSERT_EQ(cudecompMalloc(handle, grid, &buffer, kElements * sizeof(float)), CUDECOMP_RESULT_SUCCESS);
+  int64_t work_elements = 0;
+  ASSERT_EQ(cudecompGetTransposeWorkspaceSize(handle, grid, &work_elements), CUDECOMP_RESULT_SUCCESS);
+  std::vector<float> work(static_cast<size_t>(work_elements) + 1);
   auto* values = static_cast<float*>(buffer);
   std::fill_n(values, kElements, 7.0f);
   EXPECT_EQ(values[kElements - 1], 7.0f);
@@ -325,15 +325,15 @@ TEST(DecompUpstreamFactsHostBuild, HostBufferSurvivesNoOpHalosAndInPlaceTranspos
   const int32_t no_halo[3] = {0, 0, 0};
   const bool no_periods[3] = {false, false, false};
   for (const auto update : {cudecompUpdateHalosX, cudecompUpdateHalosY, cudecompUpdateHalosZ}) {
-    EXPECT_EQ(update(handle, grid, buffer, nullptr, CUDECOMP_FLOAT, no_halo, no_periods, 0, nullptr, stream),
+    EXPECT_EQ(update(handle, grid, buffer, work.data(), CUDECOMP_FLOAT, no_halo, no_periods, 0, nullptr, stream),
               CUDECOMP_RESULT_SUCCESS)
         << cudecompGetLastErrorMessage();
   }
   for (const auto transpose :
        {cudecompTransposeXToY, cudecompTransposeYToZ, cudecompTransposeZToY, cudecompTransposeYToX}) {
-    EXPECT_EQ(
-        transpose(handle, grid, buffer, buffer, nullptr, CUDECOMP_FLOAT, nullptr, nullptr, nullptr, nullptr, stream),
-        CUDECOMP_RESULT_SUCCESS)
+    EXPECT_EQ(transpose(handle, grid, buffer, buffer, work.data(), CUDECOMP_FLOAT, nullptr, nullptr, nullptr, nullptr,
+                        stream),
+              CUDECOMP_RESULT_SUCCESS)
         << cudecompGetLastErrorMessage();
   }
   EXPECT_EQ(std::count(values, values + kElements, 7.0f), static_cast<std::ptrdiff_t>(kElements));
@@ -489,6 +489,24 @@ TEST_F(DecompUpstreamFacts, EmptyPencilsHaveSizeZero) {
       EXPECT_EQ(info.size, 0) << "axis " << axis;
     }
   }
+}
+
+// The grid is created, but its operations are NOT_SUPPORTED on every rank, before any buffer is
+// touched (the 4-byte buffers here would not hold a pencil).
+TEST_F(DecompUpstreamFacts, OperationsOnEmptyPencilGridsAreNotSupported) {
+  auto config = empty_pencil_config();
+  const auto grid = create(config);
+  ASSERT_NE(grid, nullptr);
+  int input = 0, output = 0, work = 0;
+  EXPECT_EQ(cudecompTransposeXToY(handle_, grid, &input, &output, &work, CUDECOMP_FLOAT, nullptr, nullptr, nullptr,
+                                  nullptr, nullptr),
+            CUDECOMP_RESULT_NOT_SUPPORTED);
+  EXPECT_EQ(cudecompUpdateHalosX(handle_, grid, &input, &work, CUDECOMP_FLOAT, kHalo.data(), kPeriods.data(), 0,
+                                 nullptr, nullptr),
+            CUDECOMP_RESULT_NOT_SUPPORTED);
+  EXPECT_EQ(input, 0);
+  EXPECT_EQ(output, 0);
+  EXPECT_EQ(work, 0);
 }
 
 TEST_F(DecompUpstreamFacts, PencilInfoRejectsBadArguments) {
@@ -700,9 +718,9 @@ TEST_F(DecompUpstreamFacts, MallocAndFreeRejectBadArguments) {
   EXPECT_EQ(cudecompFree(handle_, nullptr, nullptr), CUDECOMP_RESULT_INVALID_USAGE);
 }
 
-// The argument checks of the transposes and halo updates that do not involve a null work
-// pointer (upstream rejects one; this library supplies a workspace). The buffers are never
-// touched: every call fails its checks first.
+// The argument checks of the transposes and halo updates, a null work pointer included (no
+// workspace of the library's own stands in for it). The buffers are never touched: every call
+// fails its checks first.
 TEST_F(DecompUpstreamFacts, TransposeAndHaloRejectBadArguments) {
   auto config = base_config();
   const auto grid = create(config);
@@ -716,6 +734,9 @@ TEST_F(DecompUpstreamFacts, TransposeAndHaloRejectBadArguments) {
   EXPECT_EQ(cudecompTransposeXToY(handle_, grid, some, nullptr, some, CUDECOMP_FLOAT, nullptr, nullptr, nullptr,
                                   nullptr, nullptr),
             CUDECOMP_RESULT_INVALID_USAGE);
+  EXPECT_EQ(cudecompTransposeXToY(handle_, grid, some, some, nullptr, CUDECOMP_FLOAT, nullptr, nullptr, nullptr,
+                                  nullptr, nullptr),
+            CUDECOMP_RESULT_INVALID_USAGE);
   EXPECT_EQ(
       cudecompTransposeXToY(handle_, grid, some, some, some, bad_dtype, nullptr, nullptr, nullptr, nullptr, nullptr),
       CUDECOMP_RESULT_INVALID_USAGE);
@@ -724,6 +745,9 @@ TEST_F(DecompUpstreamFacts, TransposeAndHaloRejectBadArguments) {
       cudecompUpdateHalosX(handle_, grid, some, some, CUDECOMP_FLOAT, nullptr, kPeriods.data(), 0, nullptr, nullptr),
       CUDECOMP_RESULT_INVALID_USAGE);
   EXPECT_EQ(cudecompUpdateHalosX(handle_, grid, nullptr, some, CUDECOMP_FLOAT, kHalo.data(), kPeriods.data(), 0,
+                                 nullptr, nullptr),
+            CUDECOMP_RESULT_INVALID_USAGE);
+  EXPECT_EQ(cudecompUpdateHalosX(handle_, grid, some, nullptr, CUDECOMP_FLOAT, kHalo.data(), kPeriods.data(), 0,
                                  nullptr, nullptr),
             CUDECOMP_RESULT_INVALID_USAGE);
   EXPECT_EQ(cudecompUpdateHalosX(handle_, grid, some, some, CUDECOMP_FLOAT, kHalo.data(), kPeriods.data(), 3, nullptr,

@@ -1,13 +1,17 @@
-! The cudecomp Fortran module: cuDecomp's Fortran API over the C API of cudecomp.h, through
-! ISO_C_BINDING. In this host build pencil buffers and workspaces are ordinary host arrays of
-! any type (passed by address); streams are accepted and ignored, as in the C API.
+! The cudecomp Fortran module: cuDecomp 0.7's Fortran API over the C API of cudecomp.h, through
+! ISO_C_BINDING. The struct functions bind the versioned entry points (*Versioned), passing the
+! size and version of this module's interoperable types, as upstream's 0.7 module does; in this
+! host build pencil buffers and workspaces are ordinary host arrays of any type (passed by
+! address), and streams are accepted and ignored, as in the C API.
 !
-! As in cuDecomp's Fortran API, axes and dims are 1-based (1 = X), and cudecompPencilInfo's lo,
-! hi and order are 1-based; shape, halo_extents, padding and size are as in C. The structs with
-! a C counterpart (config, autotune options) are interoperable and begin with the versioned
-! header (struct_size, magic, version) that the *SetDefaults functions fill.
+! As in cuDecomp's Fortran API, indices are 1-based where C's are 0-based: axes and dims
+! (1 = X), cudecompPencilInfo's lo, hi and order, a config's transpose_mem_order entries (unset:
+! -1) and the autotune options' halo_axis. The wrappers convert both ways, and a struct handed in
+! is given back with the caller's values. Upstream's tests/ctest Fortran programs run against this
+! module in CI (tests/cudecomp_upstream).
 module cudecomp
   use, intrinsic :: iso_c_binding
+  use, intrinsic :: iso_fortran_env, only: int64, real32, real64
   implicit none
   private
 
@@ -17,7 +21,7 @@ module cudecomp
                                        CUDECOMP_RESULT_CUDA_ERROR = 4, CUDECOMP_RESULT_CUTENSOR_ERROR = 5, &
                                        CUDECOMP_RESULT_MPI_ERROR = 6, CUDECOMP_RESULT_NCCL_ERROR = 7, &
                                        CUDECOMP_RESULT_NVSHMEM_ERROR = 8, CUDECOMP_RESULT_NVML_ERROR = 9
-  ! Transpose and halo communication backends (only the MPI ones run in this build).
+  ! Transpose and halo communication backends (only the MPI ones run on host buffers).
   integer(c_int), parameter, public :: CUDECOMP_TRANSPOSE_COMM_MPI_P2P = 1, CUDECOMP_TRANSPOSE_COMM_MPI_P2P_PL = 2, &
                                        CUDECOMP_TRANSPOSE_COMM_MPI_A2A = 3, CUDECOMP_TRANSPOSE_COMM_NCCL = 4, &
                                        CUDECOMP_TRANSPOSE_COMM_NCCL_PL = 5, CUDECOMP_TRANSPOSE_COMM_NVSHMEM = 6, &
@@ -41,7 +45,7 @@ module cudecomp
     type(c_ptr) :: member = c_null_ptr
   end type
 
-  ! cudecompGridDescConfig_t; transpose_mem_order(order, axis) holds C's [axis][order] (0-based values).
+  ! cudecompGridDescConfig_t; transpose_mem_order(order, axis) holds C's [axis][order], 1-based.
   type, bind(C), public :: cudecompGridDescConfig
     integer(c_int64_t) :: struct_size = 0
     integer(c_int32_t) :: magic = 0
@@ -56,7 +60,8 @@ module cudecomp
     integer(c_int) :: halo_comm_backend = CUDECOMP_HALO_COMM_MPI
   end type
 
-  ! cudecompGridDescAutotuneOptions_t; per-operation tables are (dim, op) here, [op][dim] in C.
+  ! cudecompGridDescAutotuneOptions_t; per-operation tables are (dim, op) here, [op][dim] in C;
+  ! halo_axis is 1-based.
   type, bind(C), public :: cudecompGridDescAutotuneOptions
     integer(c_int64_t) :: struct_size = 0
     integer(c_int32_t) :: magic = 0
@@ -66,9 +71,9 @@ module cudecomp
     integer(c_int) :: grid_mode = CUDECOMP_AUTOTUNE_GRID_TRANSPOSE
     integer(c_int) :: dtype = CUDECOMP_DOUBLE
     logical(c_bool) :: allow_uneven_decompositions = .true.
+    logical(c_bool) :: disable_mpi_backends = .false.
     logical(c_bool) :: disable_nccl_backends = .false.
     logical(c_bool) :: disable_nvshmem_backends = .false.
-    logical(c_bool) :: disable_mpi_backends = .false.
     real(c_double) :: skip_threshold = 0
     logical(c_bool) :: autotune_transpose_backend = .false.
     logical(c_bool) :: transpose_use_inplace_buffers(4) = .false.
@@ -80,33 +85,38 @@ module cudecomp
     logical(c_bool) :: autotune_halo_backend = .false.
     integer(c_int32_t) :: halo_extents(3) = 0
     logical(c_bool) :: halo_periods(3) = .false.
-    integer(c_int32_t) :: halo_axis = 0
+    integer(c_int32_t) :: halo_axis = 1
     integer(c_int32_t) :: halo_padding(3) = 0
   end type
 
-  ! cudecompPencilInfo_t as C lays it out (0-based); the public type below is 1-based.
-  type, bind(C) :: pencil_info_c
-    integer(c_int64_t) :: struct_size
-    integer(c_int32_t) :: magic, version
-    integer(c_int32_t) :: shape(3), lo(3), hi(3), order(3), halo_extents(3), padding(3)
-    integer(c_int64_t) :: size
-  end type
-
-  type, public :: cudecompPencilInfo
-    integer :: shape(3) = 0         ! local order, halos and padding included
-    integer :: lo(3) = 0, hi(3) = 0 ! local order, 1-based global indices owned (hi = lo - 1 when empty)
-    integer :: order(3) = 0         ! global axis (1 = X) at each local position, fastest first
-    integer :: halo_extents(3) = 0  ! global order
-    integer :: padding(3) = 0       ! global order
-    integer(c_int64_t) :: size = 0  ! elements, halos and padding included
+  ! cudecompPencilInfo_t; lo, hi and order are 1-based here.
+  type, bind(C), public :: cudecompPencilInfo
+    integer(c_int64_t) :: struct_size = 0
+    integer(c_int32_t) :: magic = 0
+    integer(c_int32_t) :: version = 0
+    integer(c_int32_t) :: shape(3) = 0         ! local order, halos and padding included
+    integer(c_int32_t) :: lo(3) = 0, hi(3) = 0 ! local order, global indices owned (hi = lo - 1 when empty)
+    integer(c_int32_t) :: order(3) = 0         ! global axis (1 = X) at each local position, fastest first
+    integer(c_int32_t) :: halo_extents(3) = 0  ! global order
+    integer(c_int32_t) :: padding(3) = 0       ! global order
+    integer(c_int64_t) :: size = 0             ! elements, halos and padding included
   end type
 
   public :: cudecompInit, cudecompFinalize, cudecompGridDescConfigSetDefaults, &
             cudecompGridDescAutotuneOptionsSetDefaults, cudecompGridDescCreate, cudecompGridDescDestroy, &
-            cudecompGetPencilInfo, cudecompGetTransposeWorkspaceSize, cudecompGetHaloWorkspaceSize, &
-            cudecompGetDataTypeSize, cudecompTransposeXToY, cudecompTransposeYToZ, cudecompTransposeZToY, &
-            cudecompTransposeYToX, cudecompUpdateHalosX, cudecompUpdateHalosY, cudecompUpdateHalosZ, &
-            cudecompGetShiftedRank
+            cudecompGetPencilInfo, cudecompGetGridDescConfig, cudecompGetTransposeWorkspaceSize, &
+            cudecompGetHaloWorkspaceSize, cudecompGetDataTypeSize, cudecompMalloc, cudecompFree, &
+            cudecompTransposeCommBackendToString, cudecompHaloCommBackendToString, cudecompGetShiftedRank, &
+            cudecompTransposeXToY, cudecompTransposeYToZ, cudecompTransposeZToY, cudecompTransposeYToX, &
+            cudecompUpdateHalosX, cudecompUpdateHalosY, cudecompUpdateHalosZ
+
+  ! Typed device (here: host) buffers of `buffer_size` elements, as upstream's module offers them.
+  interface cudecompMalloc
+    module procedure malloc_r4, malloc_r8, malloc_c4, malloc_c8
+  end interface
+  interface cudecompFree
+    module procedure free_r4, free_r8, free_c4, free_c8
+  end interface
 
   interface
     integer(c_int) function c_init_f(handle, comm) bind(C, name="cudecompInit_F")
@@ -132,27 +142,38 @@ module cudecomp
       integer(c_int64_t), value :: struct_size
       integer(c_int32_t), value :: version
     end function
-    integer(c_int) function c_grid_create(handle, grid_desc, config, options, config_size, config_version, &
+    ! An absent `options` reaches C as a null pointer (Fortran 2018 interoperability).
+    integer(c_int) function c_grid_create(handle, grid_desc, config, config_size, config_version, options, &
                                           options_size, options_version) bind(C, name="cudecompGridDescCreateVersioned")
       import :: c_ptr, c_int, c_int64_t, c_int32_t, cudecompGridDescConfig, cudecompGridDescAutotuneOptions
       type(c_ptr), value :: handle
       type(c_ptr) :: grid_desc
       type(cudecompGridDescConfig) :: config
+      integer(c_int64_t), value :: config_size
+      integer(c_int32_t), value :: config_version
       type(cudecompGridDescAutotuneOptions), optional :: options
-      integer(c_int64_t), value :: config_size, options_size
-      integer(c_int32_t), value :: config_version, options_version
+      integer(c_int64_t), value :: options_size
+      integer(c_int32_t), value :: options_version
     end function
     integer(c_int) function c_grid_destroy(handle, grid_desc) bind(C, name="cudecompGridDescDestroy")
       import :: c_ptr, c_int
       type(c_ptr), value :: handle, grid_desc
     end function
-    integer(c_int) function c_pencil_info(handle, grid_desc, info, axis, halo_extents, padding, struct_size, &
-                                          version) bind(C, name="cudecompGetPencilInfoVersioned")
-      import :: c_ptr, c_int, c_int32_t, c_int64_t, pencil_info_c
+    integer(c_int) function c_pencil_info(handle, grid_desc, info, struct_size, version, axis, halo_extents, padding) &
+        bind(C, name="cudecompGetPencilInfoVersioned")
+      import :: c_ptr, c_int, c_int32_t, c_int64_t, cudecompPencilInfo
       type(c_ptr), value :: handle, grid_desc
-      type(pencil_info_c) :: info
+      type(cudecompPencilInfo) :: info
+      integer(c_int64_t), value :: struct_size
+      integer(c_int32_t), value :: version
       integer(c_int32_t), value :: axis
-      integer(c_int32_t), optional :: halo_extents(3), padding(3)
+      integer(c_int32_t) :: halo_extents(3), padding(3)
+    end function
+    integer(c_int) function c_grid_config(handle, grid_desc, config, struct_size, version) &
+        bind(C, name="cudecompGetGridDescConfigVersioned")
+      import :: c_ptr, c_int, c_int64_t, c_int32_t, cudecompGridDescConfig
+      type(c_ptr), value :: handle, grid_desc
+      type(cudecompGridDescConfig) :: config
       integer(c_int64_t), value :: struct_size
       integer(c_int32_t), value :: version
     end function
@@ -175,6 +196,28 @@ module cudecomp
       integer(c_int), value :: dtype
       integer(c_int64_t) :: size
     end function
+    integer(c_int) function c_malloc(handle, grid_desc, buffer, bytes) bind(C, name="cudecompMalloc")
+      import :: c_ptr, c_int, c_size_t
+      type(c_ptr), value :: handle, grid_desc
+      type(c_ptr) :: buffer
+      integer(c_size_t), value :: bytes
+    end function
+    integer(c_int) function c_free(handle, grid_desc, buffer) bind(C, name="cudecompFree")
+      import :: c_ptr, c_int
+      type(c_ptr), value :: handle, grid_desc, buffer
+    end function
+    type(c_ptr) function c_transpose_backend_string(backend) bind(C, name="cudecompTransposeCommBackendToString")
+      import :: c_ptr, c_int
+      integer(c_int), value :: backend
+    end function
+    type(c_ptr) function c_halo_backend_string(backend) bind(C, name="cudecompHaloCommBackendToString")
+      import :: c_ptr, c_int
+      integer(c_int), value :: backend
+    end function
+    integer(c_size_t) function c_strlen(text) bind(C, name="strlen")
+      import :: c_ptr, c_size_t
+      type(c_ptr), value :: text
+    end function
     integer(c_int) function c_shifted_rank(handle, grid_desc, axis, dim, displacement, periodic, shifted_rank) &
         bind(C, name="cudecompGetShiftedRank")
       import :: c_ptr, c_int, c_int32_t, c_bool
@@ -183,31 +226,27 @@ module cudecomp
       logical(c_bool), value :: periodic
       integer(c_int32_t) :: shifted_rank
     end function
-    ! The four transposes share one C signature; an absent work, halo or padding argument
-    ! reaches C as a null pointer (Fortran 2018 interoperability of optional arguments).
+    ! The four transposes share one C signature; the stream is cudaStream_t, a pointer.
     integer(c_int) function c_transpose(handle, grid_desc, input, output, work, dtype, input_halo_extents, &
                                         output_halo_extents, input_padding, output_padding, stream) bind(C)
-      import :: c_ptr, c_int, c_int32_t
+      import :: c_ptr, c_int, c_int32_t, c_intptr_t
       type(c_ptr), value :: handle, grid_desc
-      type(*), dimension(*) :: input, output
-      type(*), dimension(*), optional :: work
+      type(*), dimension(*) :: input, output, work
       integer(c_int), value :: dtype
-      integer(c_int32_t), optional :: input_halo_extents(3), output_halo_extents(3), input_padding(3), &
-                                      output_padding(3)
-      type(c_ptr), value :: stream
+      integer(c_int32_t) :: input_halo_extents(3), output_halo_extents(3), input_padding(3), output_padding(3)
+      integer(c_intptr_t), value :: stream
     end function
     integer(c_int) function c_update_halos(handle, grid_desc, input, work, dtype, halo_extents, halo_periods, dim, &
                                            padding, stream) bind(C)
-      import :: c_ptr, c_int, c_int32_t, c_bool
+      import :: c_ptr, c_int, c_int32_t, c_bool, c_intptr_t
       type(c_ptr), value :: handle, grid_desc
-      type(*), dimension(*) :: input
-      type(*), dimension(*), optional :: work
+      type(*), dimension(*) :: input, work
       integer(c_int), value :: dtype
       integer(c_int32_t) :: halo_extents(3)
       logical(c_bool) :: halo_periods(3)
       integer(c_int32_t), value :: dim
-      integer(c_int32_t), optional :: padding(3)
-      type(c_ptr), value :: stream
+      integer(c_int32_t) :: padding(3)
+      integer(c_intptr_t), value :: stream
     end function
   end interface
 
@@ -243,16 +282,31 @@ contains
   integer function cudecompGridDescAutotuneOptionsSetDefaults(options) result(res)
     type(cudecompGridDescAutotuneOptions), intent(inout) :: options
     res = c_options_defaults(options, int(c_sizeof(options), c_int64_t), OPTIONS_VERSION)
+    if (res == CUDECOMP_RESULT_SUCCESS) options%halo_axis = options%halo_axis + 1
   end function
 
+  ! Autotuning writes its choice (pdims, backends) into config; the mem order comes back as given.
   integer function cudecompGridDescCreate(handle, grid_desc, config, options) result(res)
     type(cudecompHandle), intent(in) :: handle
     type(cudecompGridDesc), intent(out) :: grid_desc
     type(cudecompGridDescConfig), intent(inout) :: config
     type(cudecompGridDescAutotuneOptions), intent(in), optional :: options
-    type(cudecompGridDescAutotuneOptions) :: sizing  ! only for its size
-    res = c_grid_create(handle%member, grid_desc%member, config, options, int(c_sizeof(config), c_int64_t), &
-                        CONFIG_VERSION, int(c_sizeof(sizing), c_int64_t), OPTIONS_VERSION)
+    type(cudecompGridDescAutotuneOptions) :: zero_based_options
+    integer(c_int32_t) :: mem_order(3, 3)
+    mem_order = config%transpose_mem_order
+    ! Every entry one lower, as upstream's module: 1-based orders become 0-based, and unset ones
+    ! (-1, or a stray 0) stay negative, which C reads as unset.
+    config%transpose_mem_order = mem_order - 1
+    if (present(options)) then
+      zero_based_options = options
+      zero_based_options%halo_axis = options%halo_axis - 1
+      res = c_grid_create(handle%member, grid_desc%member, config, int(c_sizeof(config), c_int64_t), CONFIG_VERSION, &
+                          zero_based_options, int(c_sizeof(zero_based_options), c_int64_t), OPTIONS_VERSION)
+    else
+      res = c_grid_create(handle%member, grid_desc%member, config, int(c_sizeof(config), c_int64_t), CONFIG_VERSION, &
+                          options_size=0_c_int64_t, options_version=0_c_int32_t)
+    end if
+    config%transpose_mem_order = mem_order
   end function
 
   integer function cudecompGridDescDestroy(handle, grid_desc) result(res)
@@ -265,40 +319,34 @@ contains
   integer function cudecompGetPencilInfo(handle, grid_desc, pinfo, axis, halo_extents, padding) result(res)
     type(cudecompHandle), intent(in) :: handle
     type(cudecompGridDesc), intent(in) :: grid_desc
-    type(cudecompPencilInfo), intent(out) :: pinfo
+    type(cudecompPencilInfo), intent(inout) :: pinfo
     integer, intent(in) :: axis  ! 1 = X, 2 = Y, 3 = Z
-    integer(c_int32_t), intent(in), optional :: halo_extents(3), padding(3)
-    type(pencil_info_c) :: info
-    integer(c_int32_t) :: halo_copy(3), padding_copy(3)
-    if (present(halo_extents)) halo_copy = halo_extents
-    if (present(padding)) padding_copy = padding
-    if (present(halo_extents) .and. present(padding)) then
-      res = c_pencil_info(handle%member, grid_desc%member, info, int(axis - 1, c_int32_t), halo_copy, padding_copy, &
-                          int(c_sizeof(info), c_int64_t), PENCIL_INFO_VERSION)
-    else if (present(halo_extents)) then
-      res = c_pencil_info(handle%member, grid_desc%member, info, int(axis - 1, c_int32_t), halo_copy, &
-                          struct_size=int(c_sizeof(info), c_int64_t), version=PENCIL_INFO_VERSION)
-    else if (present(padding)) then
-      res = c_pencil_info(handle%member, grid_desc%member, info, int(axis - 1, c_int32_t), padding=padding_copy, &
-                          struct_size=int(c_sizeof(info), c_int64_t), version=PENCIL_INFO_VERSION)
-    else
-      res = c_pencil_info(handle%member, grid_desc%member, info, int(axis - 1, c_int32_t), &
-                          struct_size=int(c_sizeof(info), c_int64_t), version=PENCIL_INFO_VERSION)
-    end if
+    integer, intent(in), optional :: halo_extents(3), padding(3)
+    res = c_pencil_info(handle%member, grid_desc%member, pinfo, int(c_sizeof(pinfo), c_int64_t), PENCIL_INFO_VERSION, &
+                        int(axis - 1, c_int32_t), triple(halo_extents), triple(padding))
     if (res /= CUDECOMP_RESULT_SUCCESS) return
-    pinfo%shape = info%shape
-    pinfo%lo = info%lo + 1
-    pinfo%hi = info%hi + 1
-    pinfo%order = info%order + 1
-    pinfo%halo_extents = info%halo_extents
-    pinfo%padding = info%padding
-    pinfo%size = info%size
+    pinfo%lo = pinfo%lo + 1
+    pinfo%hi = pinfo%hi + 1
+    pinfo%order = pinfo%order + 1
+  end function
+
+  integer function cudecompGetGridDescConfig(handle, grid_desc, config) result(res)
+    type(cudecompHandle), intent(in) :: handle
+    type(cudecompGridDesc), intent(in) :: grid_desc
+    type(cudecompGridDescConfig), intent(inout) :: config
+    res = c_grid_config(handle%member, grid_desc%member, config, int(c_sizeof(config), c_int64_t), CONFIG_VERSION)
+    if (res /= CUDECOMP_RESULT_SUCCESS) return
+    where (config%transpose_mem_order >= 0)
+      config%transpose_mem_order = config%transpose_mem_order + 1
+    elsewhere
+      config%transpose_mem_order = -1
+    end where
   end function
 
   integer function cudecompGetTransposeWorkspaceSize(handle, grid_desc, workspace_size) result(res)
     type(cudecompHandle), intent(in) :: handle
     type(cudecompGridDesc), intent(in) :: grid_desc
-    integer(c_int64_t), intent(out) :: workspace_size
+    integer(int64), intent(out) :: workspace_size
     res = c_transpose_workspace_size(handle%member, grid_desc%member, workspace_size)
   end function
 
@@ -306,27 +354,155 @@ contains
     type(cudecompHandle), intent(in) :: handle
     type(cudecompGridDesc), intent(in) :: grid_desc
     integer, intent(in) :: axis
-    integer(c_int32_t), intent(in) :: halo_extents(3)
-    integer(c_int64_t), intent(out) :: workspace_size
-    integer(c_int32_t) :: halo_copy(3)
-    halo_copy = halo_extents
-    res = c_halo_workspace_size(handle%member, grid_desc%member, int(axis - 1, c_int32_t), halo_copy, workspace_size)
+    integer, intent(in) :: halo_extents(3)
+    integer(int64), intent(out) :: workspace_size
+    res = c_halo_workspace_size(handle%member, grid_desc%member, int(axis - 1, c_int32_t), triple(halo_extents), &
+                                workspace_size)
   end function
 
   integer function cudecompGetDataTypeSize(dtype, dtype_size) result(res)
-    integer(c_int), intent(in) :: dtype
-    integer(c_int64_t), intent(out) :: dtype_size
-    res = c_data_type_size(dtype, dtype_size)
+    integer, intent(in) :: dtype
+    integer(int64), intent(out) :: dtype_size
+    res = c_data_type_size(int(dtype, c_int), dtype_size)
+  end function
+
+  ! The C allocation behind the typed cudecompMalloc: `bytes` bytes, or the C error.
+  integer function allocate_bytes(handle, grid_desc, bytes, memory) result(res)
+    type(cudecompHandle), intent(in) :: handle
+    type(cudecompGridDesc), intent(in) :: grid_desc
+    integer(int64), intent(in) :: bytes
+    type(c_ptr), intent(out) :: memory
+    memory = c_null_ptr
+    if (bytes < 0) then
+      res = CUDECOMP_RESULT_INVALID_USAGE  ! a negative size would wrap around in size_t
+      return
+    end if
+    res = c_malloc(handle%member, grid_desc%member, memory, int(bytes, c_size_t))
+  end function
+
+  integer function malloc_r4(handle, grid_desc, buffer, buffer_size) result(res)
+    type(cudecompHandle), intent(in) :: handle
+    type(cudecompGridDesc), intent(in) :: grid_desc
+    real(real32), pointer, contiguous, intent(out) :: buffer(:)
+    integer(int64), intent(in) :: buffer_size  ! elements
+    type(c_ptr) :: memory
+    nullify(buffer)
+    res = allocate_bytes(handle, grid_desc, buffer_size * 4_int64, memory)
+    if (res == CUDECOMP_RESULT_SUCCESS) call c_f_pointer(memory, buffer, [buffer_size])
+  end function
+
+  integer function malloc_r8(handle, grid_desc, buffer, buffer_size) result(res)
+    type(cudecompHandle), intent(in) :: handle
+    type(cudecompGridDesc), intent(in) :: grid_desc
+    real(real64), pointer, contiguous, intent(out) :: buffer(:)
+    integer(int64), intent(in) :: buffer_size
+    type(c_ptr) :: memory
+    nullify(buffer)
+    res = allocate_bytes(handle, grid_desc, buffer_size * 8_int64, memory)
+    if (res == CUDECOMP_RESULT_SUCCESS) call c_f_pointer(memory, buffer, [buffer_size])
+  end function
+
+  integer function malloc_c4(handle, grid_desc, buffer, buffer_size) result(res)
+    type(cudecompHandle), intent(in) :: handle
+    type(cudecompGridDesc), intent(in) :: grid_desc
+    complex(real32), pointer, contiguous, intent(out) :: buffer(:)
+    integer(int64), intent(in) :: buffer_size
+    type(c_ptr) :: memory
+    nullify(buffer)
+    res = allocate_bytes(handle, grid_desc, buffer_size * 8_int64, memory)
+    if (res == CUDECOMP_RESULT_SUCCESS) call c_f_pointer(memory, buffer, [buffer_size])
+  end function
+
+  integer function malloc_c8(handle, grid_desc, buffer, buffer_size) result(res)
+    type(cudecompHandle), intent(in) :: handle
+    type(cudecompGridDesc), intent(in) :: grid_desc
+    complex(real64), pointer, contiguous, intent(out) :: buffer(:)
+    integer(int64), intent(in) :: buffer_size
+    type(c_ptr) :: memory
+    nullify(buffer)
+    res = allocate_bytes(handle, grid_desc, buffer_size * 16_int64, memory)
+    if (res == CUDECOMP_RESULT_SUCCESS) call c_f_pointer(memory, buffer, [buffer_size])
+  end function
+
+  integer function free_r4(handle, grid_desc, buffer) result(res)
+    type(cudecompHandle), intent(in) :: handle
+    type(cudecompGridDesc), intent(in) :: grid_desc
+    real(real32), pointer, contiguous, intent(inout) :: buffer(:)
+    type(c_ptr) :: memory
+    memory = c_null_ptr  ! a disassociated pointer frees nothing, as a null pointer does in C
+    if (associated(buffer)) memory = c_loc(buffer)
+    res = c_free(handle%member, grid_desc%member, memory)
+    if (res == CUDECOMP_RESULT_SUCCESS) nullify(buffer)
+  end function
+
+  integer function free_r8(handle, grid_desc, buffer) result(res)
+    type(cudecompHandle), intent(in) :: handle
+    type(cudecompGridDesc), intent(in) :: grid_desc
+    real(real64), pointer, contiguous, intent(inout) :: buffer(:)
+    type(c_ptr) :: memory
+    memory = c_null_ptr  ! a disassociated pointer frees nothing, as a null pointer does in C
+    if (associated(buffer)) memory = c_loc(buffer)
+    res = c_free(handle%member, grid_desc%member, memory)
+    if (res == CUDECOMP_RESULT_SUCCESS) nullify(buffer)
+  end function
+
+  integer function free_c4(handle, grid_desc, buffer) result(res)
+    type(cudecompHandle), intent(in) :: handle
+    type(cudecompGridDesc), intent(in) :: grid_desc
+    complex(real32), pointer, contiguous, intent(inout) :: buffer(:)
+    type(c_ptr) :: memory
+    memory = c_null_ptr  ! a disassociated pointer frees nothing, as a null pointer does in C
+    if (associated(buffer)) memory = c_loc(buffer)
+    res = c_free(handle%member, grid_desc%member, memory)
+    if (res == CUDECOMP_RESULT_SUCCESS) nullify(buffer)
+  end function
+
+  integer function free_c8(handle, grid_desc, buffer) result(res)
+    type(cudecompHandle), intent(in) :: handle
+    type(cudecompGridDesc), intent(in) :: grid_desc
+    complex(real64), pointer, contiguous, intent(inout) :: buffer(:)
+    type(c_ptr) :: memory
+    memory = c_null_ptr  ! a disassociated pointer frees nothing, as a null pointer does in C
+    if (associated(buffer)) memory = c_loc(buffer)
+    res = c_free(handle%member, grid_desc%member, memory)
+    if (res == CUDECOMP_RESULT_SUCCESS) nullify(buffer)
+  end function
+
+  function cudecompTransposeCommBackendToString(comm_backend) result(name)
+    integer, intent(in) :: comm_backend
+    character(len=:), allocatable :: name
+    name = fortran_string(c_transpose_backend_string(int(comm_backend, c_int)))
+  end function
+
+  function cudecompHaloCommBackendToString(comm_backend) result(name)
+    integer, intent(in) :: comm_backend
+    character(len=:), allocatable :: name
+    name = fortran_string(c_halo_backend_string(int(comm_backend, c_int)))
+  end function
+
+  ! A copy of the NUL-terminated C string at `text`.
+  function fortran_string(text) result(copy)
+    type(c_ptr), intent(in) :: text
+    character(len=:), allocatable :: copy
+    character(kind=c_char), pointer :: characters(:)
+    integer :: i, length
+    length = int(c_strlen(text))
+    call c_f_pointer(text, characters, [length])
+    allocate(character(len=length) :: copy)
+    do i = 1, length
+      copy(i:i) = characters(i)
+    end do
   end function
 
   integer function cudecompGetShiftedRank(handle, grid_desc, axis, dim, displacement, periodic, shifted_rank) &
       result(res)
     type(cudecompHandle), intent(in) :: handle
     type(cudecompGridDesc), intent(in) :: grid_desc
-    integer, intent(in) :: axis, dim, displacement
+    integer, intent(in) :: axis, dim, displacement  ! axis and dim 1-based
     logical, intent(in) :: periodic
-    integer, intent(out) :: shifted_rank
+    integer, intent(out) :: shifted_rank  ! a rank of the communicator (0-based), -1 for none
     integer(c_int32_t) :: rank
+    rank = -1
     res = c_shifted_rank(handle%member, grid_desc%member, int(axis - 1, c_int32_t), int(dim - 1, c_int32_t), &
                          int(displacement, c_int32_t), logical(periodic, c_bool), rank)
     shifted_rank = rank
@@ -336,60 +512,56 @@ contains
                                          output_halo_extents, input_padding, output_padding, stream) result(res)
     type(cudecompHandle), intent(in) :: handle
     type(cudecompGridDesc), intent(in) :: grid_desc
-    type(*), dimension(*) :: input, output
-    type(*), dimension(*), optional :: work
-    integer(c_int), intent(in) :: dtype
-    integer(c_int32_t), intent(in), optional :: input_halo_extents(3), output_halo_extents(3), input_padding(3), &
-                                                output_padding(3)
-    type(c_ptr), intent(in), optional :: stream  ! accepted and ignored (host build)
-    res = c_transpose_x_to_y(handle%member, grid_desc%member, input, output, work, dtype, input_halo_extents, &
-                             output_halo_extents, input_padding, output_padding, c_null_ptr)
-    if (present(stream)) continue  ! streams order nothing in the host build
+    type(*), dimension(*) :: input, output, work
+    integer, intent(in) :: dtype
+    integer, intent(in), optional :: input_halo_extents(3), output_halo_extents(3), input_padding(3), &
+                                     output_padding(3)
+    integer(c_intptr_t), intent(in), optional :: stream
+    res = c_transpose_x_to_y(handle%member, grid_desc%member, input, output, work, int(dtype, c_int), &
+                             triple(input_halo_extents), triple(output_halo_extents), triple(input_padding), &
+                             triple(output_padding), stream_handle(stream))
   end function
 
   integer function cudecompTransposeYToZ(handle, grid_desc, input, output, work, dtype, input_halo_extents, &
                                          output_halo_extents, input_padding, output_padding, stream) result(res)
     type(cudecompHandle), intent(in) :: handle
     type(cudecompGridDesc), intent(in) :: grid_desc
-    type(*), dimension(*) :: input, output
-    type(*), dimension(*), optional :: work
-    integer(c_int), intent(in) :: dtype
-    integer(c_int32_t), intent(in), optional :: input_halo_extents(3), output_halo_extents(3), input_padding(3), &
-                                                output_padding(3)
-    type(c_ptr), intent(in), optional :: stream
-    res = c_transpose_y_to_z(handle%member, grid_desc%member, input, output, work, dtype, input_halo_extents, &
-                             output_halo_extents, input_padding, output_padding, c_null_ptr)
-    if (present(stream)) continue  ! streams order nothing in the host build
+    type(*), dimension(*) :: input, output, work
+    integer, intent(in) :: dtype
+    integer, intent(in), optional :: input_halo_extents(3), output_halo_extents(3), input_padding(3), &
+                                     output_padding(3)
+    integer(c_intptr_t), intent(in), optional :: stream
+    res = c_transpose_y_to_z(handle%member, grid_desc%member, input, output, work, int(dtype, c_int), &
+                             triple(input_halo_extents), triple(output_halo_extents), triple(input_padding), &
+                             triple(output_padding), stream_handle(stream))
   end function
 
   integer function cudecompTransposeZToY(handle, grid_desc, input, output, work, dtype, input_halo_extents, &
                                          output_halo_extents, input_padding, output_padding, stream) result(res)
     type(cudecompHandle), intent(in) :: handle
     type(cudecompGridDesc), intent(in) :: grid_desc
-    type(*), dimension(*) :: input, output
-    type(*), dimension(*), optional :: work
-    integer(c_int), intent(in) :: dtype
-    integer(c_int32_t), intent(in), optional :: input_halo_extents(3), output_halo_extents(3), input_padding(3), &
-                                                output_padding(3)
-    type(c_ptr), intent(in), optional :: stream
-    res = c_transpose_z_to_y(handle%member, grid_desc%member, input, output, work, dtype, input_halo_extents, &
-                             output_halo_extents, input_padding, output_padding, c_null_ptr)
-    if (present(stream)) continue  ! streams order nothing in the host build
+    type(*), dimension(*) :: input, output, work
+    integer, intent(in) :: dtype
+    integer, intent(in), optional :: input_halo_extents(3), output_halo_extents(3), input_padding(3), &
+                                     output_padding(3)
+    integer(c_intptr_t), intent(in), optional :: stream
+    res = c_transpose_z_to_y(handle%member, grid_desc%member, input, output, work, int(dtype, c_int), &
+                             triple(input_halo_extents), triple(output_halo_extents), triple(input_padding), &
+                             triple(output_padding), stream_handle(stream))
   end function
 
   integer function cudecompTransposeYToX(handle, grid_desc, input, output, work, dtype, input_halo_extents, &
                                          output_halo_extents, input_padding, output_padding, stream) result(res)
     type(cudecompHandle), intent(in) :: handle
     type(cudecompGridDesc), intent(in) :: grid_desc
-    type(*), dimension(*) :: input, output
-    type(*), dimension(*), optional :: work
-    integer(c_int), intent(in) :: dtype
-    integer(c_int32_t), intent(in), optional :: input_halo_extents(3), output_halo_extents(3), input_padding(3), &
-                                                output_padding(3)
-    type(c_ptr), intent(in), optional :: stream
-    res = c_transpose_y_to_x(handle%member, grid_desc%member, input, output, work, dtype, input_halo_extents, &
-                             output_halo_extents, input_padding, output_padding, c_null_ptr)
-    if (present(stream)) continue  ! streams order nothing in the host build
+    type(*), dimension(*) :: input, output, work
+    integer, intent(in) :: dtype
+    integer, intent(in), optional :: input_halo_extents(3), output_halo_extents(3), input_padding(3), &
+                                     output_padding(3)
+    integer(c_intptr_t), intent(in), optional :: stream
+    res = c_transpose_y_to_x(handle%member, grid_desc%member, input, output, work, int(dtype, c_int), &
+                             triple(input_halo_extents), triple(output_halo_extents), triple(input_padding), &
+                             triple(output_padding), stream_handle(stream))
   end function
 
   ! dim is 1-based (1 = X); halo_periods are Fortran logicals.
@@ -397,72 +569,57 @@ contains
                                         padding, stream) result(res)
     type(cudecompHandle), intent(in) :: handle
     type(cudecompGridDesc), intent(in) :: grid_desc
-    type(*), dimension(*) :: input
-    type(*), dimension(*), optional :: work
-    integer(c_int), intent(in) :: dtype
-    integer(c_int32_t), intent(in) :: halo_extents(3)
+    type(*), dimension(*) :: input, work
+    integer, intent(in) :: dtype, halo_extents(3), dim
     logical, intent(in) :: halo_periods(3)
-    integer, intent(in) :: dim
-    integer(c_int32_t), intent(in), optional :: padding(3)
-    type(c_ptr), intent(in), optional :: stream
-    res = update_halos(c_update_halos_x, handle, grid_desc, input, work, dtype, halo_extents, halo_periods, dim, &
-                       padding)
-    if (present(stream)) continue  ! streams order nothing in the host build
+    integer, intent(in), optional :: padding(3)
+    integer(c_intptr_t), intent(in), optional :: stream
+    res = c_update_halos_x(handle%member, grid_desc%member, input, work, int(dtype, c_int), triple(halo_extents), &
+                           logical(halo_periods, c_bool), int(dim - 1, c_int32_t), triple(padding), &
+                           stream_handle(stream))
   end function
 
   integer function cudecompUpdateHalosY(handle, grid_desc, input, work, dtype, halo_extents, halo_periods, dim, &
                                         padding, stream) result(res)
     type(cudecompHandle), intent(in) :: handle
     type(cudecompGridDesc), intent(in) :: grid_desc
-    type(*), dimension(*) :: input
-    type(*), dimension(*), optional :: work
-    integer(c_int), intent(in) :: dtype
-    integer(c_int32_t), intent(in) :: halo_extents(3)
+    type(*), dimension(*) :: input, work
+    integer, intent(in) :: dtype, halo_extents(3), dim
     logical, intent(in) :: halo_periods(3)
-    integer, intent(in) :: dim
-    integer(c_int32_t), intent(in), optional :: padding(3)
-    type(c_ptr), intent(in), optional :: stream
-    res = update_halos(c_update_halos_y, handle, grid_desc, input, work, dtype, halo_extents, halo_periods, dim, &
-                       padding)
-    if (present(stream)) continue  ! streams order nothing in the host build
+    integer, intent(in), optional :: padding(3)
+    integer(c_intptr_t), intent(in), optional :: stream
+    res = c_update_halos_y(handle%member, grid_desc%member, input, work, int(dtype, c_int), triple(halo_extents), &
+                           logical(halo_periods, c_bool), int(dim - 1, c_int32_t), triple(padding), &
+                           stream_handle(stream))
   end function
 
   integer function cudecompUpdateHalosZ(handle, grid_desc, input, work, dtype, halo_extents, halo_periods, dim, &
                                         padding, stream) result(res)
     type(cudecompHandle), intent(in) :: handle
     type(cudecompGridDesc), intent(in) :: grid_desc
-    type(*), dimension(*) :: input
-    type(*), dimension(*), optional :: work
-    integer(c_int), intent(in) :: dtype
-    integer(c_int32_t), intent(in) :: halo_extents(3)
+    type(*), dimension(*) :: input, work
+    integer, intent(in) :: dtype, halo_extents(3), dim
     logical, intent(in) :: halo_periods(3)
-    integer, intent(in) :: dim
-    integer(c_int32_t), intent(in), optional :: padding(3)
-    type(c_ptr), intent(in), optional :: stream
-    res = update_halos(c_update_halos_z, handle, grid_desc, input, work, dtype, halo_extents, halo_periods, dim, &
-                       padding)
-    if (present(stream)) continue  ! streams order nothing in the host build
+    integer, intent(in), optional :: padding(3)
+    integer(c_intptr_t), intent(in), optional :: stream
+    res = c_update_halos_z(handle%member, grid_desc%member, input, work, int(dtype, c_int), triple(halo_extents), &
+                           logical(halo_periods, c_bool), int(dim - 1, c_int32_t), triple(padding), &
+                           stream_handle(stream))
   end function
 
-  ! The three halo updates differ only in the C function they call.
-  integer function update_halos(c_function, handle, grid_desc, input, work, dtype, halo_extents, halo_periods, dim, &
-                                padding) result(res)
-    procedure(c_update_halos) :: c_function
-    type(cudecompHandle), intent(in) :: handle
-    type(cudecompGridDesc), intent(in) :: grid_desc
-    type(*), dimension(*) :: input
-    type(*), dimension(*), optional :: work
-    integer(c_int), intent(in) :: dtype
-    integer(c_int32_t), intent(in) :: halo_extents(3)
-    logical, intent(in) :: halo_periods(3)
-    integer, intent(in) :: dim
-    integer(c_int32_t), intent(in), optional :: padding(3)
-    integer(c_int32_t) :: halo_copy(3)
-    logical(c_bool) :: periods(3)
-    halo_copy = halo_extents
-    periods = logical(halo_periods, c_bool)
-    res = c_function(handle%member, grid_desc%member, input, work, dtype, halo_copy, periods, int(dim - 1, c_int32_t), &
-                     padding, c_null_ptr)
+  ! An optional triple of halo extents or paddings as C's int32_t[3]; absent is all zero.
+  function triple(values) result(c_values)
+    integer, intent(in), optional :: values(3)
+    integer(c_int32_t) :: c_values(3)
+    c_values = 0
+    if (present(values)) c_values = int(values, c_int32_t)
+  end function
+
+  ! An optional stream as cudaStream_t's bits; absent is the default stream (0).
+  integer(c_intptr_t) function stream_handle(stream)
+    integer(c_intptr_t), intent(in), optional :: stream
+    stream_handle = 0
+    if (present(stream)) stream_handle = stream
   end function
 
 end module cudecomp

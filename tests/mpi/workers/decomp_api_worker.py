@@ -99,21 +99,24 @@ def creation_errors():
     assert tuple(bad.pdims) == (size + 1, 1)
     zero = base_config(gdims=(0, 4, 4))
     expect(cudecomp.CudecompError, "config.gdims", lambda: handle.create_grid(zero), cudecomp.Result.INVALID_USAGE)
-    if not cudecomp._native.cuda_library:  # the CUDA build accepts them: see nccl_on_host_buffers
-        nccl_halo = base_config()
-        nccl_halo.halo_comm_backend = cudecomp.HaloCommBackend.NCCL
-        error = expect(cudecomp.CudecompError, "config.halo_comm_backend", lambda: handle.create_grid(nccl_halo),
+    # The NumPy package runs the MPI backends only, in every build of the library (the CUDA build's
+    # C API would accept NCCL and refuse host buffers at the first transpose): NCCL and NVSHMEM
+    # are refused when the grid is created, before any communication.
+    for backend in (cudecomp.TransposeCommBackend.NCCL, cudecomp.TransposeCommBackend.NCCL_PL,
+                    cudecomp.TransposeCommBackend.NVSHMEM, cudecomp.TransposeCommBackend.NVSHMEM_PL,
+                    cudecomp.TransposeCommBackend.NVSHMEM_SM):
+        device_only = base_config()
+        device_only.transpose_comm_backend = backend
+        error = expect(cudecomp.CudecompError, "config.transpose_comm_backend",
+                       lambda: handle.create_grid(device_only), cudecomp.Result.NOT_SUPPORTED)
+        assert f"{backend.name} needs CUDA device arrays" in str(error), error
+    for backend in (cudecomp.HaloCommBackend.NCCL, cudecomp.HaloCommBackend.NVSHMEM,
+                    cudecomp.HaloCommBackend.NVSHMEM_BLOCKING):
+        device_only = base_config()
+        device_only.halo_comm_backend = backend
+        error = expect(cudecomp.CudecompError, "config.halo_comm_backend", lambda: handle.create_grid(device_only),
                        cudecomp.Result.NOT_SUPPORTED)
-        assert "not supported in this build" in str(error)
-        nccl = base_config()
-        nccl.transpose_comm_backend = cudecomp.TransposeCommBackend.NCCL
-        error = expect(cudecomp.CudecompError, "config.transpose_comm_backend", lambda: handle.create_grid(nccl),
-                       cudecomp.Result.NOT_SUPPORTED)
-        assert "not supported in this build" in str(error)
-    nvshmem = base_config()
-    nvshmem.halo_comm_backend = cudecomp.HaloCommBackend.NVSHMEM
-    expect(cudecomp.CudecompError, "config.halo_comm_backend", lambda: handle.create_grid(nvshmem),
-           cudecomp.Result.NOT_SUPPORTED)
+        assert "NumPy (CPU) package" in str(error), error
     tune = base_config(pdims=(0, 0))
     expect(cudecomp.CudecompError, "config.pdims", lambda: handle.create_grid(tune), cudecomp.Result.INVALID_USAGE)
     order = base_config()
@@ -132,28 +135,25 @@ def creation_errors():
 only_rank_zero(creation_errors)
 
 
-def nccl_on_host_buffers():
-    """The library's CUDA build accepts the NCCL backends (collective grid creation); NumPy (host)
-    buffers are then refused on every rank before any communication."""
-    nccl = base_config()
-    nccl.transpose_comm_backend = cudecomp.TransposeCommBackend.NCCL
-    nccl.halo_comm_backend = cudecomp.HaloCommBackend.NCCL
-    nccl_grid = handle.create_grid(nccl)
-    if nccl_grid.config.pdims[1] > 1:  # Y->Z exchanges and Z halos of X pencils span pdims[1] ranks
-        y = np.zeros(nccl_grid.get_pencil_info(1).array_shape)
-        error = expect(cudecomp.CudecompError, "config.transpose_comm_backend",
-                       lambda: nccl_grid.transpose_y_to_z(y), cudecomp.Result.NOT_SUPPORTED)
-        assert "NCCL backends need device buffers" in str(error)
-        x = np.zeros(nccl_grid.get_pencil_info(0, (1, 1, 1)).array_shape)
-        error = expect(cudecomp.CudecompError, "config.halo_comm_backend",
-                       lambda: nccl_grid.update_halos_x(x, 2, (1, 1, 1), halo_periods=(True, True, True)),
-                       cudecomp.Result.NOT_SUPPORTED)
-        assert "NCCL backends need device buffers" in str(error)
-    nccl_grid.destroy()
+def tuned_backends_leave_nccl_out():
+    """A backend the options tune is not checked (upstream's rule), and NCCL is no candidate of
+    the NumPy package; the caller's options are left as they were."""
+    config = base_config()
+    config.transpose_comm_backend = cudecomp.TransposeCommBackend.NCCL
+    config.halo_comm_backend = cudecomp.HaloCommBackend.NCCL
+    options = cudecomp.GridDescAutotuneOptions()
+    options.autotune_transpose_backend = options.autotune_halo_backend = True
+    options.n_warmup_trials, options.n_trials = 0, 1
+    tuned = handle.create_grid(config, options)
+    mpi_transposes = (cudecomp.TransposeCommBackend.MPI_P2P, cudecomp.TransposeCommBackend.MPI_P2P_PL,
+                      cudecomp.TransposeCommBackend.MPI_A2A)
+    assert tuned.config.transpose_comm_backend in mpi_transposes, tuned.config
+    assert tuned.config.halo_comm_backend in (cudecomp.HaloCommBackend.MPI, cudecomp.HaloCommBackend.MPI_BLOCKING)
+    assert not options.disable_nccl_backends
+    tuned.destroy()
 
 
-if cudecomp._native.cuda_library:
-    nccl_on_host_buffers()
+tuned_backends_leave_nccl_out()
 
 # -- a grid, its queries and the argument rules of its operations ------------------------------------
 pdims = (2, size // 2) if size % 2 == 0 else (1, size)
