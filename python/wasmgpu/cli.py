@@ -3,8 +3,13 @@
     python -m wasmgpu run [--instances N] [--env K=V] [--file GUEST=HOSTPATH] [--stdin FILE]
                           [--fuel N] [--device cpu|gpu|NAME] [--invoke EXPORT] [--output-dir DIR]
                           MODULE.wasm [ARGS...]
+    python -m wasmgpu compile [--device cpu|gpu|NAME] [--tier fast|optimized|host]
+                              [--compile-limit N] [--quiet] MODULE.wasm
     python -m wasmgpu info
 
+``compile`` builds every unit of MODULE.wasm's compiled mode for the device (the cpu device by
+default) into the disk cache, on every core, like ``wasmtime compile``: a later Module of the
+same file and compile limit, in any process, loads the units instead of building them.
 ``run`` calls ``_start`` (or ``--invoke EXPORT``) on every instance, writes instance 0's
 stdout and stderr to ours and exits with instance 0's exit code, like ``wasmtime run``.
 Host files are embedded by value (``--file``): nothing is mounted. ``--output-dir`` writes
@@ -59,6 +64,15 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--output-dir", type=Path, help="write every instance's stdout, stderr and files here")
     run.add_argument("--allow-software", action="store_true", help="admit software Vulkan adapters (lavapipe)")
     run.add_argument("--max-resident-bytes", type=int, default=None, help="allocation budget (default: none)")
+    compile_ = commands.add_parser("compile", help="build every unit of a module into the disk cache")
+    compile_.add_argument("module", help="the .wasm file")
+    compile_.add_argument("--device", default="cpu", help="cpu (the default), gpu or a Vulkan device name")
+    compile_.add_argument("--tier", choices=("fast", "optimized", "host"), default=None,
+                          help="cpu device: the tier to build (default: the best tier of WAVESTACK_WASM_CPU_TIERS)")
+    compile_.add_argument("--compile-limit", type=_positive_int, default=256,
+                          help="instructions per unit, as the Module that will load them (default 256)")
+    compile_.add_argument("--allow-software", action="store_true", help="admit software Vulkan adapters (lavapipe)")
+    compile_.add_argument("--quiet", action="store_true", help="no progress bar and no summary")
     commands.add_parser("info", help="list the devices wasmgpu can use")
     return parser
 
@@ -134,10 +148,36 @@ def _run(options) -> int:
         return 0
 
 
+def _compile(options) -> int:
+    import time
+
+    import wasmgpu
+    from wasmgpu import _native
+
+    start = time.perf_counter()
+    module = wasmgpu.Module(options.module, execution="compiled", compile_limit=options.compile_limit,
+                            progress=False if options.quiet else None)
+    module.precompile(options.device, tier=options.tier, allow_software=options.allow_software)
+    if not options.quiet:
+        units = module.compiled["units"]
+        counters = _native.compile_counters(module._native)
+        where = options.device if options.tier is None else f"{options.device}, {options.tier} tier"
+        print(f"wasmgpu: {os.path.basename(options.module)}: {units} units ready for {where} in "
+              f"{time.perf_counter() - start:.1f} s ({counters['units_precompiled']} built or loaded now)",
+              file=sys.stderr)
+    return 0
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     options = _parser().parse_args(argv)
     if options.command == "info":
         return _info()
+    if options.command == "compile":
+        try:
+            return _compile(options)
+        except (OSError, ValueError, TypeError, RuntimeError) as error:  # WasmGPUError included
+            print(f"wasmgpu compile: {error}", file=sys.stderr)
+            return 1
     from wasmgpu.errors import WasmGPUError
 
     try:

@@ -257,6 +257,8 @@ class Instances:
                                            "effects so far persist")
         finally:
             stats.dispatch_seconds = time.perf_counter() - t
+            if self._compiled:
+                _native.compile_progress_finish(self._module._native)
         t = time.perf_counter()
         outcome = native.outcome(len(function.results))
         self._count_instructions(stats, outcome.executed, before)

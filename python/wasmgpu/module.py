@@ -149,6 +149,52 @@ def _check_host_modules(host_modules) -> Tuple[str, ...]:
     return names
 
 
+CPU_TIERS = ("fast", "optimized", "host")
+
+
+PROGRESS_MODES = {"on": "on", "1": "on", "off": "off", "0": "off", "always": "always"}
+
+
+def _check_progress(progress) -> str:
+    """The module's progress mode: progress=True/False, else WAVESTACK_PROGRESS (read now)."""
+    if progress is not None and not isinstance(progress, bool):
+        raise TypeError(f"progress: expected None, True or False, got {type(progress).__name__}")
+    if progress is not None:
+        return "on" if progress else "off"
+    value = os.environ.get("WAVESTACK_PROGRESS", "") or "on"
+    if value not in PROGRESS_MODES:
+        raise ValueError(f"WAVESTACK_PROGRESS: must be 'on', 'off' (or '0') or 'always', got {value!r}")
+    return PROGRESS_MODES[value]
+
+
+def _check_precompile(precompile, execution: str) -> Optional[str]:
+    if precompile is None:
+        return None
+    if not isinstance(precompile, str):
+        raise TypeError(f"precompile: expected None or a device ('cpu', 'gpu' or a device name), "
+                        f"got {type(precompile).__name__}")
+    if execution == "interpreter":
+        raise ValueError("precompile: the interpreter has no units to build (execution='interpreter')")
+    return precompile
+
+
+def _check_tier(tier) -> Optional[str]:
+    if tier is None:
+        return None
+    if not isinstance(tier, str):
+        raise TypeError(f"tier: expected None or one of {', '.join(CPU_TIERS)}, got {type(tier).__name__}")
+    if tier not in CPU_TIERS:
+        raise ValueError(f"tier: must be one of {', '.join(map(repr, CPU_TIERS))}, got {tier!r}")
+    return tier
+
+
+def _label(source) -> str:
+    """How progress lines name the module: its file name, or "the module" for bytes."""
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        return "the module"
+    return os.path.basename(os.fsdecode(os.fspath(source))) or "the module"
+
+
 class Module:
     """A WebAssembly module, decoded and validated (in C++).
 
@@ -159,14 +205,24 @@ class Module:
     ``compile_functions`` / ``compile_limit`` (1..256) for compiled mode, are the original
     package's. ``host_modules`` (ours) names the host modules whose imports the runtime
     provides; imports from any other module would need module linking and are refused.
+
+    Compiled mode builds a unit's native code when a call first reaches it (ours:
+    ``precompile="cpu"`` or another device builds every unit now instead, as
+    ``Module.precompile`` does). A call that builds units for more than a second shows
+    progress on stderr; ``progress=False`` silences it for this module, ``True`` keeps it
+    whatever ``WAVESTACK_PROGRESS`` says (None, the default, follows the variable as it is when
+    the module is created: "on", "off" or "0", "always").
     """
 
     def __init__(self, source: Union[str, os.PathLike, bytes], *, files: Optional[Mapping[str, bytes]] = None,
                  execution: str = "auto", compile_functions: Optional[Iterable[int]] = None,
-                 compile_limit: int = 256, host_modules: Optional[Iterable[str]] = None) -> None:
+                 compile_limit: int = 256, host_modules: Optional[Iterable[str]] = None,
+                 progress: Optional[bool] = None, precompile: Optional[str] = None) -> None:
         # Every argument is checked before any work (reading the file included).
         _check_source(source)
         self.execution = _check_execution(execution)
+        progress_mode = _check_progress(progress)
+        precompile = _check_precompile(precompile, self.execution)
         self.files = _check_files(files)
         compile_functions = _check_compile_functions(compile_functions)
         self.compile_limit = _check_compile_limit(compile_limit)
@@ -183,10 +239,37 @@ class Module:
         # Compiled mode partitions every function into units now; each unit's code is
         # generated and built when a call first reaches it (and cached on disk).
         if self.execution != "interpreter":
-            _native.compile_module(self._native, self.compile_limit, list(compile_functions or []))
+            _native.compile_module(self._native, self.compile_limit, list(compile_functions or []), _label(source))
+            _native.set_compile_progress(self._native, progress_mode)
         self.export_list: List[Export] = [Export(name, kind) for name, kind, _ in self._native.exports]
         self.exports: Dict[str, str] = {entry.name: entry.kind for entry in self.export_list}
         self.imports: List[Import] = [Import(*entry) for entry in self._native.imports]
+        if precompile is not None:
+            self.precompile(precompile)
+
+    def precompile(self, device: str = "cpu", *, tier: Optional[str] = None, allow_software: bool = False) -> None:
+        """Builds every unit's native code for ``device`` now (ours), on every core, into the
+        disk cache, so that no call waits for a build (as ``wasmtime compile`` does; ``python
+        -m wasmgpu compile`` runs it from the shell). Units already built or cached are loaded.
+
+        ``device``: "cpu" or a Vulkan device ("gpu", a name; ``allow_software`` as for
+        ``spawn``). ``tier`` (cpu device): "fast", "optimized" or "host"; None builds at the
+        best tier of this process's plan (``WAVESTACK_WASM_CPU_TIERS``, "optimized" by default),
+        which a call would otherwise reach only for its hot units. A unit's prefixes (run only
+        when fuel runs out inside one of its blocks) are still built on first need.
+        """
+        from wasmgpu.spawn import resolve_device
+
+        if self.execution == "interpreter":
+            raise ValueError("precompile: the interpreter has no units to build (execution='interpreter')")
+        tier = _check_tier(tier)
+        resolved = resolve_device(device, allow_software)
+        if resolved == "cpu":
+            _native.precompile_cpu(self._native, tier)
+            return
+        if tier is not None:
+            raise ValueError("tier: only the cpu device has tiers")
+        _native.precompile_vulkan(self._native, resolved["index"])
 
     @property
     def compiled(self) -> Optional[Dict[str, object]]:

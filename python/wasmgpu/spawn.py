@@ -124,6 +124,8 @@ def spawn(module, count, *, memory_pages, table_elements, stack_size, call_depth
     files = wasi.merged_files(module.files) if wasi is not None else {}
     device = resolve_device(device, allow_software)
     compiled = module.execution != "interpreter"  # "auto" and "compiled" run compiled code on every device
+    if compiled and device == "cpu":
+        _native.cpu_tier_plan()  # a bad WAVESTACK_WASM_CPU_TIERS is a ValueError naming it, before any work
     options = {"compiled": compiled, "memory_pages": memory_pages, "table_elements": table_elements, "stack_size": stack_size,
                "call_depth": call_depth, "fuel": fuel, "quantum": quantum, "batch_size": batch_size,
                "max_resident_bytes": budget}

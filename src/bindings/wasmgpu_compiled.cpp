@@ -2,13 +2,22 @@
 // created with execution="compiled"), and what module.compiled and last_call report.
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/vector.h>
 
 #include <memory>
+#include <optional>
+#include <string>
+#include <utility>
 #include <stdexcept>
 
 #include "bindings/wasmgpu_native_module.hpp"
+#include "runtime/device_discovery.hpp"
+#include "wasm/vulkan_device.hpp"
 #include "wasm/compiler/build_pool.hpp"
+#include "wasm/compiler/build_progress.hpp"
+#include "wasm/compiler/cpu_tiers.hpp"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -21,12 +30,30 @@ wasm::compiler::CompiledModule& compiled_of(NativeModule& module) {
   return *module.compiled;
 }
 
-void compile_module(NativeModule& module, std::uint32_t compile_limit, const std::vector<std::uint32_t>& functions) {
+void compile_module(NativeModule& module, std::uint32_t compile_limit, const std::vector<std::uint32_t>& functions,
+                    const std::string& label) {
   wasm::compiler::UnitOptions options;
   options.compile_limit = compile_limit;
   options.compile_functions = functions;
   nb::gil_scoped_release release;
-  module.compiled = std::make_shared<wasm::compiler::CompiledModule>(module.module, options, module.digest);
+  module.compiled = std::make_shared<wasm::compiler::CompiledModule>(module.module, options, module.digest, label);
+}
+
+// "on", "off", "always", or None (WAVESTACK_PROGRESS decides at each call).
+void set_progress(NativeModule& module, const std::optional<std::string>& mode) {
+  compiled_of(module).progress().set_mode(
+      mode ? std::optional(wasm::compiler::progress_mode(mode->c_str())) : std::nullopt);
+}
+
+// Builds every unit for the cpu device at `tier` ("fast", "optimized", "host"; None: the best
+// tier of this process's plan).
+void precompile_cpu(NativeModule& module, const std::optional<std::string>& tier) {
+  std::optional<wasm::compiler::CpuTier> chosen;
+  if (tier) {
+    chosen = wasm::compiler::cpu_tier_plan(tier->c_str(), true).first;
+  }
+  nb::gil_scoped_release release;
+  compiled_of(module).cpu_code().build_all(chosen);
 }
 
 nb::dict compiled_summary(NativeModule& module) {
@@ -56,10 +83,58 @@ nb::dict compile_counters(NativeModule& module) {
   return result;
 }
 
+// Builds every unit's pipeline on Vulkan device `device_index` (the shader's SPIR-V and the
+// driver's pipeline cache are kept on disk; the device keeps the most recent pipelines in
+// memory), one after another, then saves the driver's cache once.
+void precompile_vulkan(NativeModule& module, std::uint32_t device_index) {
+  wasm::compiler::CompiledModule& compiled = compiled_of(module);
+  std::optional<runtime::DeviceInfo> chosen;
+  for (const auto& device : runtime::list_devices()) {
+    if (device.index == device_index) chosen = device;
+  }
+  if (!chosen) throw std::invalid_argument("device: no Vulkan device has index " + std::to_string(device_index));
+  nb::gil_scoped_release release;
+  const std::shared_ptr<wasm::VulkanDevice> device = wasm::VulkanDevice::shared(*chosen);
+  const std::uint32_t units = compiled.unit_count();
+  compiled.progress().begin_total(units);
+  for (std::uint32_t unit = 0; unit < units; ++unit) {
+    const std::string source = compiled.shader_source(unit);
+    wasm::PipelineBuild build;
+    build.defer_cache_save = true;
+    {
+      const std::lock_guard lock(device->mutex);
+      (void)device->unit(source, build);
+    }
+    if (build.built) compiled.add_compile_seconds(build.seconds, build.spirv_from_cache);
+    compiled.progress().note_done(unit + 1);
+  }
+  {
+    const std::lock_guard lock(device->mutex);
+    device->context.save_pipeline_cache();
+  }
+  compiled.progress().finish();
+}
+
 }  // namespace
 
 void bind_compiled(nb::module_& module) {
-  module.def("compile_module", &compile_module, "module"_a, "compile_limit"_a, "compile_functions"_a,
+  module.def("set_compile_progress", &set_progress, "module"_a, "mode"_a.none());
+  module.def(
+      "compile_progress_finish", [](NativeModule& module) { compiled_of(module).progress().finish(); }, "module"_a,
+      "Ends a call's progress line (and prints its summary if it showed one)");
+  module.def("precompile_cpu", &precompile_cpu, "module"_a, "tier"_a.none(),
+             "Builds every unit's code for the cpu device (into the disk cache), in parallel");
+  module.def("precompile_vulkan", &precompile_vulkan, "module"_a, "device_index"_a,
+             "Builds every unit's pipeline on a Vulkan device (into the disk caches)");
+  module.def("cpu_tier_plan",
+             [] {
+               const wasm::compiler::CpuTierPlan plan = wasm::compiler::cpu_tier_plan_from_environment();
+               return std::make_pair(std::string(wasm::compiler::cpu_tier_name(plan.first)),
+                                     plan.hot ? std::optional(std::string(wasm::compiler::cpu_tier_name(*plan.hot)))
+                                              : std::nullopt);
+             },
+             "This process's (first tier, hot tier) on the cpu device");
+  module.def("compile_module", &compile_module, "module"_a, "compile_limit"_a, "compile_functions"_a, "label"_a,
              "Partitions the module into compiled units (code is generated and built lazily)");
   module.def("compiled_summary", &compiled_summary, "module"_a);
   module.def(

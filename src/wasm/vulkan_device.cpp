@@ -36,7 +36,7 @@ runtime::ComputePipeline VulkanDevice::create(std::string_view source, const run
   build.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
   // The context lives as long as the process, so its destructor never saves the driver's
   // cache: save it after every build (builds take far longer than the write).
-  context.save_pipeline_cache();
+  if (!build.defer_cache_save) context.save_pipeline_cache();
   return pipeline;
 }
 

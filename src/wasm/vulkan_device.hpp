@@ -27,6 +27,8 @@ namespace wavestack::wasm {
 // How a pipeline request was served: built now (how long it took, whether the SPIR-V came
 // from the disk cache) or found in the process.
 struct PipelineBuild {
+  // In: leave the driver's cache unsaved (a precompile saves it once, after its last build).
+  bool defer_cache_save = false;
   bool built = false;
   bool spirv_from_cache = false;
   double seconds = 0.0;

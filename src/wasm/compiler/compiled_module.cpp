@@ -75,11 +75,13 @@ std::string code_key_of(const std::string& module_digest, const UnitOptions& opt
 
 }  // namespace
 
-CompiledModule::CompiledModule(const Module& module, const UnitOptions& options, std::string module_digest)
+CompiledModule::CompiledModule(const Module& module, const UnitOptions& options, std::string module_digest,
+                               std::string label)
     : program_(module.program),
       imported_functions_(module.imported_functions),
       layout_(partition_units(module, with_real_sizes(options, module.program))),
-      code_key_(code_key_of(module_digest, options)) {
+      code_key_(code_key_of(module_digest, options)),
+      progress_(std::move(label)) {
   if (layout_.units.empty()) layout_.units.emplace_back();  // ENTRY of an imported callee runs somewhere
   // Jump tables: per br_table entry its target block and the entry record's arity and height.
   for (const Unit& unit : layout_.units) {
@@ -189,7 +191,7 @@ CpuUnitCode& CompiledModule::cpu_code() {
     source.grouped_runs = [this](std::uint32_t unit) { return lane_group_runs(program_, layout_.units.at(unit)); };
     source.successors = [this](std::uint32_t unit) { return successor_units(unit); };
     cpu_code_ = std::make_unique<CpuUnitCode>(static_cast<std::uint32_t>(layout_.units.size()), code_key_,
-                                              std::move(source), weak_from_this());
+                                              std::move(source), weak_from_this(), progress_);
     cpu_code_ready_.store(cpu_code_.get(), std::memory_order_release);
   }
   return *cpu_code_;

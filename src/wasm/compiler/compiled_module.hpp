@@ -39,7 +39,9 @@ class CompiledModule final : public CompiledCode, public std::enable_shared_from
   // computed): with the options and the code generator's fingerprint it keys the cache entries
   // of its units, so a warm start loads them without generating any text. Make it with
   // std::make_shared (background builds keep it alive while they run).
-  CompiledModule(const Module& module, const UnitOptions& options, std::string module_digest);
+  // `label`: how progress lines name the module (its file name).
+  CompiledModule(const Module& module, const UnitOptions& options, std::string module_digest,
+                 std::string label = "the module");
 
   [[nodiscard]] const CompiledLayout& layout() const noexcept { return layout_; }
   [[nodiscard]] CompiledSummary summary() const;
@@ -70,6 +72,8 @@ class CompiledModule final : public CompiledCode, public std::enable_shared_from
 
   // The units' native code on the cpu device (created on first use).
   [[nodiscard]] CpuUnitCode& cpu_code();
+  // Progress of this module's builds on stderr (build_progress.hpp).
+  [[nodiscard]] BuildProgress& progress() { return progress_; }
   // The units whose blocks control can reach from `unit`'s blocks next: branch targets and
   // directly called functions' entries (not returns, not call_indirect's callees).
   [[nodiscard]] std::vector<std::uint32_t> successor_units(std::uint32_t unit) const;
@@ -90,6 +94,7 @@ class CompiledModule final : public CompiledCode, public std::enable_shared_from
 
   mutable std::mutex mutex_;
   std::vector<std::optional<UnitSource>> sources_;
+  BuildProgress progress_;
   std::unique_ptr<CpuUnitCode> cpu_code_;                // created under mutex_
   std::atomic<CpuUnitCode*> cpu_code_ready_{nullptr};    // then published for lock-free readers
   CompileCounters counters_;                             // Vulkan builds and shader texts

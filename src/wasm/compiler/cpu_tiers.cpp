@@ -1,7 +1,6 @@
 #include "wasm/compiler/cpu_tiers.hpp"
 
 #include <cstdlib>
-#include <sstream>
 #include <string_view>
 #include <vector>
 
@@ -45,8 +44,14 @@ CpuTierPlan cpu_tier_plan(const char* value, bool jit_available, const std::stri
   }
   const std::string text = value;
   std::vector<CpuTier> tiers;
-  std::istringstream parts(text);
-  for (std::string part; std::getline(parts, part, ',');) {
+  std::vector<std::string> parts;
+  for (std::size_t at = 0;;) {  // every part, empty ones included ("fast," has two)
+    const std::size_t comma = text.find(',', at);
+    parts.push_back(text.substr(at, comma == std::string::npos ? std::string::npos : comma - at));
+    if (comma == std::string::npos) break;
+    at = comma + 1;
+  }
+  for (const std::string& part : parts) {
     const auto tier = parse_tier(part);
     if (!tier) {
       throw runtime::InvalidArgument(kVariable, "unknown tier '" + part + "' in '" + text +

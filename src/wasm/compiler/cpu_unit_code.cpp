@@ -31,11 +31,13 @@ std::uint8_t level_of(const CpuTierPlan& plan, CpuTier tier) {
 
 }  // namespace
 
-CpuUnitCode::CpuUnitCode(std::uint32_t units, std::string code_key, Source source, std::weak_ptr<const void> owner)
+CpuUnitCode::CpuUnitCode(std::uint32_t units, std::string code_key, Source source, std::weak_ptr<const void> owner,
+                         BuildProgress& progress)
     : units_(units),
       code_key_(std::move(code_key)),
       source_(std::move(source)),
       owner_(std::move(owner)),
+      progress_(progress),
       groups_(units),
       grouped_runs_(units),
       grouped_known_(units, false),
@@ -142,6 +144,11 @@ void CpuUnitCode::build_first(std::unique_lock<std::mutex>& lock, std::uint32_t 
   }
   built_.notify_all();
   if (kind == kUnitCode && why == Why::kDemand) queue_ahead(unit);
+  if (why == Why::kDemand || why == Why::kAhead) {
+    lock.unlock();
+    progress_.note_unit(why == Why::kAhead);
+    lock.lock();
+  }
 }
 
 void CpuUnitCode::queue_ahead(std::uint32_t unit) {
@@ -218,8 +225,7 @@ void CpuUnitCode::build(std::uint32_t unit, int kind, CpuTier tier, std::uint8_t
   built_.notify_all();
 }
 
-void CpuUnitCode::build_all(std::optional<CpuTier> tier,
-                            const std::function<void(std::uint32_t, std::uint32_t)>& progress) {
+void CpuUnitCode::build_all(std::optional<CpuTier> tier) {
   const CpuTierPlan current = plan();
   const CpuTier target = tier ? *tier : current.hot.value_or(current.first);
   const std::uint8_t level = level_of(current, target);
@@ -246,9 +252,10 @@ void CpuUnitCode::build_all(std::optional<CpuTier> tier,
         finished = ++done;
       }
       done_changed.notify_all();
-      if (report && progress) progress(finished, units_);
+      if (report) progress_.note_done(finished);
     }
   };
+  progress_.begin_total(units_);
   BuildPool& pool = BuildPool::shared();
   for (unsigned k = 0; k < pool.threads(); ++k) {
     {
@@ -273,13 +280,15 @@ void CpuUnitCode::build_all(std::optional<CpuTier> tier,
     if (done != reported) {
       reported = done;
       lock.unlock();
-      if (progress) progress(reported, units_);
+      progress_.note_done(reported);
       lock.lock();
       continue;
     }
     if (workers_running == 0) break;
     done_changed.wait(lock);
   }
+  lock.unlock();
+  progress_.finish();
   if (failure) std::rethrow_exception(failure);
 }
 

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "wasm/compiled_code.hpp"
+#include "wasm/compiler/build_progress.hpp"
 #include "wasm/compiler/cpu_tiers.hpp"
 
 namespace wavestack::wasm::compiler {
@@ -45,8 +46,10 @@ class CpuUnitCode {
   };
 
   // `code_key`: what identifies the module's units' texts (cache keys); `owner`: kept alive by
-  // background builds while they run (a build queued after it is gone is dropped).
-  CpuUnitCode(std::uint32_t units, std::string code_key, Source source, std::weak_ptr<const void> owner);
+  // background builds while they run (a build queued after it is gone is dropped); `progress`:
+  // told of every unit a call makes ready, and of build_all's (it outlives this).
+  CpuUnitCode(std::uint32_t units, std::string code_key, Source source, std::weak_ptr<const void> owner,
+              BuildProgress& progress);
 
   // The unit's entry point of `kind`, built or loaded now if it is not yet (thread-safe; the
   // thread that needs it builds it, others wait; different units build in parallel).
@@ -62,10 +65,9 @@ class CpuUnitCode {
   void note_runs(std::uint32_t unit, std::uint32_t runs);
 
   // Builds every unit's code (not its prefixes) at `tier` (the plan's best when nullopt), on
-  // the build pool and this thread; units already at that tier or better are skipped, and
-  // cached ones loaded. `progress(done, total)` is called as units finish. Throws what a build
-  // throws, after the others finish.
-  void build_all(std::optional<CpuTier> tier, const std::function<void(std::uint32_t, std::uint32_t)>& progress);
+  // the build pool and this thread, reporting progress; units already at that tier or better
+  // are skipped, and cached ones loaded. Throws what a build throws, after the others finish.
+  void build_all(std::optional<CpuTier> tier);
 
   // The plan this module builds with (read from the environment at the first build).
   [[nodiscard]] CpuTierPlan plan();
@@ -105,6 +107,7 @@ class CpuUnitCode {
   std::string code_key_;
   Source source_;
   std::weak_ptr<const void> owner_;
+  BuildProgress& progress_;
 
   mutable std::mutex mutex_;
   std::condition_variable built_;

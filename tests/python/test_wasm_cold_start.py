@@ -1,0 +1,260 @@
+"""Compiled mode's builds on the cpu device (issue: a first run in seconds): the disk cache is
+reused across processes and never trusts a damaged entry or another unit's; every tier plan
+gives wasmtime's results, a hot unit is rebuilt in the background and swapped in without a
+change in results; units are built ahead of need; progress is reported on stderr after a
+second (or always, or never); ``python -m wasmgpu compile`` and ``Module(precompile=...)``
+build every unit before the first call. Each process-level check runs a fresh Python process
+over its own cache directory, since the module-keyed cache and the background pool are
+process-wide.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+import wasmtime
+
+import wasmgpu
+from wasmgpu import _native
+
+
+def wasm(text: str) -> bytes:
+    return wasmtime.wat2wasm(text)
+
+
+def large_function(terms: int) -> str:
+    """One exported function of about 6 * terms lowered instructions (several units)."""
+    body = " ".join(f"(local.set 1 (i32.add (i32.mul (local.get 1) (i32.const {k % 7 + 3})) (i32.const {k})))"
+                    for k in range(terms))
+    return (f'(module (func (export "big") (param i32) (result i32) (local i32) (local.set 1 (local.get 0)) {body} '
+            f'(local.get 1)))')
+
+
+# A loop that a call enters once per quantum (so its unit becomes hot), with calls into a second
+# function, f64 arithmetic and memory.
+HOT = """
+(module
+  (memory 1)
+  (func $step (param i32) (result i32) (i32.add (i32.mul (local.get 0) (i32.const 1103515245)) (i32.const 12345)))
+  (func (export "spin") (param $n i32) (result i32) (local $i i32) (local $x i32) (local $f f64)
+    (local.set $x (local.get $n))
+    (block $done (loop $next
+      (br_if $done (i32.ge_u (local.get $i) (i32.const 3000)))
+      (local.set $x (call $step (local.get $x)))
+      (i32.store8 (i32.and (local.get $x) (i32.const 1023)) (local.get $x))
+      (local.set $f (f64.add (local.get $f) (f64.div (f64.convert_i32_u (local.get $x)) (f64.const 7))))
+      (local.set $i (i32.add (local.get $i) (i32.const 1)))
+      (br $next)))
+    (i32.add (local.get $x) (i32.add (i32.trunc_f64_u (f64.div (local.get $f) (f64.const 1e6)))
+                                     (i32.load (i32.const 100))))))
+"""
+
+
+def reference(binary: bytes, name: str, args):
+    store = wasmtime.Store()
+    function = wasmtime.Instance(store, wasmtime.Module(store.engine, binary), []).exports(store)[name]
+    return [function(store, a) for a in args]
+
+
+def run_python(script: str, cache: Path, **env) -> subprocess.CompletedProcess:
+    environment = dict(os.environ, WAVESTACK_CACHE_DIR=str(cache), **env)
+    environment.pop("WAVESTACK_PROGRESS", None)
+    environment.update(env)
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(script)], env=environment, capture_output=True,
+                          text=True, timeout=600)
+
+
+# One call of `big` in a fresh process: its results and last_call's build counters, as JSON.
+CALL_BIG = """
+    import json, sys
+    import wasmgpu
+    binary = bytes.fromhex(sys.argv[1] if len(sys.argv) > 1 else {binary!r})
+    module = wasmgpu.Module(binary, execution="compiled")
+    with module.spawn(3, device="cpu") as instances:
+        results = instances.call("big", [1, 2, 3])
+        s = instances.last_call
+        print(json.dumps({{"results": results, "units": module.compiled["units"], "compiled": s.units_compiled,
+                          "from_cache": s.units_from_cache, "ahead": s.units_built_ahead,
+                          "codegen": s.codegen_seconds, "compile": s.compile_seconds}}))
+"""
+
+
+def call_big(binary: bytes, cache: Path, **env) -> dict:
+    result = run_python(CALL_BIG.format(binary=binary.hex()), cache, **env)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def cache_entries(cache: Path) -> list:
+    return sorted(path for path in cache.rglob("*") if path.is_file() and "cpu-jit" in path.parts)
+
+
+def test_the_cache_is_reused_by_another_process_without_generating_any_text(tmp_path):
+    binary = wasm(large_function(300))
+    expected = reference(binary, "big", [1, 2, 3])
+    cold = call_big(binary, tmp_path)
+    assert cold["results"] == expected
+    assert cold["from_cache"] == 0 and cold["compiled"] >= 1
+    assert cold["compiled"] + cold["ahead"] == cold["units"] >= 6
+    assert len(cache_entries(tmp_path)) == cold["units"]
+    warm = call_big(binary, tmp_path)
+    assert warm["results"] == expected
+    assert warm["from_cache"] == warm["compiled"] >= 1 and warm["compiled"] + warm["ahead"] == warm["units"]
+    assert warm["codegen"] == 0.0  # keyed by the module, not by its texts
+
+
+def test_a_damaged_entry_is_rebuilt_never_loaded(tmp_path):
+    binary = wasm(large_function(300))
+    expected = reference(binary, "big", [1, 2, 3])
+    call_big(binary, tmp_path)
+    entries = cache_entries(tmp_path)
+    for path in entries:  # one byte of the object flipped: the checksum no longer holds
+        data = bytearray(path.read_bytes())
+        data[-100] ^= 0x55
+        path.write_bytes(bytes(data))
+    damaged = call_big(binary, tmp_path)
+    assert damaged["results"] == expected
+    assert damaged["from_cache"] == 0 and damaged["compiled"] + damaged["ahead"] == damaged["units"]
+    again = call_big(binary, tmp_path)  # the rebuilt entries replaced the damaged ones
+    assert again["from_cache"] == again["compiled"] >= 1
+
+
+def test_an_entry_of_another_unit_is_rebuilt_never_loaded(tmp_path):
+    binary = wasm(large_function(300))
+    other = wasm(large_function(301))  # a different module: its entries are valid, but not these units'
+    expected = reference(binary, "big", [1, 2, 3])
+    call_big(binary, tmp_path / "mine")
+    call_big(other, tmp_path / "other")
+    mine, theirs = cache_entries(tmp_path / "mine"), cache_entries(tmp_path / "other")
+    for k, path in enumerate(mine):  # each replaced by a whole, checksummed entry of the other module
+        path.write_bytes(theirs[k % len(theirs)].read_bytes())
+    foreign = call_big(binary, tmp_path / "mine")
+    assert foreign["results"] == expected
+    assert foreign["from_cache"] == 0 and foreign["compiled"] + foreign["ahead"] == foreign["units"]
+
+
+@pytest.mark.parametrize("plan", ["fast", "optimized", "host", "fast,optimized", "fast,host", ""])
+def test_every_tier_plan_gives_wasmtimes_results(tmp_path, plan):
+    binary = wasm(large_function(120))
+    assert call_big(binary, tmp_path, WAVESTACK_WASM_CPU_TIERS=plan)["results"] == reference(binary, "big", [1, 2, 3])
+
+
+def test_a_bad_tier_plan_is_refused_at_spawn_naming_the_variable(monkeypatch):
+    module = wasmgpu.Module(wasm(large_function(3)), execution="compiled")
+    for bad in ("turbo", "fast,fast", "fast,optimized,host"):
+        monkeypatch.setenv("WAVESTACK_WASM_CPU_TIERS", bad)
+        with pytest.raises(ValueError, match="WAVESTACK_WASM_CPU_TIERS"):
+            module.spawn(1, device="cpu")
+
+
+def test_a_hot_unit_is_rebuilt_in_the_background_and_results_stay_the_same(tmp_path):
+    binary = wasm(HOT)
+    script = f"""
+        import json, time
+        import wasmgpu
+        from wasmgpu import _native
+        module = wasmgpu.Module(bytes.fromhex({binary.hex()!r}), execution="compiled")
+        seen = []
+        with module.spawn(64, device="cpu", quantum=500) as instances:
+            deadline = time.time() + 120
+            while True:
+                seen.append(instances.call("spin", list(range(64))))
+                if _native.compile_counters(module._native)["units_rebuilt_hot"] >= 1 or time.time() > deadline:
+                    break
+            seen.append(instances.call("spin", list(range(64))))  # after the swap
+        print(json.dumps({{"calls": seen, "hot": _native.compile_counters(module._native)["units_rebuilt_hot"]}}))
+    """
+    result = run_python(script, tmp_path, WAVESTACK_WASM_CPU_TIERS="fast,optimized")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout.strip().splitlines()[-1])
+    assert report["hot"] >= 1
+    expected = reference(binary, "spin", range(64))
+    assert all(call == expected for call in report["calls"])
+
+
+def test_progress_is_reported_on_stderr_unless_silenced(tmp_path):
+    binary = wasm(large_function(300))
+    script = CALL_BIG.format(binary=binary.hex())
+    shown = run_python(script, tmp_path / "a", WAVESTACK_PROGRESS="always")
+    assert shown.returncode == 0, shown.stderr
+    lines = [line for line in shown.stderr.splitlines() if line.startswith("wasmgpu: ")]
+    assert lines and lines[-1].startswith("wasmgpu: built ") and " units of the module in " in lines[-1], shown.stderr
+    assert "for the call" in lines[-1] and "ahead of need" in lines[-1]
+    for quiet in ("off", "0"):
+        silent = run_python(script, tmp_path / f"b{quiet}", WAVESTACK_PROGRESS=quiet)
+        assert silent.returncode == 0 and "wasmgpu: " not in silent.stderr, silent.stderr
+    # A module's own progress=False wins over the variable.
+    own = run_python(script.replace('execution="compiled")', 'execution="compiled", progress=False)'),
+                     tmp_path / "c", WAVESTACK_PROGRESS="always")
+    assert own.returncode == 0 and "wasmgpu: " not in own.stderr, own.stderr
+    # The default shows nothing for a build that takes less than a second.
+    quick = run_python(CALL_BIG.format(binary=wasm(large_function(2)).hex()), tmp_path / "d")
+    assert quick.returncode == 0 and "wasmgpu: " not in quick.stderr, quick.stderr
+
+
+def test_a_bad_progress_setting_is_refused_naming_it(monkeypatch):
+    monkeypatch.setenv("WAVESTACK_PROGRESS", "loud")
+    with pytest.raises(ValueError, match="WAVESTACK_PROGRESS"):
+        wasmgpu.Module(wasm(large_function(3)), execution="compiled")
+    monkeypatch.delenv("WAVESTACK_PROGRESS")
+    with pytest.raises(TypeError, match="progress"):
+        wasmgpu.Module(wasm(large_function(3)), execution="compiled", progress="yes")
+
+
+def test_python_m_wasmgpu_compile_builds_every_unit_for_later_processes(tmp_path):
+    binary = wasm(large_function(300))
+    path = tmp_path / "big.wasm"
+    path.write_bytes(binary)
+    cache = tmp_path / "cache"
+    environment = dict(os.environ, WAVESTACK_CACHE_DIR=str(cache), WAVESTACK_PROGRESS="always")
+    compiled = subprocess.run([sys.executable, "-m", "wasmgpu", "compile", "--tier", "fast", str(path)],
+                              env=environment, capture_output=True, text=True, timeout=600)
+    assert compiled.returncode == 0, compiled.stderr
+    units = wasmgpu.Module(binary, execution="compiled").compiled["units"]
+    assert f"{units}/{units}" in compiled.stderr and f"big.wasm: {units} units ready" in compiled.stderr
+    assert len(cache_entries(cache)) == units
+    later = call_big(binary, cache, WAVESTACK_WASM_CPU_TIERS="fast")
+    assert later["results"] == reference(binary, "big", [1, 2, 3])
+    assert later["from_cache"] == later["compiled"] and later["codegen"] == 0.0
+
+
+@pytest.mark.parametrize("arguments, message", [
+    (["compile", "missing.wasm"], "wasmgpu compile: source: no such file"),
+    (["compile", "--device", "no-such-gpu", "{module}"], "wasmgpu compile: device:"),
+])
+def test_python_m_wasmgpu_compile_errors_are_one_line(tmp_path, arguments, message):
+    path = tmp_path / "m.wasm"
+    path.write_bytes(wasm(large_function(3)))
+    command = [sys.executable, "-m", "wasmgpu"] + [a.format(module=path) for a in arguments]
+    result = subprocess.run(command, env=dict(os.environ, WAVESTACK_CACHE_DIR=str(tmp_path / "cache")),
+                            capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert result.returncode == 1
+    assert result.stderr.startswith(message) and result.stderr.count("\n") == 1, result.stderr
+
+
+def test_precompile_builds_every_unit_before_the_first_call(tmp_path, monkeypatch):
+    monkeypatch.setenv("WAVESTACK_CACHE_DIR", str(tmp_path))
+    binary = wasm(large_function(300))
+    module = wasmgpu.Module(binary, execution="compiled", precompile="cpu")
+    counters = _native.compile_counters(module._native)
+    assert counters["units_precompiled"] == module.compiled["units"]
+    with module.spawn(3, device="cpu") as instances:
+        assert instances.call("big", [1, 2, 3]) == reference(binary, "big", [1, 2, 3])
+        assert instances.last_call.units_compiled == 0 and instances.last_call.compile_seconds == 0
+
+
+def test_precompile_arguments_are_checked():
+    binary = wasm(large_function(3))
+    with pytest.raises(ValueError, match="precompile"):
+        wasmgpu.Module(binary, execution="interpreter", precompile="cpu")
+    with pytest.raises(TypeError, match="precompile"):
+        wasmgpu.Module(binary, execution="compiled", precompile=1)
+    module = wasmgpu.Module(binary, execution="compiled")
+    with pytest.raises(ValueError, match="tier"):
+        module.precompile("cpu", tier="turbo")
