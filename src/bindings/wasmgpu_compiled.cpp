@@ -141,7 +141,7 @@ void bind_compiled(nb::module_& module) {
       "stop_background_builds",
       [] {
         nb::gil_scoped_release release;
-        if (wasm::compiler::BuildPool* pool = wasm::compiler::BuildPool::started()) pool->stop();
+        wasm::compiler::BuildPool::stop_shared();
       },
       "Drops queued background builds and waits for running ones (called at interpreter exit)");
   module.def("compile_counters", &compile_counters, "module"_a);

@@ -261,27 +261,9 @@ class ClangJit final : public CxxJit {
     return machine;
   }
 
-  // The fast level runs no inliner (its cost analysis takes as long as everything else), but
-  // code that calls a small helper on every operation runs several times slower than inlined:
-  // every defined function of the unit's own (internal or inline linkage) with at most this
-  // many instructions, as the frontend emits them, is marked always_inline instead.
-  static unsigned fast_inline_limit() {
-    const char* experiment = std::getenv("WAVESTACK_JIT_FAST_INLINE");
-    return experiment != nullptr ? static_cast<unsigned>(std::atoi(experiment)) : 40U;
-  }
-
-  static void mark_small_functions_inline(llvm::Module& module) {
-    const unsigned limit = fast_inline_limit();
-    for (llvm::Function& function : module) {
-      if (function.isDeclaration() || function.hasFnAttribute(llvm::Attribute::NoInline)) continue;
-      if (!function.hasLocalLinkage() && !function.hasLinkOnceODRLinkage()) continue;
-      if (function.getInstructionCount() <= limit) function.addFnAttr(llvm::Attribute::AlwaysInline);
-    }
-  }
-
-  // kFast: small functions inlined (above), scalar replacement of the frontend's stack slots
-  // (most of what -O1 buys, at a few per cent of its time), early CSE and CFG cleanup, then the
-  // fast instruction selector. kOptimized: LLVM's -O2.
+  // kFast: scalar replacement of the frontend's stack slots, early CSE and CFG cleanup, then
+  // the fast instruction selector and register allocator (no inliner: docs/PERFORMANCE.md has
+  // what inlining small functions cost and bought). kOptimized: LLVM's -O2.
   static void optimise(llvm::Module& module, llvm::TargetMachine& machine, OptLevel level) {
     llvm::LoopAnalysisManager loops;
     llvm::FunctionAnalysisManager functions;
@@ -296,11 +278,8 @@ class ClangJit final : public CxxJit {
     llvm::ModulePassManager passes;
     if (level == OptLevel::kOptimized) {
       passes = builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O2);
-    } else {
-      mark_small_functions_inline(module);
-      if (llvm::Error error = builder.parsePassPipeline(passes, "always-inline,function(sroa,early-cse,simplifycfg)")) {
-        throw std::runtime_error("in-process compiler: " + take_message(std::move(error)));
-      }
+    } else if (llvm::Error error = builder.parsePassPipeline(passes, "always-inline,function(sroa,early-cse,simplifycfg)")) {
+      throw std::runtime_error("in-process compiler: " + take_message(std::move(error)));
     }
     passes.run(module, modules);
   }

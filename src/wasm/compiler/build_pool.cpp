@@ -1,34 +1,59 @@
 #include "wasm/compiler/build_pool.hpp"
 
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <algorithm>
-#include <atomic>
+#include <array>
 #include <cstdlib>
 
 namespace wavestack::wasm::compiler {
 
 namespace {
-std::atomic<BuildPool*> started_pool{nullptr};
+
+// Speculative builds yield to the threads a call waits on: ahead-of-need builds a little, hot
+// rebuilds (a second or more each) a lot.
+constexpr int kAheadNice = 5;
+constexpr int kHotNice = 10;
+
+std::mutex started_mutex;
+std::array<BuildPool*, 2> started_pools{};  // by priority; never destroyed (stopped at exit)
+
 }  // namespace
 
-BuildPool& BuildPool::shared() {
-  // Never destroyed: stopped at exit, while what tasks use still exists.
-  static BuildPool* const pool = [] {
+BuildPool& BuildPool::shared(Priority priority) {
+  const std::lock_guard lock(started_mutex);
+  BuildPool*& pool = started_pools.at(static_cast<std::size_t>(priority));
+  if (pool == nullptr) {
     const unsigned cores = std::max(1U, std::thread::hardware_concurrency());
-    auto* created = new BuildPool(std::max(1U, cores - 1U));
-    started_pool.store(created, std::memory_order_release);
-    std::atexit([] { shared().stop(); });
-    return created;
-  }();
+    pool = new BuildPool(std::max(1U, cores - 1U), priority == Priority::kHot ? kHotNice : kAheadNice);
+    static const bool registered = [] { return std::atexit(stop_shared) == 0; }();
+    (void)registered;
+  }
   return *pool;
 }
 
-BuildPool* BuildPool::started() {
-  return started_pool.load(std::memory_order_acquire);
+void BuildPool::stop_shared() {
+  std::array<BuildPool*, 2> pools{};
+  {
+    const std::lock_guard lock(started_mutex);
+    pools = started_pools;
+  }
+  for (BuildPool* pool : pools) {
+    if (pool != nullptr) pool->stop();
+  }
 }
 
-BuildPool::BuildPool(unsigned threads) {
+BuildPool::BuildPool(unsigned threads, int nice) {
   workers_.reserve(threads);
-  for (unsigned i = 0; i < threads; ++i) workers_.emplace_back([this] { work(); });
+  for (unsigned i = 0; i < threads; ++i) {
+    workers_.emplace_back([this, nice] {
+      // On Linux a thread has a niceness of its own (setpriority on its thread id).
+      if (nice != 0) (void)setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), nice);
+      work();
+    });
+  }
 }
 
 BuildPool::~BuildPool() {

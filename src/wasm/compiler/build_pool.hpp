@@ -1,7 +1,10 @@
 // Background builds of compiled units: units built ahead of need (the successors of a unit a
-// call reached) and hot units rebuilt at a better tier. Threads of their own, one fewer than
-// the cores (at least one), so a thread that runs instances keeps a core; tasks run by
-// priority, then in order of submission. Stopped before the process exits (Python's atexit,
+// call reached) and hot units rebuilt at a better tier. Each kind has a pool of its own
+// (shared(priority)), of one fewer threads than the cores (at least one), so a thread that runs
+// instances keeps a core. Both run at a lower scheduling priority than the calls (nice 5 ahead
+// of need, nice 10 for hot rebuilds), so that speculative work takes the time the calls leave:
+// on a busy machine a build the call waits for comes first. Within a
+// pool tasks run by priority, then in order of submission. Stopped before the process exits (Python's atexit,
 // through wasmgpu's stop_background_builds; a C exit handler for other programs): the queue
 // is dropped and running tasks are waited for. This must happen before the C library's exit
 // handlers run, since LLVM destroys static objects it created on first use (after the pool
@@ -23,18 +26,19 @@ class BuildPool {
  public:
   enum class Priority : std::uint8_t { kAhead = 0, kHot = 1 };
 
-  // The process's pool, started on first use.
-  [[nodiscard]] static BuildPool& shared();
+  // The process's pool for tasks of `priority`, started on first use.
+  [[nodiscard]] static BuildPool& shared(Priority priority);
 
-  explicit BuildPool(unsigned threads);
+  // `nice`: added to each thread's scheduling niceness (Linux; 0 leaves it).
+  explicit BuildPool(unsigned threads, int nice = 0);
   ~BuildPool();
   BuildPool(const BuildPool&) = delete;
   BuildPool& operator=(const BuildPool&) = delete;
 
   [[nodiscard]] unsigned threads() const noexcept { return static_cast<unsigned>(workers_.size()); }
 
-  // The process's pool if it was started, else null (nothing to stop).
-  [[nodiscard]] static BuildPool* started();
+  // Stops the process's pools that were started (at exit).
+  static void stop_shared();
 
   // Queues `task`; false (and `task` never runs) once the pool stops. A task must catch what it
   // throws.

@@ -74,10 +74,20 @@ CpuTierPlan cpu_tier_plan(const char* value, bool jit_available, const std::stri
   return plan;
 }
 
+bool build_ahead_enabled(const char* value) {
+  if (value == nullptr || *value == '\0') return true;
+  const std::string_view text = value;
+  if (text == "on") return true;
+  if (text == "off") return false;
+  throw runtime::InvalidArgument("WAVESTACK_WASM_BUILD_AHEAD", "must be 'on' or 'off', got '" + std::string(text) + "'");
+}
+
 CpuTierPlan cpu_tier_plan_from_environment() {
   std::string why_not;
   const bool available = jit::cxx_jit(&why_not) != nullptr;
-  return cpu_tier_plan(std::getenv(kVariable), available, why_not);
+  CpuTierPlan plan = cpu_tier_plan(std::getenv(kVariable), available, why_not);
+  plan.ahead = build_ahead_enabled(std::getenv("WAVESTACK_WASM_BUILD_AHEAD"));
+  return plan;
 }
 
 }  // namespace wavestack::wasm::compiler

@@ -21,6 +21,9 @@ enum class CpuTier : std::uint8_t { kFast, kOptimized, kHost };
 struct CpuTierPlan {
   CpuTier first = CpuTier::kHost;
   std::optional<CpuTier> hot;  // rebuilt at this tier once hot (never the same as first)
+  // Whether the units a built unit's blocks continue in are built ahead of need, on the build
+  // pool (WAVESTACK_WASM_BUILD_AHEAD: "on", the default, or "off").
+  bool ahead = true;
 };
 
 [[nodiscard]] const char* cpu_tier_name(CpuTier tier);
@@ -30,7 +33,10 @@ struct CpuTierPlan {
 // runtime::InvalidArgument naming the variable for an unknown tier, a repeated one, more than
 // two, or an in-process tier when `jit_available` is false (with `why_no_jit` as the reason).
 [[nodiscard]] CpuTierPlan cpu_tier_plan(const char* value, bool jit_available, const std::string& why_no_jit = {});
-// The plan from the environment, for this process's in-process compiler (read once per call).
+// WAVESTACK_WASM_BUILD_AHEAD's value (null or empty: on). Throws runtime::InvalidArgument
+// naming the variable for anything but "on" or "off".
+[[nodiscard]] bool build_ahead_enabled(const char* value);
+// The plan from the environment, for this process's in-process compiler.
 [[nodiscard]] CpuTierPlan cpu_tier_plan_from_environment();
 
 }  // namespace wavestack::wasm::compiler

@@ -143,7 +143,7 @@ void CpuUnitCode::build_first(std::unique_lock<std::mutex>& lock, std::uint32_t 
       break;
   }
   built_.notify_all();
-  if (kind == kUnitCode && why == Why::kDemand) queue_ahead(unit);
+  if (kind == kUnitCode && why == Why::kDemand && plan.ahead) queue_ahead(unit);
   if (why == Why::kDemand || why == Why::kAhead) {
     lock.unlock();
     progress_.note_unit(why == Why::kAhead);
@@ -157,7 +157,7 @@ void CpuUnitCode::queue_ahead(std::uint32_t unit) {
     Slot& slot = slots_[kUnitCode].at(next);
     if (slot.queued || slot.building || slot.ready.load(std::memory_order_relaxed) != nullptr) continue;
     slot.queued = true;
-    BuildPool::shared().submit(BuildPool::Priority::kAhead, [this, next, owner = owner_] {
+    BuildPool::shared(BuildPool::Priority::kAhead).submit(BuildPool::Priority::kAhead, [this, next, owner = owner_] {
       const auto alive = owner.lock();
       if (!alive) return;
       try {
@@ -186,7 +186,7 @@ void CpuUnitCode::queue_hot(std::uint32_t unit) {
     if (plan_) hot = plan_->hot;
   }
   if (!hot) return;
-  BuildPool::shared().submit(BuildPool::Priority::kHot, [this, unit, tier = *hot, owner = owner_] {
+  BuildPool::shared(BuildPool::Priority::kHot).submit(BuildPool::Priority::kHot, [this, unit, tier = *hot, owner = owner_] {
     const auto alive = owner.lock();
     if (!alive) return;
     try {
@@ -256,7 +256,7 @@ void CpuUnitCode::build_all(std::optional<CpuTier> tier) {
     }
   };
   progress_.begin_total(units_);
-  BuildPool& pool = BuildPool::shared();
+  BuildPool& pool = BuildPool::shared(BuildPool::Priority::kAhead);
   for (unsigned k = 0; k < pool.threads(); ++k) {
     {
       const std::lock_guard lock(done_mutex);
