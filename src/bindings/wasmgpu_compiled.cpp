@@ -80,6 +80,7 @@ nb::dict compile_counters(NativeModule& module) {
   result["units_rebuilt_hot"] = counters.units_rebuilt_hot;
   result["units_precompiled"] = counters.units_precompiled;
   result["background_seconds"] = counters.background_seconds;
+  result["layout_from_cache"] = compiled_of(module).layout_from_cache();
   return result;
 }
 

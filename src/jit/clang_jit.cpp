@@ -22,6 +22,8 @@
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
+#include <llvm/IR/OptBisect.h>
+#include <llvm/IR/PassInstrumentation.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/Host.h>
@@ -37,6 +39,7 @@
 #include <cstdlib>
 #include <condition_variable>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -123,6 +126,18 @@ class PchToMemoryAction final : public clang::ASTFrontendAction {
   std::shared_ptr<clang::PCHBuffer> buffer_;
 };
 
+// Skips every optional pass of a build once `cancelled` says so (LLVM consults the context's
+// gate before each legacy and machine-function pass).
+class CancelGate final : public llvm::OptPassGate {
+ public:
+  explicit CancelGate(std::function<bool()> cancelled) : cancelled_(std::move(cancelled)) {}
+  bool shouldRunPass(const llvm::Pass* /*pass*/, llvm::StringRef /*description*/) override { return !cancelled_(); }
+  bool isEnabled() const override { return true; }
+
+ private:
+  std::function<bool()> cancelled_;
+};
+
 // One preamble and its precompiled header, built by the first unit that needs it.
 struct Preamble {
   std::string_view text;
@@ -143,6 +158,7 @@ class ClangJit final : public CxxJit {
   const std::string& identity() const override { return identity_; }
 
   std::string compile(std::string_view preamble_text, std::string_view source, OptLevel level) override {
+    const std::uint64_t generation = cancel_generation_.load(std::memory_order_relaxed);
     Preamble& preamble = preamble_for(preamble_text);
     const llvm::MemoryBuffer& pch = precompiled(preamble);
     auto files = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
@@ -160,8 +176,16 @@ class ClangJit final : public CxxJit {
     }
     std::unique_ptr<llvm::Module> module = action.takeModule();
     if (!module) throw std::runtime_error("in-process compiler: no module produced:\n" + messages.text());
-    return emit_object(*module, level);
+    const std::function<bool()> cancelled = [this, generation] {
+      return cancel_generation_.load(std::memory_order_relaxed) != generation;
+    };
+    CancelGate gate(cancelled);
+    context->setOptPassGate(gate);
+    std::string object = emit_object(*module, level, cancelled);
+    return cancelled() ? std::string() : object;
   }
+
+  void cancel_running() override { cancel_generation_.fetch_add(1, std::memory_order_relaxed); }
 
   std::vector<void*> load(std::string_view object, std::span<const char* const> symbols) override {
     const std::uint64_t serial = next_dylib_.fetch_add(1, std::memory_order_relaxed);
@@ -264,12 +288,15 @@ class ClangJit final : public CxxJit {
   // kFast: scalar replacement of the frontend's stack slots, early CSE and CFG cleanup, then
   // the fast instruction selector and register allocator (no inliner: docs/PERFORMANCE.md has
   // what inlining small functions cost and bought). kOptimized: LLVM's -O2.
-  static void optimise(llvm::Module& module, llvm::TargetMachine& machine, OptLevel level) {
+  static void optimise(llvm::Module& module, llvm::TargetMachine& machine, OptLevel level,
+                       const std::function<bool()>& cancelled) {
     llvm::LoopAnalysisManager loops;
     llvm::FunctionAnalysisManager functions;
     llvm::CGSCCAnalysisManager sccs;
     llvm::ModuleAnalysisManager modules;
-    llvm::PassBuilder builder(&machine);
+    llvm::PassInstrumentationCallbacks instrumentation;
+    instrumentation.registerShouldRunOptionalPassCallback([&](llvm::StringRef, llvm::Any) { return !cancelled(); });
+    llvm::PassBuilder builder(&machine, llvm::PipelineTuningOptions(), llvm::None, &instrumentation);
     builder.registerModuleAnalyses(modules);
     builder.registerCGSCCAnalyses(sccs);
     builder.registerFunctionAnalyses(functions);
@@ -284,11 +311,11 @@ class ClangJit final : public CxxJit {
     passes.run(module, modules);
   }
 
-  std::string emit_object(llvm::Module& module, OptLevel level) const {
+  std::string emit_object(llvm::Module& module, OptLevel level, const std::function<bool()>& cancelled) const {
     std::unique_ptr<llvm::TargetMachine> machine = target_machine(level);
     module.setDataLayout(machine->createDataLayout());
     module.setTargetTriple(triple_);
-    optimise(module, *machine, level);
+    optimise(module, *machine, level, cancelled);
     llvm::SmallVector<char, 0> object;
     llvm::raw_svector_ostream stream(object);
     llvm::legacy::PassManager emit;
@@ -306,6 +333,7 @@ class ClangJit final : public CxxJit {
   std::mutex preambles_mutex_;
   std::map<std::pair<const char*, std::size_t>, std::unique_ptr<Preamble>> preambles_;
   std::atomic<std::uint64_t> next_dylib_{0};
+  std::atomic<std::uint64_t> cancel_generation_{0};
 };
 
 std::unique_ptr<CxxJit> create() {

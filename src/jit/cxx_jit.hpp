@@ -35,8 +35,14 @@ class CxxJit {
   // is precompiled on its first use and found again by its address and size, so it must stay
   // alive and unchanged for the process's life. Thread-safe: units compile in parallel.
   // Throws std::runtime_error with the compiler's messages when the source does not compile.
+  // Returns an empty string when cancel_running() was called during the build.
   [[nodiscard]] virtual std::string compile(std::string_view preamble, std::string_view source,
                                             OptLevel level) = 0;
+
+  // Makes the builds running now finish soon, with an empty result: their remaining optional
+  // passes are skipped (an exiting process waits for them, since LLVM's static objects must
+  // outlive them; the frontend and instruction selection still run).
+  virtual void cancel_running() = 0;
 
   // Links `object` into the process (its code stays for the process's life) and returns the
   // addresses of `symbols` in order. Thread-safe. Throws std::runtime_error when the object

@@ -12,9 +12,11 @@
 #include <string_view>
 #include <vector>
 
+#include "runtime/sha256.hpp"
 #include "wasm/compiler/compiled_module.hpp"
 #include "wasm/compiler/control_records.hpp"
 #include "wasm/compiler/lane_group_codegen.hpp"
+#include "wasm/compiler/layout_cache.hpp"
 #include "wasm/compiler/unit_codegen.hpp"
 #include "wasm/compiler/units.hpp"
 #include "wasm/loader.hpp"
@@ -399,6 +401,27 @@ TEST(CompilerLaneGroups, OnlyLoopsWithLongLatencyInstructionsAreGrouped) {
   EXPECT_EQ(grouped, (std::vector<bool>{true, false, false, false}));
 }
 
+TEST(CompilerLayoutCache, OnlyAWholeConsistentLayoutReadsBack) {
+  Bytes big_body = straight_line(300);
+  big_body.push_back(0x0B);
+  const wasm::Module module = load(build_module({kVoid}, {0, 0}, {big_body, {0x01, 0x0B}}));
+  const compiler::CompiledLayout layout = compiler::partition_units(module, {});
+  ASSERT_GT(layout.units.size(), 2U);
+  const std::string bytes = compiler::serialize_layout(layout);
+  EXPECT_EQ(compiler::deserialize_layout(bytes), layout);
+  for (const std::size_t cut : {std::size_t{0}, std::size_t{3}, bytes.size() / 2, bytes.size() - 1}) {
+    EXPECT_FALSE(compiler::deserialize_layout(bytes.substr(0, cut)).has_value()) << cut;
+  }
+  EXPECT_FALSE(compiler::deserialize_layout(bytes + "x").has_value());
+  // A block id out of range, a jump-table target out of range.
+  compiler::CompiledLayout broken = layout;
+  broken.units[0].blocks[0].id = static_cast<std::uint32_t>(layout.block_addresses.size()) + 5U;
+  EXPECT_FALSE(compiler::deserialize_layout(compiler::serialize_layout(broken)).has_value());
+  broken = layout;
+  broken.jump_tables.push_back(static_cast<std::uint32_t>(layout.block_addresses.size()));
+  EXPECT_FALSE(compiler::deserialize_layout(compiler::serialize_layout(broken)).has_value());
+}
+
 TEST(CompilerUnits, EverySpecModule) {
   const std::filesystem::path root = "/work/shared/wasm-spec/core";
   if (!std::filesystem::exists(root)) GTEST_SKIP() << root << " is absent";
@@ -426,11 +449,15 @@ TEST(CompilerUnits, EverySpecModule) {
     compiler::UnitOptions one;
     one.compile_limit = 1;
     check_partition(module, one, path.string() + " (limit 1)");
-    // Every unit's lane groups generate (a lane block that returned would throw).
+    // Every unit's lane groups generate (a lane block that returned would throw), and the runs
+    // found without generating text are the same; the layout reads back from its cache form.
     const compiler::CompiledLayout layout = compiler::partition_units(module, {});
     for (const compiler::Unit& unit : layout.units) {
-      grouped_runs += compiler::generate_lane_groups(module.program, unit).runs.size();
+      const auto runs = compiler::generate_lane_groups(module.program, unit).runs;
+      EXPECT_EQ(compiler::lane_group_runs(module.program, unit), runs) << path;
+      grouped_runs += runs.size();
     }
+    EXPECT_EQ(compiler::deserialize_layout(compiler::serialize_layout(layout)), layout) << path;
     if (::testing::Test::HasFatalFailure()) return;
   }
   EXPECT_GT(loaded, 100U);
@@ -460,7 +487,9 @@ TEST(CompilerUnits, Graphviz) {
   // The real partition (sizes measured by generating each block) keeps each unit's generated
   // sources within the 64 KiB bound: the unit's code, and its prefixes (a source of their own,
   // built only when fuel runs out inside a block).
-  compiler::CompiledModule compiled(module, {}, "test");
+  compiler::CompiledModule compiled(
+      module, {},
+      wavestack::runtime::Sha256().update(std::span(reinterpret_cast<const std::byte*>(bytes.data()), bytes.size())).hex_digest());
   std::size_t largest_text = 0;
   std::size_t largest_prefixes = 0;
   for (std::uint32_t unit = 0; unit < compiled.unit_count(); ++unit) {

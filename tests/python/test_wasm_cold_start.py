@@ -258,3 +258,27 @@ def test_precompile_arguments_are_checked():
     module = wasmgpu.Module(binary, execution="compiled")
     with pytest.raises(ValueError, match="tier"):
         module.precompile("cpu", tier="turbo")
+
+
+def test_a_second_load_takes_the_partition_from_the_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("WAVESTACK_CACHE_DIR", str(tmp_path))
+    binary = wasm(large_function(300))
+    first = wasmgpu.Module(binary, execution="compiled")
+    second = wasmgpu.Module(binary, execution="compiled")
+    assert not _native.compile_counters(first._native)["layout_from_cache"]
+    assert _native.compile_counters(second._native)["layout_from_cache"]
+    assert second.compiled == first.compiled
+    # Other options partition anew.
+    other = wasmgpu.Module(binary, execution="compiled", compile_limit=64)
+    assert not _native.compile_counters(other._native)["layout_from_cache"]
+    with second.spawn(2, device="cpu") as instances:
+        assert instances.call("big", [5, 6]) == reference(binary, "big", [5, 6])
+    # A damaged layout entry is rebuilt: the same partition, made again.
+    for path in tmp_path.rglob("*"):
+        if path.is_file() and "wasm-layout" in path.parts:
+            data = bytearray(path.read_bytes())
+            data[-1] ^= 0xFF
+            path.write_bytes(bytes(data))
+    again = wasmgpu.Module(binary, execution="compiled")
+    assert not _native.compile_counters(again._native)["layout_from_cache"]
+    assert again.compiled == first.compiled

@@ -52,9 +52,15 @@ def graphviz_wasm_path() -> Path:
 class GraphvizReference:
     """One graphviz.wasm instance under wasmtime, reused for every render (as the package does)."""
 
-    def __init__(self, wasm_path: Path | str | None = None) -> None:
-        self._engine = wasmtime.Engine()
-        self._module = wasmtime.Module.from_file(self._engine, str(wasm_path or graphviz_wasm_path()))
+    def __init__(self, wasm_path: Path | str | None = None,
+                 compiled: tuple[wasmtime.Engine, wasmtime.Module] | None = None) -> None:
+        """`compiled`: an engine and graphviz.wasm already compiled for it (a deserialized
+        `.cwasm`, bench/wasmgpu_cold.py), instead of compiling `wasm_path`."""
+        if compiled is not None:
+            self._engine, self._module = compiled
+        else:
+            self._engine = wasmtime.Engine()
+            self._module = wasmtime.Module.from_file(self._engine, str(wasm_path or graphviz_wasm_path()))
         self._store = wasmtime.Store(self._engine)
         # No stdio, arguments or preopens: results and errors come back through memory, and
         # DOT-only input reads no file. (Checked: this build printed nothing on stderr, neither

@@ -138,6 +138,28 @@ _wasmtime_modules: dict[str, object] = {}
 
 def _wasmtime_module(module: bytes):
     """One engine for all runs (epoch interruption on, for timeouts) and compiled modules by hash."""
+    import wasmtime
+
+    _wasmtime_engine_and_modules()
+    key = hashlib.sha256(module).hexdigest()
+    if key not in _wasmtime_modules:
+        if len(_wasmtime_modules) >= 64:
+            _wasmtime_modules.clear()
+        _wasmtime_modules[key] = wasmtime.Module(_wasmtime_engine, module)
+    return _wasmtime_engine, _wasmtime_modules[key]
+
+
+def preload_wasmtime_module(module: bytes, cwasm: str) -> None:
+    """Makes run_wasmtime(module, ...) use the compiled module in `cwasm` (what
+    `Module.serialize` of an engine with epoch interruption wrote) instead of compiling it:
+    Wasmtime's warm start, for bench/wasmgpu_cold.py."""
+    import wasmtime
+
+    engine, _ = _wasmtime_engine_and_modules()
+    _wasmtime_modules[hashlib.sha256(module).hexdigest()] = wasmtime.Module.deserialize_file(engine, cwasm)
+
+
+def _wasmtime_engine_and_modules():
     global _wasmtime_engine
     import wasmtime
 
@@ -145,12 +167,7 @@ def _wasmtime_module(module: bytes):
         config = wasmtime.Config()
         config.epoch_interruption = True
         _wasmtime_engine = wasmtime.Engine(config)
-    key = hashlib.sha256(module).hexdigest()
-    if key not in _wasmtime_modules:
-        if len(_wasmtime_modules) >= 64:
-            _wasmtime_modules.clear()
-        _wasmtime_modules[key] = wasmtime.Module(_wasmtime_engine, module)
-    return _wasmtime_engine, _wasmtime_modules[key]
+    return _wasmtime_engine, _wasmtime_modules
 
 
 def run_wasmtime(

@@ -19,6 +19,7 @@ constexpr int kHotNice = 10;
 
 std::mutex started_mutex;
 std::array<BuildPool*, 2> started_pools{};  // by priority; never destroyed (stopped at exit)
+void (*before_stop)() = nullptr;
 
 }  // namespace
 
@@ -34,12 +35,24 @@ BuildPool& BuildPool::shared(Priority priority) {
   return *pool;
 }
 
+void BuildPool::set_before_stop(void (*hook)()) {
+  const std::lock_guard lock(started_mutex);
+  before_stop = hook;
+}
+
 void BuildPool::stop_shared() {
   std::array<BuildPool*, 2> pools{};
+  void (*hook)() = nullptr;
   {
     const std::lock_guard lock(started_mutex);
     pools = started_pools;
+    hook = before_stop;
   }
+  // Queued tasks first, so that none starts after the running ones are cancelled.
+  for (BuildPool* pool : pools) {
+    if (pool != nullptr) pool->drop_queued();
+  }
+  if (hook != nullptr) hook();
   for (BuildPool* pool : pools) {
     if (pool != nullptr) pool->stop();
   }
@@ -68,6 +81,11 @@ bool BuildPool::submit(Priority priority, std::function<void()> task) {
   }
   wake_.notify_one();
   return true;
+}
+
+void BuildPool::drop_queued() {
+  const std::lock_guard lock(mutex_);
+  queue_.clear();
 }
 
 void BuildPool::stop() {

@@ -37,14 +37,18 @@ class BuildPool {
 
   [[nodiscard]] unsigned threads() const noexcept { return static_cast<unsigned>(workers_.size()); }
 
-  // Stops the process's pools that were started (at exit).
+  // Stops the process's pools that were started (at exit), after calling the hook given to
+  // set_before_stop (which makes running builds finish soon).
   static void stop_shared();
+  static void set_before_stop(void (*hook)());
 
   // Queues `task`; false (and `task` never runs) once the pool stops. A task must catch what it
   // throws.
   bool submit(Priority priority, std::function<void()> task);
   // Stops taking tasks, drops the queued ones and waits for the running ones.
   void stop();
+  // Drops the queued tasks (the pool keeps taking new ones).
+  void drop_queued();
 
  private:
   void work();

@@ -7,6 +7,7 @@
 #include "wasm/compiler/block_codegen.hpp"
 #include "runtime/disk_cache.hpp"
 #include "wasm/compiler/codegen_fingerprint.hpp"
+#include "wasm/compiler/layout_cache.hpp"
 #include "wasm/compiler/lane_group_codegen.hpp"
 #include "wasm/compiler/unit_codegen.hpp"
 #include "wasm/device/compiled_glsl.hpp"
@@ -73,14 +74,28 @@ std::string code_key_of(const std::string& module_digest, const UnitOptions& opt
                                   std::to_string(options.max_source_bytes), functions, kCodegenFingerprint});
 }
 
+// The module's partition: from the disk cache when a load of the same module made it before,
+// else made now (and cached).
+CompiledLayout partition(const Module& module, const UnitOptions& options, const std::string& code_key,
+                         bool& from_cache) {
+  const std::string key = runtime::make_cache_key({"wasm-layout", code_key});
+  if (auto cached = load_cached_layout(key)) {
+    from_cache = true;
+    return std::move(*cached);
+  }
+  CompiledLayout layout = partition_units(module, with_real_sizes(options, module.program));
+  store_cached_layout(key, layout);
+  return layout;
+}
+
 }  // namespace
 
 CompiledModule::CompiledModule(const Module& module, const UnitOptions& options, std::string module_digest,
                                std::string label)
     : program_(module.program),
       imported_functions_(module.imported_functions),
-      layout_(partition_units(module, with_real_sizes(options, module.program))),
       code_key_(code_key_of(module_digest, options)),
+      layout_(partition(module, options, code_key_, layout_from_cache_)),
       progress_(std::move(label)) {
   if (layout_.units.empty()) layout_.units.emplace_back();  // ENTRY of an imported callee runs somewhere
   // Jump tables: per br_table entry its target block and the entry record's arity and height.

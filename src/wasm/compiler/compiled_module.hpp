@@ -45,6 +45,8 @@ class CompiledModule final : public CompiledCode, public std::enable_shared_from
 
   [[nodiscard]] const CompiledLayout& layout() const noexcept { return layout_; }
   [[nodiscard]] CompiledSummary summary() const;
+  // Whether the partition came from the disk cache (layout_cache.hpp) rather than being made.
+  [[nodiscard]] bool layout_from_cache() const noexcept { return layout_from_cache_; }
   // The unit's generated texts (device subset), generated on first use.
   [[nodiscard]] UnitSource unit_source(std::uint32_t unit);
   // The complete C++ source of the cpu device's library `kind` (0: the unit, 1: its prefixes).
@@ -87,10 +89,10 @@ class CompiledModule final : public CompiledCode, public std::enable_shared_from
 
   Program program_;
   std::uint32_t imported_functions_ = 0;
+  std::string code_key_;  // the module digest, the options and the generator's fingerprint
+  bool layout_from_cache_ = false;
   CompiledLayout layout_;
   std::vector<std::uint32_t> jump_words_;
-
-  std::string code_key_;  // the module digest, the options and the generator's fingerprint
 
   mutable std::mutex mutex_;
   std::vector<std::optional<UnitSource>> sources_;

@@ -8,6 +8,7 @@
 
 #include "jit/jit_loader.hpp"
 #include "runtime/disk_cache.hpp"
+#include "wasm/compiler/build_pool.hpp"
 #include "wasm/compiler/cpu_toolchain.hpp"
 #include "wasm/device/compiled_glsl.hpp"
 
@@ -33,6 +34,15 @@ jit::CxxJit& in_process_compiler() {
   std::string why_not;
   jit::CxxJit* compiler = jit::cxx_jit(&why_not);
   if (compiler == nullptr) throw std::runtime_error("compiled mode on the cpu device: " + why_not);
+  // Background builds stopping at exit cancel what the compiler is running (their results
+  // are dropped): an exiting process waits for them.
+  static const bool hooked = [] {
+    BuildPool::set_before_stop([] {
+      if (jit::CxxJit* running = jit::cxx_jit()) running->cancel_running();
+    });
+    return true;
+  }();
+  (void)hooked;
   return *compiler;
 }
 
@@ -87,6 +97,7 @@ BuiltUnit build_cpu_unit(CpuTier tier, const std::string& unit_key, const std::s
   jit::CxxJit& compiler = in_process_compiler();
   const jit::OptLevel level = tier == CpuTier::kFast ? jit::OptLevel::kFast : jit::OptLevel::kOptimized;
   const std::string object = compiler.compile(device::compiled_cpu_preamble(CpuPreamble::kInProcess), text, level);
+  if (object.empty()) throw std::runtime_error("compiled mode: a unit's build was cancelled (the process is exiting)");
   const std::string key = object_key(compiler, tier, unit_key);
   const std::string entry = key + "\n" + object;
   (void)runtime::DiskCache().store(
