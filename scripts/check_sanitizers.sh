@@ -17,8 +17,10 @@ log_dir=${1:-build/py}/sanitize
 mkdir -p "$log_dir"
 log_dir=$(cd "$log_dir" && pwd)
 
-# GCC's runtimes, matching the compiler the units are built with.
+# GCC's runtimes, matching the compiler the units are built with. The units are built by the
+# host compiler (the in-process one, the default tier, cannot add the sanitizers to their code).
 export WAVESTACK_CXX=g++
+export WAVESTACK_WASM_CPU_TIERS=host
 asan=$(g++ -print-file-name=libasan.so)
 ubsan=$(g++ -print-file-name=libubsan.so)
 for runtime in "$asan" "$ubsan"; do

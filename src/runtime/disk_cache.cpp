@@ -8,15 +8,27 @@
 #include <fstream>
 #include <random>
 
+#include "runtime/checksum64.hpp"
 #include "runtime/sha256.hpp"
 #include "runtime/version.hpp"
 
 namespace wavestack::runtime {
 namespace {
 
-// Entry layout: magic, payload length (8 bytes little endian), SHA-256 of the payload, payload.
-constexpr std::string_view kMagic = "WSCACHE1";
-constexpr size_t kHeaderBytes = 8 + 8 + 32;
+// Entry layout: magic, payload length and checksum64 of the payload (8 bytes each, little
+// endian), payload.
+constexpr std::string_view kMagic = "WSCACHE2";
+constexpr size_t kHeaderBytes = 8 + 8 + 8;
+
+void put64(std::string& out, uint64_t value) {
+  for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>((value >> (8 * i)) & 0xFF));
+}
+
+uint64_t get64(const char* at) {
+  uint64_t value = 0;
+  for (int i = 0; i < 8; ++i) value |= uint64_t{static_cast<uint8_t>(at[i])} << (8 * i);
+  return value;
+}
 
 std::string unique_suffix() {
   static std::atomic<uint64_t> counter{0};
@@ -51,17 +63,20 @@ std::filesystem::path DiskCache::entry_path(std::string_view kind, std::string_v
 std::optional<std::vector<std::byte>> DiskCache::load(std::string_view kind, std::string_view key) const {
   if (!enabled()) return std::nullopt;
   const std::filesystem::path path = entry_path(kind, key);
-  std::ifstream in(path, std::ios::binary);
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) return std::nullopt;
+  const auto file_size = static_cast<uint64_t>(in.tellg());
+  in.seekg(0);
   std::vector<char> header(kHeaderBytes);
-  if (!in.read(header.data(), static_cast<std::streamsize>(header.size()))) return std::nullopt;
+  if (file_size < kHeaderBytes || !in.read(header.data(), static_cast<std::streamsize>(header.size()))) {
+    return std::nullopt;
+  }
   if (std::string_view(header.data(), kMagic.size()) != kMagic) return std::nullopt;
-  uint64_t length = 0;
-  for (int i = 0; i < 8; ++i) length |= uint64_t{static_cast<uint8_t>(header[8 + i])} << (8 * i);
+  const uint64_t length = get64(header.data() + 8);
+  if (length != file_size - kHeaderBytes) return std::nullopt;  // truncated or extended
   std::vector<std::byte> payload(length);
   if (!in.read(reinterpret_cast<char*>(payload.data()), static_cast<std::streamsize>(length))) return std::nullopt;
-  const auto digest = Sha256().update(payload).digest();
-  if (std::memcmp(digest.data(), header.data() + 16, digest.size()) != 0) {
+  if (checksum64(payload) != get64(header.data() + 16)) {
     // A damaged entry is removed so the next store can replace it.
     std::error_code ignored;
     std::filesystem::remove(path, ignored);
@@ -78,9 +93,8 @@ bool DiskCache::store(std::string_view kind, std::string_view key, std::span<con
   if (error) return false;
 
   std::string header(kMagic);
-  for (int i = 0; i < 8; ++i) header.push_back(static_cast<char>((uint64_t{payload.size()} >> (8 * i)) & 0xFF));
-  const auto digest = Sha256().update(payload).digest();
-  header.append(reinterpret_cast<const char*>(digest.data()), digest.size());
+  put64(header, payload.size());
+  put64(header, checksum64(payload));
 
   // Write beside the target and rename: readers see either the old entry or the whole new one.
   const std::filesystem::path temporary = path.string() + ".tmp." + unique_suffix();

@@ -1,6 +1,7 @@
 // A content-addressed on-disk cache for compiled artefacts (SPIR-V, pipeline caches,
-// compiled kernels). Writes are atomic (temporary file + rename), reads verify a checksum,
-// and every failure degrades to a cache miss: a cache must never break a run.
+// compiled kernels). Writes are atomic (temporary file + rename), reads verify the length and
+// a checksum (checksum64.hpp), and every failure degrades to a cache miss: a cache must never
+// break a run.
 #pragma once
 
 #include <cstddef>

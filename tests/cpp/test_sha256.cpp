@@ -1,7 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <span>
 #include <string>
 
+#include "runtime/checksum64.hpp"
 #include "runtime/sha256.hpp"
 
 using wavestack::runtime::Sha256;
@@ -29,4 +31,21 @@ TEST(Sha256, IncrementalUpdatesEqualOneShot) {
 TEST(Sha256, FieldsAreLengthPrefixed) {
   EXPECT_NE(Sha256().update_field("ab").update_field("c").hex_digest(),
             Sha256().update_field("a").update_field("bc").hex_digest());
+}
+
+// The disk cache's entry checksum is the XXH64 algorithm (seed 0): its published values, and
+// inputs that take every path (under 32 bytes, stripes, an 8-byte tail, a 4-byte tail, bytes).
+TEST(Checksum64, MatchesXxh64) {
+  auto of = [](const std::string& text) {
+    return wavestack::runtime::checksum64(std::as_bytes(std::span(text.data(), text.size())));
+  };
+  EXPECT_EQ(of(""), 0xEF46DB3751D8E999ULL);
+  EXPECT_EQ(of("a"), 0xD24EC4F1A98C6E5BULL);
+  EXPECT_EQ(of("abc"), 0x44BC2CF5AD770999ULL);
+  std::string bytes;
+  for (int repeat = 0; repeat < 3; ++repeat) {
+    for (int k = 0; k < 200; ++k) bytes.push_back(static_cast<char>(k));
+  }
+  EXPECT_EQ(of(bytes), 0x427ADDC3FC459A2BULL);
+  EXPECT_EQ(of("0123456789abcdef0123456789abcdefxyz"), 0xE83667402AFE0154ULL);
 }

@@ -83,9 +83,14 @@ bool build_ahead_enabled(const char* value) {
 }
 
 CpuTierPlan cpu_tier_plan_from_environment() {
-  std::string why_not;
-  const bool available = jit::cxx_jit(&why_not) != nullptr;
-  CpuTierPlan plan = cpu_tier_plan(std::getenv(kVariable), available, why_not);
+  const char* value = std::getenv(kVariable);
+  // The in-process compiler is loaded (LLVM: a tenth of a second) only where the plan may use it.
+  const std::string_view text = value != nullptr ? value : "";
+  const bool may_use_it = text.empty() || text.find("fast") != std::string_view::npos ||
+                          text.find("optimized") != std::string_view::npos;
+  std::string why_not = "not needed";
+  const bool available = may_use_it && jit::cxx_jit(&why_not) != nullptr;
+  CpuTierPlan plan = cpu_tier_plan(value, available, why_not);
   plan.ahead = build_ahead_enabled(std::getenv("WAVESTACK_WASM_BUILD_AHEAD"));
   return plan;
 }

@@ -32,7 +32,7 @@ inline constexpr int kUnitPrefixes = 1;
 // Runs a unit is entered before it is rebuilt at the hot tier: a unit entered this often
 // has paid for its rebuild several times over at the first tier's speed (graphviz.wasm's first
 // render enters about a tenth of the units it reaches this often).
-inline constexpr std::uint32_t kHotUnitRuns = 1000;
+inline constexpr std::uint32_t kHotUnitRuns = 200;
 
 class CpuUnitCode {
  public:
