@@ -1,23 +1,23 @@
 // Compiled mode's bindings: compile_module (the partition into units, done when a Module is
 // created with execution="compiled"), and what module.compiled and last_call report.
 #include <nanobind/nanobind.h>
-#include <nanobind/stl/string.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <utility>
-#include <stdexcept>
 
 #include "bindings/wasmgpu_native_module.hpp"
 #include "runtime/device_discovery.hpp"
-#include "wasm/vulkan_device.hpp"
 #include "wasm/compiler/build_pool.hpp"
 #include "wasm/compiler/build_progress.hpp"
 #include "wasm/compiler/cpu_tiers.hpp"
+#include "wasm/vulkan_device.hpp"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -39,10 +39,11 @@ void compile_module(NativeModule& module, std::uint32_t compile_limit, const std
   module.compiled = std::make_shared<wasm::compiler::CompiledModule>(module.module, options, module.digest, label);
 }
 
-// "on", "off", "always", or None (WAVESTACK_PROGRESS decides at each call).
+// "on", "off" or "always" (Python resolves Module(progress=) and WAVESTACK_PROGRESS); None
+// follows the variable at each call.
 void set_progress(NativeModule& module, const std::optional<std::string>& mode) {
-  compiled_of(module).progress().set_mode(
-      mode ? std::optional(wasm::compiler::progress_mode(mode->c_str())) : std::nullopt);
+  compiled_of(module).progress().set_mode(mode ? std::optional(wasm::compiler::progress_mode(mode->c_str()))
+                                               : std::nullopt);
 }
 
 // Builds every unit for the cpu device at `tier` ("fast", "optimized", "host"; None: the best
@@ -127,14 +128,15 @@ void bind_compiled(nb::module_& module) {
              "Builds every unit's code for the cpu device (into the disk cache), in parallel");
   module.def("precompile_vulkan", &precompile_vulkan, "module"_a, "device_index"_a,
              "Builds every unit's pipeline on a Vulkan device (into the disk caches)");
-  module.def("cpu_tier_plan",
-             [] {
-               const wasm::compiler::CpuTierPlan plan = wasm::compiler::cpu_tier_plan_from_environment();
-               return std::make_pair(std::string(wasm::compiler::cpu_tier_name(plan.first)),
-                                     plan.hot ? std::optional(std::string(wasm::compiler::cpu_tier_name(*plan.hot)))
-                                              : std::nullopt);
-             },
-             "This process's (first tier, hot tier) on the cpu device");
+  module.def(
+      "cpu_tier_plan",
+      [] {
+        const wasm::compiler::CpuTierPlan plan = wasm::compiler::cpu_tier_plan_from_environment();
+        return std::make_pair(
+            std::string(wasm::compiler::cpu_tier_name(plan.first)),
+            plan.hot ? std::optional(std::string(wasm::compiler::cpu_tier_name(*plan.hot))) : std::nullopt);
+      },
+      "This process's (first tier, hot tier) on the cpu device");
   module.def("compile_module", &compile_module, "module"_a, "compile_limit"_a, "compile_functions"_a, "label"_a,
              "Partitions the module into compiled units (code is generated and built lazily)");
   module.def("compiled_summary", &compiled_summary, "module"_a);

@@ -15,6 +15,7 @@
 #include <clang/Lex/Preprocessor.h>
 #include <clang/Serialization/ASTWriter.h>
 #include <clang/Serialization/PCHContainerOperations.h>
+#include <llvm/ADT/Triple.h>
 #include <llvm/ExecutionEngine/JITLink/JITLinkMemoryManager.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
@@ -30,16 +31,15 @@
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/VirtualFileSystem.h>
-#include <llvm/ADT/Triple.h>
 #include <llvm/Target/TargetMachine.h>
 
 #include <algorithm>
 #include <atomic>
-#include <initializer_list>
-#include <cstdlib>
 #include <condition_variable>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -67,9 +67,22 @@ std::string take_message(llvm::Error error) {
 // WebAssembly rounds twice. Optimisation is ours (below), so the frontend runs no passes, but
 // it generates code as for -O1 (no optnone, type-based alias information for the passes).
 std::vector<std::string> frontend_flags(const std::string& triple, const std::string& cpu) {
-  return {"-triple",         triple,   "-target-cpu", cpu,        "-std=c++20", "-O1", "-disable-llvm-passes",
-          "-ffp-contract=off", "-fno-rtti", "-w",          "-nostdsysteminc", "-nobuiltininc", "-mrelocation-model",
-          "pic",             "-pic-level", "2"};
+  return {"-triple",
+          triple,
+          "-target-cpu",
+          cpu,
+          "-std=c++20",
+          "-O1",
+          "-disable-llvm-passes",
+          "-ffp-contract=off",
+          "-fno-rtti",
+          "-w",
+          "-nostdsysteminc",
+          "-nobuiltininc",
+          "-mrelocation-model",
+          "pic",
+          "-pic-level",
+          "2"};
 }
 
 // Collects the compiler's messages for the exception that reports a failed build.
@@ -278,9 +291,9 @@ class ClangJit final : public CxxJit {
     if (target == nullptr) throw std::runtime_error("in-process compiler: " + error);
     llvm::TargetOptions options;
     options.AllowFPOpFusion = llvm::FPOpFusion::Strict;  // WebAssembly rounds every operation
-    std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
-        triple_, cpu_, "", options, llvm::Reloc::PIC_, llvm::CodeModel::Small,
-        level == OptLevel::kFast ? llvm::CodeGenOpt::None : llvm::CodeGenOpt::Default));
+    std::unique_ptr<llvm::TargetMachine> machine(
+        target->createTargetMachine(triple_, cpu_, "", options, llvm::Reloc::PIC_, llvm::CodeModel::Small,
+                                    level == OptLevel::kFast ? llvm::CodeGenOpt::None : llvm::CodeGenOpt::Default));
     if (!machine) throw std::runtime_error("in-process compiler: no target machine for " + triple_);
     return machine;
   }
@@ -295,7 +308,8 @@ class ClangJit final : public CxxJit {
     llvm::CGSCCAnalysisManager sccs;
     llvm::ModuleAnalysisManager modules;
     llvm::PassInstrumentationCallbacks instrumentation;
-    instrumentation.registerShouldRunOptionalPassCallback([&](llvm::StringRef, llvm::Any) { return !cancelled(); });
+    instrumentation.registerShouldRunOptionalPassCallback(
+        [&](llvm::StringRef, const llvm::Any&) { return !cancelled(); });
     llvm::PassBuilder builder(&machine, llvm::PipelineTuningOptions(), llvm::None, &instrumentation);
     builder.registerModuleAnalyses(modules);
     builder.registerCGSCCAnalyses(sccs);
@@ -305,7 +319,8 @@ class ClangJit final : public CxxJit {
     llvm::ModulePassManager passes;
     if (level == OptLevel::kOptimized) {
       passes = builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O2);
-    } else if (llvm::Error error = builder.parsePassPipeline(passes, "always-inline,function(sroa,early-cse,simplifycfg)")) {
+    } else if (llvm::Error error =
+                   builder.parsePassPipeline(passes, "always-inline,function(sroa,early-cse,simplifycfg)")) {
       throw std::runtime_error("in-process compiler: " + take_message(std::move(error)));
     }
     passes.run(module, modules);
@@ -339,18 +354,18 @@ class ClangJit final : public CxxJit {
 std::unique_ptr<CxxJit> create() {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
-  auto jit =
-      llvm::orc::LLJITBuilder()
-          .setObjectLinkingLayerCreator([](llvm::orc::ExecutionSession& session, const llvm::Triple& /*triple*/)
-                                            -> llvm::Expected<std::unique_ptr<llvm::orc::ObjectLayer>> {
-            // JITLink places each object's sections in one allocation, so its PC-relative
-            // references always reach.
-            return std::make_unique<llvm::orc::ObjectLinkingLayer>(session);
-          })
-          .create();
+  auto jit = llvm::orc::LLJITBuilder()
+                 .setObjectLinkingLayerCreator(
+                     [](llvm::orc::ExecutionSession& session,
+                        const llvm::Triple& /*triple*/) -> llvm::Expected<std::unique_ptr<llvm::orc::ObjectLayer>> {
+                       // JITLink places each object's sections in one allocation, so its PC-relative
+                       // references always reach.
+                       return std::make_unique<llvm::orc::ObjectLinkingLayer>(session);
+                     })
+                 .create();
   if (!jit) throw std::runtime_error(take_message(jit.takeError()));
-  auto process = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
-      (*jit)->getDataLayout().getGlobalPrefix());
+  auto process =
+      llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess((*jit)->getDataLayout().getGlobalPrefix());
   if (!process) throw std::runtime_error(take_message(process.takeError()));
   (*jit)->getMainJITDylib().addGenerator(std::move(*process));
   return std::make_unique<ClangJit>(std::move(*jit));
@@ -360,7 +375,7 @@ std::unique_ptr<CxxJit> create() {
 }  // namespace wavestack::jit
 
 extern "C" __attribute__((visibility("default"))) wavestack::jit::CxxJit* wavestack_jit_create(char* error,
-                                                                                             std::size_t error_size) {
+                                                                                               std::size_t error_size) {
   try {
     return wavestack::jit::create().release();
   } catch (const std::exception& failure) {

@@ -36,8 +36,7 @@ class CxxJit {
   // alive and unchanged for the process's life. Thread-safe: units compile in parallel.
   // Throws std::runtime_error with the compiler's messages when the source does not compile.
   // Returns an empty string when cancel_running() was called during the build.
-  [[nodiscard]] virtual std::string compile(std::string_view preamble, std::string_view source,
-                                            OptLevel level) = 0;
+  [[nodiscard]] virtual std::string compile(std::string_view preamble, std::string_view source, OptLevel level) = 0;
 
   // Makes the builds running now finish soon, with an empty result: their remaining optional
   // passes are skipped (an exiting process waits for them, since LLVM's static objects must

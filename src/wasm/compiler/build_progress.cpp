@@ -11,9 +11,9 @@
 namespace wavestack::wasm::compiler {
 namespace {
 
-constexpr auto kQuietFor = std::chrono::seconds(1);               // a burst shorter than this shows nothing
+constexpr auto kQuietFor = std::chrono::seconds(1);                 // a burst shorter than this shows nothing
 constexpr auto kTerminalInterval = std::chrono::milliseconds(100);  // redraws of the line
-constexpr auto kLogInterval = std::chrono::seconds(5);             // lines in a log
+constexpr auto kLogInterval = std::chrono::seconds(5);              // lines in a log
 constexpr int kBarWidth = 24;
 
 double seconds_between(std::chrono::steady_clock::time_point from, std::chrono::steady_clock::time_point to) {
@@ -114,9 +114,9 @@ void BuildProgress::show_locked(bool final) {
             seconds;
   } else {
     const std::uint32_t units = for_call_ + ahead_;
-    line += (final ? "built " : "building: ") + std::to_string(units) + " units of " + label_ + (final ? " in " : ", ") +
-            seconds + " (" + std::to_string(for_call_) + " for the call, " + std::to_string(ahead_) +
-            " ahead of need)";
+    line += (final ? "built " : "building: ") + std::to_string(units) + " units of " + label_ +
+            (final ? " in " : ", ") + seconds + " (" + std::to_string(for_call_) + " for the call, " +
+            std::to_string(ahead_) + " ahead of need)";
   }
   if (terminal_) {
     // Redrawn in place; padded so a shorter line covers a longer one.

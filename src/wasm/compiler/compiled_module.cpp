@@ -4,11 +4,11 @@
 #include <chrono>
 #include <stdexcept>
 
-#include "wasm/compiler/block_codegen.hpp"
 #include "runtime/disk_cache.hpp"
+#include "wasm/compiler/block_codegen.hpp"
 #include "wasm/compiler/codegen_fingerprint.hpp"
-#include "wasm/compiler/layout_cache.hpp"
 #include "wasm/compiler/lane_group_codegen.hpp"
+#include "wasm/compiler/layout_cache.hpp"
 #include "wasm/compiler/unit_codegen.hpp"
 #include "wasm/device/compiled_glsl.hpp"
 #include "wasm/opcodes.hpp"
@@ -90,7 +90,7 @@ CompiledLayout partition(const Module& module, const UnitOptions& options, const
 
 }  // namespace
 
-CompiledModule::CompiledModule(const Module& module, const UnitOptions& options, std::string module_digest,
+CompiledModule::CompiledModule(const Module& module, const UnitOptions& options, const std::string& module_digest,
                                std::string label)
     : program_(module.program),
       imported_functions_(module.imported_functions),

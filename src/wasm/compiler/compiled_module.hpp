@@ -40,7 +40,7 @@ class CompiledModule final : public CompiledCode, public std::enable_shared_from
   // of its units, so a warm start loads them without generating any text. Make it with
   // std::make_shared (background builds keep it alive while they run).
   // `label`: how progress lines name the module (its file name).
-  CompiledModule(const Module& module, const UnitOptions& options, std::string module_digest,
+  CompiledModule(const Module& module, const UnitOptions& options, const std::string& module_digest,
                  std::string label = "the module");
 
   [[nodiscard]] const CompiledLayout& layout() const noexcept { return layout_; }
@@ -97,9 +97,9 @@ class CompiledModule final : public CompiledCode, public std::enable_shared_from
   mutable std::mutex mutex_;
   std::vector<std::optional<UnitSource>> sources_;
   BuildProgress progress_;
-  std::unique_ptr<CpuUnitCode> cpu_code_;                // created under mutex_
-  std::atomic<CpuUnitCode*> cpu_code_ready_{nullptr};    // then published for lock-free readers
-  CompileCounters counters_;                             // Vulkan builds and shader texts
+  std::unique_ptr<CpuUnitCode> cpu_code_;              // created under mutex_
+  std::atomic<CpuUnitCode*> cpu_code_ready_{nullptr};  // then published for lock-free readers
+  CompileCounters counters_;                           // Vulkan builds and shader texts
 };
 
 }  // namespace wavestack::wasm::compiler

@@ -39,8 +39,7 @@ bool cpu_tier_is_in_process(CpuTier tier) {
 
 CpuTierPlan cpu_tier_plan(const char* value, bool jit_available, const std::string& why_no_jit) {
   if (value == nullptr || *value == '\0') {
-    return jit_available ? CpuTierPlan{CpuTier::kFast, CpuTier::kOptimized}
-                         : CpuTierPlan{CpuTier::kHost, std::nullopt};
+    return jit_available ? CpuTierPlan{CpuTier::kFast, CpuTier::kOptimized} : CpuTierPlan{CpuTier::kHost, std::nullopt};
   }
   const std::string text = value;
   std::vector<CpuTier> tiers;
@@ -54,20 +53,21 @@ CpuTierPlan cpu_tier_plan(const char* value, bool jit_available, const std::stri
   for (const std::string& part : parts) {
     const auto tier = parse_tier(part);
     if (!tier) {
-      throw runtime::InvalidArgument(kVariable, "unknown tier '" + part + "' in '" + text +
-                                                    "' (tiers: fast, optimized, host; e.g. 'fast,host')");
+      throw runtime::InvalidArgument(
+          kVariable, "unknown tier '" + part + "' in '" + text + "' (tiers: fast, optimized, host; e.g. 'fast,host')");
     }
     if (cpu_tier_is_in_process(*tier) && !jit_available) {
       throw runtime::InvalidArgument(kVariable, "tier '" + part + "' needs the in-process compiler: " + why_no_jit);
     }
     for (const CpuTier earlier : tiers) {
-      if (earlier == *tier) throw runtime::InvalidArgument(kVariable, "tier '" + part + "' given twice in '" + text + "'");
+      if (earlier == *tier)
+        throw runtime::InvalidArgument(kVariable, "tier '" + part + "' given twice in '" + text + "'");
     }
     tiers.push_back(*tier);
   }
   if (tiers.empty() || tiers.size() > 2) {
-    throw runtime::InvalidArgument(kVariable, "expected a first tier and at most one tier for hot units, got '" +
-                                                  text + "'");
+    throw runtime::InvalidArgument(kVariable,
+                                   "expected a first tier and at most one tier for hot units, got '" + text + "'");
   }
   CpuTierPlan plan{tiers[0], std::nullopt};
   if (tiers.size() == 2) plan.hot = tiers[1];
@@ -79,15 +79,16 @@ bool build_ahead_enabled(const char* value) {
   const std::string_view text = value;
   if (text == "on") return true;
   if (text == "off") return false;
-  throw runtime::InvalidArgument("WAVESTACK_WASM_BUILD_AHEAD", "must be 'on' or 'off', got '" + std::string(text) + "'");
+  throw runtime::InvalidArgument("WAVESTACK_WASM_BUILD_AHEAD",
+                                 "must be 'on' or 'off', got '" + std::string(text) + "'");
 }
 
 CpuTierPlan cpu_tier_plan_from_environment() {
   const char* value = std::getenv(kVariable);
   // The in-process compiler is loaded (LLVM: a tenth of a second) only where the plan may use it.
   const std::string_view text = value != nullptr ? value : "";
-  const bool may_use_it = text.empty() || text.find("fast") != std::string_view::npos ||
-                          text.find("optimized") != std::string_view::npos;
+  const bool may_use_it =
+      text.empty() || text.find("fast") != std::string_view::npos || text.find("optimized") != std::string_view::npos;
   std::string why_not = "not needed";
   const bool available = may_use_it && jit::cxx_jit(&why_not) != nullptr;
   CpuTierPlan plan = cpu_tier_plan(value, available, why_not);

@@ -186,15 +186,16 @@ void CpuUnitCode::queue_hot(std::uint32_t unit) {
     if (plan_) hot = plan_->hot;
   }
   if (!hot) return;
-  BuildPool::shared(BuildPool::Priority::kHot).submit(BuildPool::Priority::kHot, [this, unit, tier = *hot, owner = owner_] {
-    const auto alive = owner.lock();
-    if (!alive) return;
-    try {
-      build(unit, kUnitCode, tier, 2, Why::kHot);
-    } catch (const std::exception&) {
-      // The unit keeps its first tier's code, which is correct; only slower.
-    }
-  });
+  BuildPool::shared(BuildPool::Priority::kHot)
+      .submit(BuildPool::Priority::kHot, [this, unit, tier = *hot, owner = owner_] {
+        const auto alive = owner.lock();
+        if (!alive) return;
+        try {
+          build(unit, kUnitCode, tier, 2, Why::kHot);
+        } catch (const std::exception&) {
+          // The unit keeps its first tier's code, which is correct; only slower.
+        }
+      });
 }
 
 void CpuUnitCode::build(std::uint32_t unit, int kind, CpuTier tier, std::uint8_t level, Why why) {

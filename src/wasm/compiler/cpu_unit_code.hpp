@@ -73,9 +73,9 @@ class CpuUnitCode {
   [[nodiscard]] CpuTierPlan plan();
 
   struct Counters {
-    double demand_seconds = 0.0;      // builds and waits on a calling thread (text generation included)
-    double codegen_seconds = 0.0;     // of those, generating texts
-    double background_seconds = 0.0;  // builds on the pool
+    double demand_seconds = 0.0;         // builds and waits on a calling thread (text generation included)
+    double codegen_seconds = 0.0;        // of those, generating texts
+    double background_seconds = 0.0;     // builds on the pool
     std::uint64_t units_built = 0;       // first-tier code built or loaded on demand
     std::uint64_t units_from_cache = 0;  // of those, loaded
     std::uint64_t units_ahead = 0;       // built or loaded ahead of need

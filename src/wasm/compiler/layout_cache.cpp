@@ -173,8 +173,7 @@ std::optional<CompiledLayout> deserialize_layout(std::string_view bytes) {
 std::optional<CompiledLayout> load_cached_layout(const std::string& key) {
   const auto entry = runtime::DiskCache().load(kCacheKind, key);
   const std::string header = key + "\n";
-  if (!entry || entry->size() < header.size() ||
-      std::memcmp(entry->data(), header.data(), header.size()) != 0) {
+  if (!entry || entry->size() < header.size() || std::memcmp(entry->data(), header.data(), header.size()) != 0) {
     return std::nullopt;
   }
   return deserialize_layout(

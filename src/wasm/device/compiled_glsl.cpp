@@ -2,6 +2,7 @@
 
 #include <initializer_list>
 #include <string>
+#include <utility>
 
 #include "wasm/device/glsl/bulk_glsl.hpp"
 #include "wasm/device/glsl/compiled_blocks_glsl.hpp"
@@ -251,7 +252,9 @@ std::string preamble_after_headers() {
 // `entry` (extern "C", which makes a UnitContext for the call) follows the namespace.
 std::string unit_after_preamble(std::string_view body, std::string_view entry) {
   std::string source = "\nnamespace wavestack::wasm::device {\nnamespace {\n\nstruct UnitContext : UnitRuntime {\n";
-  source += as_members("\n" + std::string(body));
+  std::string members = "\n";  // (as_members finds a const at a line's start)
+  members += body;
+  source += as_members(std::move(members));
   source += "\n};\n\n}  // namespace\n}  // namespace wavestack::wasm::device\n";
   source += entry;
   return source;
@@ -292,9 +295,10 @@ extern "C" __attribute__((visibility("default"))) std::uint32_t wasmgpu_unit_pre
 }  // namespace
 
 const std::string& compiled_cpu_preamble(CpuPreamble kind) {
-  static const std::string host = "// The shared part of wasmgpu's cpu units (generated; see src/wasm/compiler).\n"
-                                  "#include <concepts>\n#include <cstring>\n" +
-                                  preamble_after_headers();
+  static const std::string host =
+      "// The shared part of wasmgpu's cpu units (generated; see src/wasm/compiler).\n"
+      "#include <concepts>\n#include <cstring>\n" +
+      preamble_after_headers();
   static const std::string in_process =
       without_include_guard(glsl::jit_std_subset_hpp) + without_system_includes(preamble_after_headers());
   return kind == CpuPreamble::kHostCompiler ? host : in_process;
