@@ -17,7 +17,7 @@ namespace wavestack::jit {
 
 // kFast: the few cheap passes that turn the frontend's memory traffic into registers, and
 // LLVM's fast instruction selector and register allocator (a first tier: milliseconds per
-// unit). kOptimized: LLVM's -O2 pipeline and code generator.
+// unit). kOptimized: LLVM's -O3 pipeline and code generator.
 enum class OptLevel : std::uint8_t { kFast, kOptimized };
 
 class CxxJit {

@@ -1,12 +1,12 @@
 // How the cpu device builds its units (WAVESTACK_WASM_CPU_TIERS): the tier every unit is first
 // built at, and optionally the tier a unit is rebuilt at, in the background, once it is hot.
 //   fast       the in-process compiler, fast level (src/jit: milliseconds per unit)
-//   optimized  the in-process compiler, LLVM's -O2
+//   optimized  the in-process compiler, LLVM's -O3
 //   host       the host's C++ compiler, as a process per unit (cpu_toolchain.hpp)
 // Written "first" or "first,hot" ("fast,host"). The default is the fastest start with the
 // fastest code: "fast,optimized" where this build has the in-process compiler, else "host".
-// (LLVM's -O2 code matched the host's GCC on bench/wasmgpu.py's workloads, within a few per
-// cent either way, at about the same build time: docs/PERFORMANCE.md.)
+// (LLVM's -O3 code matched the host's GCC on bench/wasmgpu.py's workloads, within 10% either
+// way and a third faster on fib, at about the same build time: docs/PERFORMANCE.md.)
 // Every tier compiles the same unit text, so their results, fuel and traps are the same bits.
 #pragma once
 
