@@ -489,7 +489,9 @@ TEST(CompilerUnits, Graphviz) {
   // built only when fuel runs out inside a block).
   compiler::CompiledModule compiled(
       module, {},
-      wavestack::runtime::Sha256().update(std::span(reinterpret_cast<const std::byte*>(bytes.data()), bytes.size())).hex_digest());
+      wavestack::runtime::Sha256()
+          .update(std::span(reinterpret_cast<const std::byte*>(bytes.data()), bytes.size()))
+          .hex_digest());
   std::size_t largest_text = 0;
   std::size_t largest_prefixes = 0;
   for (std::uint32_t unit = 0; unit < compiled.unit_count(); ++unit) {

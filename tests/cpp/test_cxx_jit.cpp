@@ -55,7 +55,8 @@ TEST(CxxJit, UnitsComputeWhatTheSameCppComputesAtBothLevels) {
   for (const OptLevel level : {OptLevel::kFast, OptLevel::kOptimized}) {
     const std::string object = jit->compile(kPreamble, kUnit, level);
     ASSERT_GT(object.size(), 64U);
-    EXPECT_EQ(object.substr(0, 4), std::string("\x7f" "ELF"));
+    EXPECT_EQ(object.substr(0, 4), std::string("\x7f"
+                                               "ELF"));
     const std::array<const char*, 2> names{"run", "halve"};
     const std::vector<void*> symbols = jit->load(object, names);
     ASSERT_EQ(symbols.size(), 2U);

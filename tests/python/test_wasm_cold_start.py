@@ -282,3 +282,26 @@ def test_a_second_load_takes_the_partition_from_the_cache(tmp_path, monkeypatch)
     again = wasmgpu.Module(binary, execution="compiled")
     assert not _native.compile_counters(again._native)["layout_from_cache"]
     assert again.compiled == first.compiled
+
+
+def test_a_forked_child_builds_and_precompiles_on_pools_of_its_own(tmp_path):
+    binary = wasm(large_function(300))
+    script = f"""
+        import os, sys
+        import wasmgpu
+        binary = bytes.fromhex({binary.hex()!r})
+        module = wasmgpu.Module(binary, execution="compiled")
+        with module.spawn(1, device="cpu") as instances:
+            parent = instances.call("big", [1])  # leaves builds ahead of need queued or running
+        pid = os.fork()
+        if pid == 0:
+            fresh = wasmgpu.Module(binary, execution="compiled", compile_limit=64, precompile="cpu")
+            with fresh.spawn(1, device="cpu") as child:
+                ok = child.call("big", [1]) == parent and child.last_call.units_compiled == 0
+            os._exit(0 if ok else 3)
+        _, status = os.waitpid(pid, 0)
+        print("child", os.waitstatus_to_exitcode(status))
+    """
+    result = run_python(script, tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().splitlines()[-1] == "child 0", result.stdout + result.stderr

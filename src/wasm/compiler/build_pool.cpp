@@ -1,11 +1,13 @@
 #include "wasm/compiler/build_pool.hpp"
 
+#include <pthread.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstdlib>
 
 namespace wavestack::wasm::compiler {
@@ -20,10 +22,31 @@ constexpr int kHotNice = 10;
 std::mutex started_mutex;
 std::array<BuildPool*, 2> started_pools{};  // by priority; never destroyed (stopped at exit)
 void (*before_stop)() = nullptr;
+std::atomic<std::uint64_t> forks{0};
+
+// A fork's child keeps the parent's pools' memory but none of their threads: it forgets them
+// (they are never destroyed) and starts its own on first use. The registry's lock is held across
+// the fork, so the child never inherits it locked by another thread.
+void register_fork_handlers() {
+  static const bool registered = [] {
+    return pthread_atfork([] { started_mutex.lock(); }, [] { started_mutex.unlock(); },
+                          [] {
+                            started_pools = {};
+                            forks.fetch_add(1, std::memory_order_relaxed);
+                            started_mutex.unlock();
+                          }) == 0;
+  }();
+  (void)registered;
+}
 
 }  // namespace
 
+std::uint64_t BuildPool::fork_generation() {
+  return forks.load(std::memory_order_relaxed);
+}
+
 BuildPool& BuildPool::shared(Priority priority) {
+  register_fork_handlers();
   const std::lock_guard lock(started_mutex);
   BuildPool*& pool = started_pools.at(static_cast<std::size_t>(priority));
   if (pool == nullptr) {

@@ -40,6 +40,11 @@ class BuildPool {
   // Stops the process's pools that were started (at exit), after calling the hook given to
   // set_before_stop (which makes running builds finish soon).
   static void stop_shared();
+  // How many times this process is a fork's child of a process that had started a pool. A
+  // fork's child has none of the parent's threads: its pools start anew, and a build a pool
+  // thread was running at the fork (a slot marked as building, a generation earlier) never
+  // finishes, so whoever waits for it builds it instead.
+  [[nodiscard]] static std::uint64_t fork_generation();
   static void set_before_stop(void (*hook)());
 
   // Queues `task`; false (and `task` never runs) once the pool stops. A task must catch what it

@@ -77,7 +77,8 @@ bool CpuUnitCode::grouped(std::uint32_t unit, std::uint32_t block) const {
 void CpuUnitCode::build_first(std::unique_lock<std::mutex>& lock, std::uint32_t unit, int kind, Why why) {
   Slot& slot = slots_[kind][unit];
   const auto start = Clock::now();
-  built_.wait(lock, [&] { return !slot.building; });
+  // (A build by a thread of a parent process, before a fork, is never coming.)
+  built_.wait(lock, [&] { return !slot.building || slot.building_since != BuildPool::fork_generation(); });
   if (slot.ready.load(std::memory_order_acquire) != nullptr) {
     if (why == Why::kDemand) counters_.demand_seconds += seconds_since(start);
     return;
@@ -85,6 +86,7 @@ void CpuUnitCode::build_first(std::unique_lock<std::mutex>& lock, std::uint32_t 
   if (!plan_) plan_ = cpu_tier_plan_from_environment();
   const CpuTierPlan plan = *plan_;
   slot.building = true;
+  slot.building_since = BuildPool::fork_generation();
   lock.unlock();
   std::optional<BuiltUnit> built;
   std::uint8_t level = 1;
@@ -156,6 +158,7 @@ void CpuUnitCode::queue_ahead(std::uint32_t unit) {
   for (const std::uint32_t next : source_.successors(unit)) {
     Slot& slot = slots_[kUnitCode].at(next);
     if (slot.queued || slot.building || slot.ready.load(std::memory_order_relaxed) != nullptr) continue;
+    // (A slot queued before a fork stays queued in the child, which builds it on need.)
     slot.queued = true;
     BuildPool::shared(BuildPool::Priority::kAhead).submit(BuildPool::Priority::kAhead, [this, next, owner = owner_] {
       const auto alive = owner.lock();

@@ -90,6 +90,7 @@ class CpuUnitCode {
     std::atomic<void*> ready{nullptr};
     std::atomic<std::uint8_t> level{0};  // 0 none, 1 first tier, 2 hot tier
     bool building = false;               // under mutex_
+    std::uint64_t building_since = 0;    // BuildPool::fork_generation() when building was set
     bool queued = false;                 // an ahead-of-need build queued (under mutex_)
   };
 
