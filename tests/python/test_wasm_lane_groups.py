@@ -4,10 +4,14 @@ outcome must be exactly the one it has alone: results, traps and their reasons, 
 record at which fuel runs out, memory and globals, whether the group's lanes stay together,
 part, trap or run out of fuel at different records. The reference is the interpreter;
 WAVESTACK_WASM_LANE_GROUPS=off (every instance alone) must agree too. last_call counts the
-instances that began in a group, which shows the grouped path ran.
+instances that began in a group, which shows the grouped path ran. Lane groups are code of the
+optimising tiers (the fast tier builds units without them), so these modules build with the
+`optimized` tier from the start.
 """
 
 from __future__ import annotations
+
+import os
 
 import pytest
 import wasmtime
@@ -82,6 +86,15 @@ ARGUMENTS = {
     "reach": lambda count: [[x % 6, 10] for x in range(count)],  # x >= 4 store out of bounds
     "part": lambda count: [[x, 13] for x in range(count)],
 }
+
+
+@pytest.fixture(autouse=True)
+def optimizing_tier(monkeypatch):
+    """Modules created in a test build every unit with the in-process -O3 (lane groups included),
+    unless the environment asks for an optimising first tier itself (the sanitizer stage: host)."""
+    plan = os.environ.get("WAVESTACK_WASM_CPU_TIERS", "")
+    if plan.split(",")[0] in ("", "fast"):
+        monkeypatch.setenv("WAVESTACK_WASM_CPU_TIERS", "optimized")
 
 
 @pytest.fixture(scope="module")

@@ -166,15 +166,16 @@ UnitSource CompiledModule::unit_source(std::uint32_t unit) {
   return unit_source_locked(unit, true);
 }
 
-std::string CompiledModule::cpu_text_locked(std::uint32_t unit, int kind) {
+std::string CompiledModule::cpu_text_locked(std::uint32_t unit, int kind, bool lane_groups) {
   const UnitSource& texts = unit_source_locked(unit, false);
   if (kind == kUnitPrefixes) return device::compiled_cpu_prefix_text(texts.prefix_text);
+  if (!lane_groups) return device::compiled_cpu_unit_text(texts.text, std::nullopt);
   return device::compiled_cpu_unit_text(texts.text, generate_lane_groups(program_, layout_.units.at(unit)).text);
 }
 
 std::string CompiledModule::cpu_source(std::uint32_t unit, int kind) {
   const std::lock_guard lock(mutex_);
-  return device::compiled_cpu_preamble(device::CpuPreamble::kHostCompiler) + cpu_text_locked(unit, kind);
+  return device::compiled_cpu_preamble(device::CpuPreamble::kHostCompiler) + cpu_text_locked(unit, kind, true);
 }
 
 std::vector<std::uint32_t> CompiledModule::successor_units(std::uint32_t unit) const {
@@ -199,9 +200,9 @@ CpuUnitCode& CompiledModule::cpu_code() {
   const std::lock_guard lock(mutex_);
   if (!cpu_code_) {
     CpuUnitCode::Source source;
-    source.text = [this](std::uint32_t unit, int kind) {
+    source.text = [this](std::uint32_t unit, int kind, bool lane_groups) {
       const std::lock_guard text_lock(mutex_);
-      return cpu_text_locked(unit, kind);
+      return cpu_text_locked(unit, kind, lane_groups);
     };
     source.grouped_runs = [this](std::uint32_t unit) { return lane_group_runs(program_, layout_.units.at(unit)); };
     source.successors = [this](std::uint32_t unit) { return successor_units(unit); };

@@ -83,9 +83,9 @@ class CompiledModule final : public CompiledCode, public std::enable_shared_from
  private:
   // `count`: add the generation's time to the counters (cpu builds count their own).
   const UnitSource& unit_source_locked(std::uint32_t unit, bool count);
-  // The unit's text after the preamble (device::compiled_cpu_unit_text, or the prefixes'
-  // text for kind 1).
-  std::string cpu_text_locked(std::uint32_t unit, int kind);
+  // The unit's text after the preamble (device::compiled_cpu_unit_text, with its lane groups or
+  // without, or the prefixes' text for kind 1).
+  std::string cpu_text_locked(std::uint32_t unit, int kind, bool lane_groups);
 
   Program program_;
   std::uint32_t imported_functions_ = 0;

@@ -19,9 +19,14 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-UnitSymbols symbols_of(int kind) {
-  if (kind == kUnitCode) return {device::kCompiledUnitSymbol, device::kCompiledGroupSymbol};
-  return {device::kCompiledPrefixSymbol, nullptr};
+// Whether `tier`'s units have lane groups.
+bool tier_has_lane_groups(CpuTier tier) {
+  return tier != CpuTier::kFast;
+}
+
+UnitSymbols symbols_of(int kind, CpuTier tier) {
+  if (kind != kUnitCode) return {device::kCompiledPrefixSymbol, nullptr};
+  return {device::kCompiledUnitSymbol, tier_has_lane_groups(tier) ? device::kCompiledGroupSymbol : nullptr};
 }
 
 // The level a build at `tier` reaches in `plan`: 1 for its first tier, 2 for any better one.
@@ -97,15 +102,15 @@ void CpuUnitCode::build_first(std::unique_lock<std::mutex>& lock, std::uint32_t 
     // A warm start takes the best code the cache holds: a hot unit's rebuild, else the first
     // tier's.
     if (kind == kUnitCode && plan.hot) {
-      built = load_cached_cpu_unit(*plan.hot, key, symbols_of(kind));
+      built = load_cached_cpu_unit(*plan.hot, key, symbols_of(kind, *plan.hot));
       if (built) level = 2;
     }
-    if (!built) built = load_cached_cpu_unit(plan.first, key, symbols_of(kind));
+    if (!built) built = load_cached_cpu_unit(plan.first, key, symbols_of(kind, plan.first));
     if (!built) {
       const auto generating = Clock::now();
-      const std::string text = source_.text(unit, kind);
+      const std::string text = source_.text(unit, kind, tier_has_lane_groups(plan.first));
       codegen = seconds_since(generating);
-      built = build_cpu_unit(plan.first, key, text, symbols_of(kind));
+      built = build_cpu_unit(plan.first, key, text, symbols_of(kind, plan.first));
     }
     if (kind == kUnitCode) runs = source_.grouped_runs(unit);
   } catch (...) {
@@ -206,8 +211,9 @@ void CpuUnitCode::build(std::uint32_t unit, int kind, CpuTier tier, std::uint8_t
   if (slot.level.load(std::memory_order_relaxed) >= level) return;
   const auto start = Clock::now();
   const std::string key = unit_key(unit, kind);
-  std::optional<BuiltUnit> built = load_cached_cpu_unit(tier, key, symbols_of(kind));
-  if (!built) built = build_cpu_unit(tier, key, source_.text(unit, kind), symbols_of(kind));
+  std::optional<BuiltUnit> built = load_cached_cpu_unit(tier, key, symbols_of(kind, tier));
+  if (!built)
+    built = build_cpu_unit(tier, key, source_.text(unit, kind, tier_has_lane_groups(tier)), symbols_of(kind, tier));
   std::vector<std::pair<std::uint32_t, std::uint32_t>> runs;
   if (kind == kUnitCode) runs = source_.grouped_runs(unit);
   const std::lock_guard lock(mutex_);

@@ -36,11 +36,13 @@ inline constexpr std::uint32_t kHotUnitRuns = 200;
 
 class CpuUnitCode {
  public:
-  // What the module provides: a unit's text after the preamble (device::compiled_cpu_unit_text
-  // or the prefixes' text), its grouped runs (lane_group_runs), and the units its blocks can
-  // continue in (branch targets, direct callees' entries).
+  // What the module provides: a unit's text after the preamble (device::compiled_cpu_unit_text,
+  // with its lane groups or without, or the prefixes' text), its grouped runs (lane_group_runs),
+  // and the units its blocks can continue in (branch targets, direct callees' entries). The fast
+  // tier builds units without lane groups (their machinery was 30% of a unit's build; its code
+  // gains nothing from overlapping instances).
   struct Source {
-    std::function<std::string(std::uint32_t unit, int kind)> text;
+    std::function<std::string(std::uint32_t unit, int kind, bool lane_groups)> text;
     std::function<std::vector<std::pair<std::uint32_t, std::uint32_t>>(std::uint32_t unit)> grouped_runs;
     std::function<std::vector<std::uint32_t>(std::uint32_t unit)> successors;
   };

@@ -1,6 +1,7 @@
 #include "wasm/device/compiled_glsl.hpp"
 
 #include <initializer_list>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -260,7 +261,7 @@ std::string unit_after_preamble(std::string_view body, std::string_view entry) {
   return source;
 }
 
-constexpr const char* kUnitEntries = R"(
+constexpr const char* kUnitEntry = R"(
 extern "C" __attribute__((visibility("default"))) std::uint32_t wasmgpu_unit_run(
     const std::uint32_t* program, std::uint32_t* state, std::uint32_t* memory, std::uint32_t quantum,
     std::uint32_t budget) {
@@ -268,7 +269,9 @@ extern "C" __attribute__((visibility("default"))) std::uint32_t wasmgpu_unit_run
   device::UnitContext unit{{program, state, memory, state + program[device::H_STACK]}};
   return unit.compiled_run(quantum, budget);
 }
+)";
 
+constexpr const char* kGroupEntry = R"(
 extern "C" __attribute__((visibility("default"))) std::uint32_t wasmgpu_unit_run_group(
     const std::uint32_t* program, std::uint32_t* const* states, std::uint32_t* const* memories,
     std::uint32_t quantum, std::uint32_t budget, std::uint32_t* statuses) {
@@ -304,10 +307,12 @@ const std::string& compiled_cpu_preamble(CpuPreamble kind) {
   return kind == CpuPreamble::kHostCompiler ? host : in_process;
 }
 
-std::string compiled_cpu_unit_text(std::string_view unit_text, std::string_view lane_group_text) {
+std::string compiled_cpu_unit_text(std::string_view unit_text, std::optional<std::string_view> lane_group_text) {
   std::string body = "#define COMPILED_PREFIX(f, r, left, room) COMPILED_NEEDS_PREFIX\n";
-  append(body, {unit_text, glsl::compiled_run, lane_group_text, glsl::compiled_lane_group_hpp});
-  return unit_after_preamble(body, kUnitEntries);
+  append(body, {unit_text, glsl::compiled_run});
+  if (!lane_group_text) return unit_after_preamble(body, kUnitEntry);
+  append(body, {*lane_group_text, glsl::compiled_lane_group_hpp});
+  return unit_after_preamble(body, std::string(kUnitEntry) + kGroupEntry);
 }
 
 std::string compiled_cpu_prefix_text(std::string_view prefix_text) {

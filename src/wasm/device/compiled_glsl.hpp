@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -40,8 +41,11 @@ enum class CpuPreamble : std::uint8_t { kHostCompiler, kInProcess };
 //                                              uint32_t* const* memories, uint32_t quantum,
 //                                              uint32_t budget, uint32_t* statuses)
 // (compiled_run_group: compiled_lane_group.hpp), built from `lane_group_text`
-// (compiler/lane_group_codegen.hpp), which defines COMPILED_LANES.
-[[nodiscard]] std::string compiled_cpu_unit_text(std::string_view unit_text, std::string_view lane_group_text);
+// (compiler/lane_group_codegen.hpp), which defines COMPILED_LANES; without it (nullopt) the unit
+// has no lane groups and exports only wasmgpu_unit_run (the fast tier: the group machinery
+// was 30% of an average unit's build).
+[[nodiscard]] std::string compiled_cpu_unit_text(std::string_view unit_text,
+                                                 std::optional<std::string_view> lane_group_text);
 
 // The unit's prefixes' text after the preamble, exporting
 //   extern "C" uint32_t wasmgpu_unit_prefix(const uint32_t* program, uint32_t* state, uint32_t* memory)
