@@ -6,6 +6,7 @@ its resource controls, defaults and exception classes) with this project's exten
 """
 
 from wasmgpu import _native
+from wasmgpu.compiled import CompiledModule, CompiledUnit
 from wasmgpu.errors import (GPUUnavailableError, InvalidModule, LinkError, MalformedModule, ModuleError,
                             ResourceLimitError, Trap, UnsupportedFeature, UnsupportedFeatureError, ValidationError,
                             WasmGPUError)
@@ -15,6 +16,6 @@ from wasmgpu.wasi import Wasi
 
 __version__: str = _native.__version__
 
-__all__ = ["__version__", "Module", "Wasi", "Export", "Import", "Instances", "CallStats", "Reference", "WasmGPUError",
+__all__ = ["__version__", "Module", "CompiledModule", "CompiledUnit", "Wasi", "Export", "Import", "Instances", "CallStats", "Reference", "WasmGPUError",
            "ValidationError", "MalformedModule", "InvalidModule", "ModuleError", "UnsupportedFeatureError",
            "UnsupportedFeature", "ResourceLimitError", "GPUUnavailableError", "LinkError", "Trap"]

@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "wasm/resource_limit.hpp"
+
 namespace wavestack::wasm {
 
 // Instantiation failed: an active segment was out of bounds or the start function trapped.
@@ -26,13 +28,10 @@ class InstantiationTrap : public std::runtime_error {
   std::uint32_t code_;
 };
 
-// A spawn would exceed a budget (max_resident_bytes, stack_size) or a device limit (memory,
-// buffer range, batch size); thrown before anything is allocated. The message names the
-// argument to change.
-class ResourceLimit : public std::runtime_error {
- public:
-  explicit ResourceLimit(const std::string& what) : std::runtime_error(what) {}
-};
+// The most instances one batch (one dispatch) holds on a device without a limit of its own:
+// 65,535 workgroups of 64, the dispatch every Vulkan device guarantees. The cpu device applies
+// it, so that a spawn accepted there is not refused on a GPU for its batch_size.
+inline constexpr std::uint64_t kMaxBatchInstances = 65535ull * 64;
 
 // What a spawn is given besides the reservations.
 struct SpawnLimits {

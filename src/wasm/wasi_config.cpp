@@ -6,6 +6,7 @@
 
 #include "runtime/error.hpp"
 #include "wasm/device/numerics.hpp"
+#include "wasm/resource_limit.hpp"
 
 namespace wavestack::wasm::device {
 namespace {
@@ -169,13 +170,24 @@ std::vector<std::uint32_t> build_wasi_region(const WasiConfig& config) {
       config.preopen.find('\0') != std::string::npos) {
     throw InvalidArgument("preopen", "must be 1 to 255 bytes without NUL");
   }
-  if (config.max_files < dev::WASI_RESERVED_INODES || config.max_files > kMaxTableRecords) {
-    throw InvalidArgument("max_files", "must be between 4 and 2^20 (4 entries are reserved)");
+  // Below the minimum is a bad argument (ValueError); above what one instance's region can hold
+  // is a resource limit (ResourceLimitError), as the original package classes them.
+  if (config.max_files < dev::WASI_RESERVED_INODES) {
+    throw InvalidArgument("max_files", "must be at least 4 (4 entries are reserved)");
   }
-  if (config.max_fds < 4 || config.max_fds > kMaxTableRecords) {
-    throw InvalidArgument("max_fds", "must be between 4 and 2^20 (fds 0..3 are reserved)");
+  if (config.max_files > kMaxTableRecords) {
+    throw ResourceLimit("max_files: " + std::to_string(config.max_files) +
+                        " inodes exceed what one instance's file system holds (at most 2^20); lower max_files");
   }
-  if (config.storage_size > kMaxStorage) throw InvalidArgument("storage_size", "must be at most 2^30 bytes");
+  if (config.max_fds < 4) throw InvalidArgument("max_fds", "must be at least 4 (fds 0..3 are reserved)");
+  if (config.max_fds > kMaxTableRecords) {
+    throw ResourceLimit("max_fds: " + std::to_string(config.max_fds) +
+                        " descriptors exceed what one instance holds (at most 2^20); lower max_fds");
+  }
+  if (config.storage_size > kMaxStorage) {
+    throw ResourceLimit("storage_size: " + std::to_string(config.storage_size) +
+                        " bytes exceed what one instance's file system holds (at most 2^30); lower storage_size");
+  }
   if (config.clock_resolution_ns == 0) throw InvalidArgument("clock_resolution_ns", "must be at least 1");
   if (const auto* seed = std::get_if<std::uint32_t>(&config.seed); seed != nullptr && *seed == 0) {
     throw InvalidArgument("seed", "must be nonzero (or a 32-byte key)");
@@ -187,7 +199,9 @@ std::vector<std::uint32_t> build_wasi_region(const WasiConfig& config) {
     content += bytes.size();
   }
   if (content > config.storage_size) {
-    throw InvalidArgument("storage_size", "smaller than stdin and the files (" + std::to_string(content) + " bytes)");
+    throw ResourceLimit("storage_size: " + std::to_string(config.storage_size) +
+                        " bytes cannot hold stdin and the files (" + std::to_string(content) +
+                        " bytes); raise storage_size");
   }
 
   // Layout (wasi_layout.glsl).
@@ -220,7 +234,9 @@ std::vector<std::uint32_t> build_wasi_region(const WasiConfig& config) {
   at += blocks;
   const std::uint64_t blocks_at = at;
   at += blocks * dev::WASI_BLOCK_WORDS;
-  if (at >= 0xFFFFFFFFull) throw InvalidArgument("storage_size", "makes the WASI region exceed 2^32 words");
+  if (at >= 0xFFFFFFFFull) {
+    throw ResourceLimit("storage_size / max_files: one instance's WASI region would exceed 2^32 words; lower them");
+  }
 
   std::vector<std::uint32_t> region(static_cast<std::size_t>(at), 0u);
   auto u32 = [](std::uint64_t v) { return static_cast<std::uint32_t>(v); };
