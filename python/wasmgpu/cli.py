@@ -2,13 +2,19 @@
 
     python -m wasmgpu run [--instances N] [--env K=V] [--file GUEST=HOSTPATH] [--stdin FILE]
                           [--fuel N] [--device cpu|gpu|NAME] [--invoke EXPORT] [--output-dir DIR]
+                          [--execution MODE] [--memory-pages N] [--stack-size SLOTS]
+                          [--call-depth N] [--storage-size BYTES] [--max-files N] [--max-fds N]
                           MODULE.wasm [ARGS...]
     python -m wasmgpu info
 
 ``run`` calls ``_start`` (or ``--invoke EXPORT``) on every instance, writes instance 0's
-stdout and stderr to ours and exits with instance 0's exit code, like ``wasmtime run``.
-Host files are embedded by value (``--file``): nothing is mounted. ``--output-dir`` writes
-every instance's streams and files.
+stdout and stderr to ours and exits with instance 0's exit code, like ``wasmtime run``, and
+runs what it runs with no tuning: the file storage, the stack and (on the cpu device) the
+memory are sized for the program, and there is no fuel limit unless ``--fuel`` is given
+(run_sizing.py). Host files are embedded by value (``--file``): nothing is mounted.
+``--output-dir`` writes every instance's streams and files. Every error is one line naming
+the cause and the option to change, with exit status 1; a trap in instance 0 exits with 134,
+as ``wasmtime run``'s.
 """
 
 from __future__ import annotations
@@ -21,6 +27,34 @@ from typing import List, Optional
 
 # The exit status of a trapped instance, as `wasmtime run` reports an abort.
 TRAP_EXIT_STATUS = 134
+ERROR_EXIT_STATUS = 1
+
+# The spawn() and Wasi() arguments an error message may name, and the option that sets each.
+OPTION_OF_ARGUMENT = {
+    "count": "--instances", "memory_pages": "--memory-pages", "stack_size": "--stack-size",
+    "call_depth": "--call-depth", "fuel": "--fuel", "max_resident_bytes": "--max-resident-bytes",
+    "storage_size": "--storage-size", "max_files": "--max-files", "max_fds": "--max-fds",
+    "batch_size": "--instances", "device": "--device", "args": "ARGS", "env": "--env", "files": "--file",
+}
+
+
+class UsageError(Exception):
+    """A mistake in the command line, reported as one line."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # argparse's usage and exit 2, as one line and exit 1
+        raise UsageError(f"{message} (see {self.prog} --help)")
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text, 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
+    return value
 
 
 def _key_value(text: str) -> tuple:
@@ -30,35 +64,37 @@ def _key_value(text: str) -> tuple:
     return key, value
 
 
-def _positive_int(text: str) -> int:
-    """--instances: the CLI prints instance 0's output, so there must be one."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
-    return value
-
-
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m wasmgpu", description=__doc__.splitlines()[0])
-    commands = parser.add_subparsers(dest="command", required=True)
+    parser = _Parser(prog="python -m wasmgpu", description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     run = commands.add_parser("run", help="run a WASI command on every instance")
     run.add_argument("module", help="the .wasm file")
     # As `wasmtime run`: everything after the module is the program's (options included).
     run.add_argument("args", nargs=argparse.REMAINDER, help="the program's arguments (after its name)")
-    run.add_argument("--instances", type=_positive_int, default=1, help="instances to run (default 1)")
+    run.add_argument("--instances", type=_count, default=1, help="instances to run (default 1)")
     run.add_argument("--env", type=_key_value, action="append", default=[], metavar="K=V")
     run.add_argument("--file", type=_key_value, action="append", default=[], metavar="GUEST=HOSTPATH",
                      help="embed the host file's bytes at GUEST")
     run.add_argument("--stdin", type=Path, help="a file whose bytes are every instance's stdin")
-    run.add_argument("--fuel", type=int, default=None, help="instructions per instance (default: the spawn's)")
+    run.add_argument("--fuel", type=_count, default=None, help="instructions per instance (default: no limit)")
     run.add_argument("--device", default=None, help="cpu, gpu (the default) or a Vulkan device name")
     run.add_argument("--invoke", default="_start", metavar="EXPORT", help="the export to call (default _start)")
     run.add_argument("--output-dir", type=Path, help="write every instance's stdout, stderr and files here")
     run.add_argument("--allow-software", action="store_true", help="admit software Vulkan adapters (lavapipe)")
-    run.add_argument("--max-resident-bytes", type=int, default=None, help="allocation budget (default: none)")
+    run.add_argument("--max-resident-bytes", type=_count, default=None, help="allocation budget (default: none)")
+    run.add_argument("--execution", default="auto", choices=("auto", "compiled", "interpreter"),
+                     help="compiled code (auto, the default) or the device interpreter")
+    sizing = "default: sized for the program (python/wasmgpu/run_sizing.py)"
+    run.add_argument("--memory-pages", type=_count, default=None, metavar="N",
+                     help=f"linear memory pages reserved per instance ({sizing})")
+    run.add_argument("--stack-size", type=_count, default=None, metavar="SLOTS",
+                     help=f"value stack per instance, 64-bit slots ({sizing})")
+    run.add_argument("--call-depth", type=_count, default=None, metavar="N", help=f"nested calls ({sizing})")
+    run.add_argument("--storage-size", type=_count, default=None, metavar="BYTES",
+                     help=f"file storage per instance, stdin and files included ({sizing})")
+    run.add_argument("--max-files", type=_count, default=None, metavar="N",
+                     help=f"files and directories per instance ({sizing})")
+    run.add_argument("--max-fds", type=_count, default=None, metavar="N", help="open descriptors (default 64)")
     commands.add_parser("info", help="list the devices wasmgpu can use")
     return parser
 
@@ -95,23 +131,45 @@ def _write_outputs(directory: Path, instances) -> None:
             out.write_bytes(data)
 
 
+def _read_host_file(path, option: str) -> bytes:
+    try:
+        return Path(path).read_bytes()
+    except OSError as error:
+        raise UsageError(f"{option} {path}: {error.strerror or error}") from None
+
+
+def _trap_hint(reason: str, spawn: dict) -> str:
+    """What to change when instance 0 stopped for a limit the command set."""
+    if reason.startswith("call stack exhausted"):
+        return (f" (the stack holds {spawn['stack_size']} slots and {spawn['call_depth']} nested calls: "
+                "raise --stack-size or --call-depth)")
+    if reason.startswith("fuel exhausted"):
+        return f" (--fuel {spawn['fuel']} instructions ran out: raise --fuel, or leave it out for no limit)"
+    return ""
+
+
 def _run(options) -> int:
     import wasmgpu
+    from wasmgpu.run_sizing import spawn_defaults
 
-    files = {}
-    for guest, host in options.file:
-        files[guest] = Path(host).read_bytes()
-    stdin = options.stdin.read_bytes() if options.stdin else b""
+    files = {guest: _read_host_file(host, "--file") for guest, host in options.file}
+    stdin = _read_host_file(options.stdin, "--stdin") if options.stdin else b""
+    if not os.path.exists(options.module):
+        raise UsageError(f"MODULE {options.module}: no such file")
     arguments = list(options.args)
     if arguments[:1] == ["--"]:
         arguments = arguments[1:]
     program = [os.path.basename(options.module)] + arguments
-    wasi = wasmgpu.Wasi(args=program, env=dict(options.env), stdin=stdin, files=files)
-    module = wasmgpu.Module(options.module)
-    spawn = {"device": options.device, "allow_software": options.allow_software,
-             "max_resident_bytes": options.max_resident_bytes}
-    if options.fuel is not None:
-        spawn["fuel"] = options.fuel
+    module = wasmgpu.Module(options.module, execution=options.execution)
+    sized = spawn_defaults(module, files, stdin, options.instances, options.device == "cpu")
+    chosen = {name: getattr(options, name) for name in ("storage_size", "max_files", "stack_size", "call_depth",
+                                                         "memory_pages", "fuel")}
+    sized.update({name: value for name, value in chosen.items() if value is not None})
+    wasi = wasmgpu.Wasi(args=program, env=dict(options.env), stdin=stdin, files=files,
+                        storage_size=sized.pop("storage_size"), max_files=sized.pop("max_files"),
+                        **({"max_fds": options.max_fds} if options.max_fds else {}))
+    spawn = dict(sized, device=options.device, allow_software=options.allow_software,
+                 max_resident_bytes=options.max_resident_bytes)
     with module.spawn(options.instances, wasi=wasi, **spawn) as instances:
         if "_initialize" in module.exports and options.invoke != "_initialize":
             instances.call("_initialize")
@@ -129,22 +187,36 @@ def _run(options) -> int:
         if exit_code is not None:
             return exit_code
         if trap is not None and 0 in trap.traps:
-            print(f"wasmgpu: instance 0 trapped: {trap.traps[0]}", file=sys.stderr)
+            reason = trap.traps[0]
+            print(f"wasmgpu: instance 0 trapped: {reason}{_trap_hint(reason, sized)}", file=sys.stderr)
             return TRAP_EXIT_STATUS
         return 0
 
 
-def main(argv: Optional[List[str]] = None) -> int:
-    options = _parser().parse_args(argv)
-    if options.command == "info":
-        return _info()
-    from wasmgpu.errors import WasmGPUError
+def _error_line(error: BaseException) -> str:
+    """One line: the message, and the option that sets the argument it names."""
+    message = " ".join(str(error).split()) or type(error).__name__
+    argument = message.split(":", 1)[0]
+    option = OPTION_OF_ARGUMENT.get(argument)
+    if option is not None and option not in message:
+        message += f" (option {option})"
+    return f"wasmgpu: {message}"
 
+
+def main(argv: Optional[List[str]] = None) -> int:
     try:
+        options = _parser().parse_args(argv)
+        if options.command == "info":
+            return _info()
         return _run(options)
-    except WasmGPUError as error:  # a user's mistake or missing device: its message, not a traceback
-        print(f"wasmgpu: {error}", file=sys.stderr)
-        return 2
+    except KeyboardInterrupt:
+        print("wasmgpu: interrupted", file=sys.stderr)
+        return 130
+    except SystemExit as exit_:  # --help, and argparse's own exits
+        return exit_.code if isinstance(exit_.code, int) else ERROR_EXIT_STATUS
+    except Exception as error:  # noqa: BLE001 - a command line reports every error as one line, never a traceback
+        print(_error_line(error), file=sys.stderr)
+        return ERROR_EXIT_STATUS
 
 
 __all__ = ["main"]

@@ -80,7 +80,7 @@ def test_an_instance_counts_what_it_occupies_and_grows_within_its_reservation(fi
         assert instances.call("grow_heap", [40] * 10_000) == [grown_blocks] * 10_000
         assert instances.call("process", [(7, 14)] * 10_000) == [processed] * 10_000
     with pytest.raises(wasmgpu.ResourceLimitError, match="max_resident_bytes: 10000 instances need"):
-        module.spawn(10_000, device="cpu", max_resident_bytes=10_000 * 4096)
+        module.spawn(10_000, device="cpu", max_resident_bytes=10_000 * 1024)
 
 
 def wasmtime_after_growth(binary: bytes, blocks: int, pages: int) -> tuple:
