@@ -203,6 +203,28 @@ class Instances:
             raise FileNotFoundError(f"path: {path!r}: no such regular file in instance {instance}")
         return data
 
+    def write_file(self, path: str, data: bytes, *, instance: int = 0) -> None:
+        """Adds the regular file ``path`` holding ``data`` to instance ``instance``'s file system
+        (ours; the directories above it are created), so that each instance can be given its own
+        input before a call. ``FileExistsError`` when something has that name, ``ResourceLimitError``
+        when the instance's ``storage_size`` cannot hold it, ``ValueError`` for a bad path or when
+        ``max_files`` has no inode left. Runs no guest code."""
+        if not isinstance(path, str):
+            raise TypeError(f"path: expected a string, got {type(path).__name__}")
+        if not isinstance(data, (bytes, bytearray, memoryview)):
+            raise TypeError(f"data: expected bytes, got {type(data).__name__}")
+        instance = _check_index("instance", instance, self._count)
+        native = self._live()
+        if self.wasi is None:
+            raise ValueError(f"instance: instance {instance} has no file system (no WASI)")
+        from wasmgpu.module import _resolve_path
+
+        resolved = _resolve_path(path, "path")
+        status, _ = native.wasi_read_file(instance, resolved)
+        if status != "not found":
+            raise FileExistsError(f"path: {path!r} already exists in instance {instance}")
+        native.wasi_write_file(instance, resolved, bytes(data))
+
     def files(self, *, instance: int = 0) -> Dict[str, bytes]:
         """Every regular file of instance ``instance``'s file system, {path: bytes} (ours)."""
         instance = _check_index("instance", instance, self._count)

@@ -646,4 +646,11 @@ std::vector<std::uint32_t> CpuInstances::wasi_region(std::uint32_t instance) {
   return {region, region + image_.wasi_words};
 }
 
+void CpuInstances::set_wasi_region(std::uint32_t instance, std::span<const std::uint32_t> region) {
+  settle_pending_call();
+  if (instance >= count_) throw std::out_of_range("instance: out of range");
+  if (region.size() != image_.wasi_words) throw std::invalid_argument("region: not this spawn's WASI region");
+  std::copy(region.begin(), region.end(), state(instance) + image_.wasi_offset);
+}
+
 }  // namespace wavestack::wasm

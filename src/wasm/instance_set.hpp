@@ -86,6 +86,8 @@ class InstanceSet {
   [[nodiscard]] virtual std::uint64_t global_value(std::uint32_t instance, std::uint32_t global) = 0;
   // A copy of the instance's WASI region (empty without WASI), for wasi_inspect.hpp.
   [[nodiscard]] virtual std::vector<std::uint32_t> wasi_region(std::uint32_t instance) = 0;
+  // Replaces the instance's WASI region (a changed copy of wasi_region(instance), as long).
+  virtual void set_wasi_region(std::uint32_t instance, std::span<const std::uint32_t> region) = 0;
   // The program image every instance runs (tests inspect compiled mode's form of it).
   [[nodiscard]] virtual const std::vector<std::uint32_t>& program_image() const noexcept = 0;
 

@@ -332,4 +332,28 @@ void set_wasi_instance(std::span<std::uint32_t> region, std::uint32_t instance) 
   region[dev::WASI_H_INSTANCE] = instance;
 }
 
+void add_wasi_file(std::vector<std::uint32_t>& region, std::string_view path, std::string_view content) {
+  if (region.size() <= dev::WASI_HEADER_WORDS || region[dev::WASI_H_MAGIC] != dev::WASI_MAGIC) {
+    throw std::logic_error("add_wasi_file: not a WASI region");
+  }
+  const std::vector<std::string_view> parts = split_path(path);
+  const std::uint64_t free_bytes = std::uint64_t{region[dev::WASI_H_QUOTA]} - region[dev::WASI_H_USED];
+  if (content.size() > free_bytes) {
+    throw ResourceLimit("storage_size: " + std::to_string(content.size()) + " bytes do not fit the " +
+                        std::to_string(free_bytes) + " left of the instance's storage_size of " +
+                        std::to_string(region[dev::WASI_H_QUOTA]) + "; raise storage_size");
+  }
+  const dev::uvec2 now(region[dev::WASI_H_CLOCK_EPOCH], region[dev::WASI_H_CLOCK_EPOCH + 1]);
+  dev::building = &region;
+  try {
+    create_file(parts, path, content, now);
+  } catch (...) {
+    dev::building = nullptr;
+    throw;
+  }
+  dev::building = nullptr;
+  // The path buffers are the device's scratch, zero between calls (build_wasi_region).
+  std::fill_n(region.begin() + region[dev::WASI_H_PATH_A], 2 * dev::WASI_PATH_BUF_WORDS, 0u);
+}
+
 }  // namespace wavestack::wasm

@@ -297,6 +297,45 @@ def test_path_open_refuses_applicable_rights_beyond_the_directorys_inheriting(wh
         assert instances.call("open", [(directory, 1, 2, 0, RIGHT_FD_READ)]) == [ERRNO_SUCCESS]
 
 
+READ_INPUT = """
+  (import "wasi_snapshot_preview1" "fd_read" (func $fd_read (param i32 i32 i32 i32) (result i32)))
+""" + IMPORTS + """
+  ;; read(path length) -> errno: opens the path at 1024 and reads up to 64 bytes to 2048 (the
+  ;; count to 8).
+  (func (export "read") (param i32) (result i32) (local $errno i32)
+    (local.set $errno (call $path_open (i32.const 3) (i32.const 1) (i32.const 1024) (local.get 0) (i32.const 0)
+      (i64.const 2) (i64.const 0) (i32.const 0) (i32.const 16)))
+    (if (local.get $errno) (then (return (local.get $errno))))
+    (i32.store (i32.const 0) (i32.const 2048)) (i32.store (i32.const 4) (i32.const 64))
+    (call $fd_read (i32.load (i32.const 16)) (i32.const 0) (i32.const 1) (i32.const 8)))
+"""
+
+
+def test_write_file_gives_each_instance_its_own_input(where):
+    with module(READ_INPUT).spawn(3, wasi=wasmgpu.Wasi(files={"data/shared.txt": b"same"}), **where) as instances:
+        for i in range(3):
+            instances.write_file("data/own/input.txt", f"instance {i}".encode(), instance=i)
+        for i in range(3):
+            instances.write_memory(1024, b"data/own/input.txt", instance=i)
+        assert instances.call("read", [18] * 3) == [ERRNO_SUCCESS] * 3
+        for i in range(3):
+            count = struct.unpack("<I", instances.read_memory(8, 4, instance=i))[0]
+            assert instances.read_memory(2048, count, instance=i) == f"instance {i}".encode()
+            assert instances.read_file("data/own/input.txt", instance=i) == f"instance {i}".encode()
+            assert instances.read_file("data/shared.txt", instance=i) == b"same"
+        with pytest.raises(FileExistsError):
+            instances.write_file("data/shared.txt", b"x")
+        with pytest.raises(FileExistsError):
+            instances.write_file("data/own", b"x")  # a directory
+        with pytest.raises(ValueError, match="path"):
+            instances.write_file("../outside", b"x")
+        with pytest.raises(wasmgpu.ResourceLimitError, match="storage_size"):
+            instances.write_file("big", bytes(70_000))  # more than the default storage_size left
+        instances.reset()  # the files written are gone with the rest of the state
+        with pytest.raises(FileNotFoundError):
+            instances.read_file("data/own/input.txt", instance=1)
+
+
 # -- quotas ----------------------------------------------------------------------------------------
 
 WRITE = IMPORTS + """
