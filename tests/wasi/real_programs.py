@@ -42,25 +42,25 @@ def spawn_command(binary: bytes, args: Sequence[str], env: Mapping[str, str] | N
     return module.spawn(instances, wasi=wasi, device="cpu", max_resident_bytes=None, **sized)
 
 
-def finish(instances, instance: int = 0) -> WasiResult:
-    """Runs _start on every instance; instance `instance`'s result, as the oracles report it."""
-    trap = None
+def finish(instances) -> list[WasiResult]:
+    """Runs _start on every instance; each instance's result, as the oracles report one."""
+    traps = {}
     try:
         instances.call("_start")
     except wasmgpu.Trap as error:
-        reason = error.traps.get(instance)
-        if reason is not None and reason != "WASI proc_exit":
-            trap = reason
-    exit_code = instances.exit_codes[instance]
-    if exit_code is None:
-        exit_code = TRAP_EXIT_CODE if trap is not None else 0
-    return WasiResult(exit_code=exit_code, stdout=instances.stdout[instance], stderr=instances.stderr[instance],
-                      files=instances.files(instance=instance), trap=trap)
+        traps = {i: reason for i, reason in error.traps.items() if reason != "WASI proc_exit"}
+    results = []
+    for i in range(instances.count):
+        exit_code = instances.exit_codes[i]
+        if exit_code is None:
+            exit_code = TRAP_EXIT_CODE if i in traps else 0
+        results.append(WasiResult(exit_code=exit_code, stdout=instances.stdout[i], stderr=instances.stderr[i],
+                                  files=instances.files(instance=i), trap=traps.get(i)))
+    return results
 
 
 def run_command(binary: bytes, args: Sequence[str], env: Mapping[str, str] | None = None,
                 files: Mapping[str, bytes] | None = None, preopen: str = ".",
                 execution: str = EXECUTION) -> tuple[WasiResult, wasmgpu.CallStats]:
     with spawn_command(binary, args, env, files, preopen, 1, execution) as instances:
-        result = finish(instances)
-        return result, instances.last_call
+        return finish(instances)[0], instances.last_call
