@@ -1,6 +1,7 @@
 """``python -m wasmgpu``: run a WASI command on many instances, or list the devices.
 
-    python -m wasmgpu run [--instances N] [--env K=V] [--file GUEST=HOSTPATH] [--stdin FILE]
+    python -m wasmgpu run [--instances N] [--env K=V] [--file GUEST=HOSTPATH] [--dir HOSTDIR[::GUESTDIR]]
+                          [--stdin FILE]
                           [--fuel N] [--device cpu|gpu|NAME] [--invoke EXPORT] [--output-dir DIR]
                           [--execution MODE] [--memory-pages N] [--stack-size SLOTS]
                           [--call-depth N] [--storage-size BYTES] [--max-files N] [--max-fds N]
@@ -11,7 +12,8 @@
 stdout and stderr to ours and exits with instance 0's exit code, like ``wasmtime run``, and
 runs what it runs with no tuning: the file storage, the stack and (on the cpu device) the
 memory are sized for the program, and there is no fuel limit unless ``--fuel`` is given
-(run_sizing.py). Host files are embedded by value (``--file``): nothing is mounted.
+(run_sizing.py). Host files and directory trees are embedded by value (``--file``, ``--dir``):
+nothing is mounted.
 ``--output-dir`` writes every instance's streams and files. Every error is one line naming
 the cause and the option to change, with exit status 1; a trap in instance 0 exits with 134,
 as ``wasmtime run``'s.
@@ -75,6 +77,9 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--env", type=_key_value, action="append", default=[], metavar="K=V")
     run.add_argument("--file", type=_key_value, action="append", default=[], metavar="GUEST=HOSTPATH",
                      help="embed the host file's bytes at GUEST")
+    run.add_argument("--dir", action="append", default=[], metavar="HOSTDIR[::GUESTDIR]",
+                     help="embed every file under HOSTDIR at GUESTDIR (default: HOSTDIR's name), as wasmtime "
+                          "run's --dir names a directory; an absolute GUESTDIR preopens the root as /")
     run.add_argument("--stdin", type=Path, help="a file whose bytes are every instance's stdin")
     run.add_argument("--fuel", type=_count, default=None, help="instructions per instance (default: no limit)")
     run.add_argument("--device", default=None, help="cpu, gpu (the default) or a Vulkan device name")
@@ -138,6 +143,25 @@ def _read_host_file(path, option: str) -> bytes:
         raise UsageError(f"{option} {path}: {error.strerror or error}") from None
 
 
+def _embedded_dirs(specs) -> tuple:
+    """({guest path: bytes} of every regular file under each --dir, whether a guest directory is
+    absolute). The files are embedded by value, as --file's: nothing is mounted."""
+    files, absolute = {}, False
+    for spec in specs:
+        host, _, guest = spec.partition("::")
+        guest = guest or os.path.basename(os.path.normpath(host))
+        root = Path(host)
+        if not root.is_dir():
+            raise UsageError(f"--dir {host}: no such directory")
+        absolute = absolute or guest.startswith("/")
+        prefix = guest.strip("/")
+        for path in sorted(root.rglob("*")):
+            if path.is_file() and not path.is_symlink():
+                relative = path.relative_to(root).as_posix()
+                files[f"{prefix}/{relative}" if prefix else relative] = _read_host_file(path, "--dir")
+    return files, absolute
+
+
 def _trap_hint(reason: str, spawn: dict) -> str:
     """What to change when instance 0 stopped for a limit the command set."""
     if reason.startswith("call stack exhausted"):
@@ -152,7 +176,9 @@ def _run(options) -> int:
     import wasmgpu
     from wasmgpu.run_sizing import spawn_defaults
 
-    files = {guest: _read_host_file(host, "--file") for guest, host in options.file}
+    files, absolute = _embedded_dirs(options.dir)
+    files.update({guest.lstrip("/"): _read_host_file(host, "--file") for guest, host in options.file})
+    absolute = absolute or any(guest.startswith("/") for guest, _ in options.file)
     stdin = _read_host_file(options.stdin, "--stdin") if options.stdin else b""
     if not os.path.exists(options.module):
         raise UsageError(f"MODULE {options.module}: no such file")
@@ -167,7 +193,7 @@ def _run(options) -> int:
     sized.update({name: value for name, value in chosen.items() if value is not None})
     wasi = wasmgpu.Wasi(args=program, env=dict(options.env), stdin=stdin, files=files,
                         storage_size=sized.pop("storage_size"), max_files=sized.pop("max_files"),
-                        **({"max_fds": options.max_fds} if options.max_fds else {}))
+                        preopen="/" if absolute else ".", **({"max_fds": options.max_fds} if options.max_fds else {}))
     spawn = dict(sized, device=options.device, allow_software=options.allow_software,
                  max_resident_bytes=options.max_resident_bytes)
     with module.spawn(options.instances, wasi=wasi, **spawn) as instances:

@@ -16,6 +16,8 @@ the trees compare exactly (a .pyc holds its source's modification time, which di
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 
 import pytest
 
@@ -87,6 +89,26 @@ def test_startup_with_site(cpython):
     got, expected = run_both(cpython, ["python", "-c", code], {})
     assert b"'site'" in expected.stdout and b"(3, 11," in expected.stdout
     compare(got, expected)
+
+
+def test_the_command_runs_cpython_as_wasmtime_run_does(cpython, tmp_path):
+    # As `wasmtime run --dir lib::/usr/local/lib --env PYTHONHOME=/usr/local python.wasm -c ...`:
+    # the standard library embedded from a host directory, no other option (but the device and
+    # the execution mode).
+    binary, files = cpython
+    stdlib = {path: data for path, data in files.items() if "site-packages" not in path}
+    for path, data in stdlib.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_bytes(data)
+    (tmp_path / "python.wasm").write_bytes(binary)
+    code = "import sys; print(sys.path); print(sorted(sys.modules))"
+    expected = oracles.run_wasmtime(binary, ["python.wasm", "-c", code], {"PYTHONHOME": "/usr/local"}, b"", stdlib,
+                                    ["/"], timeout=600)
+    done = subprocess.run([sys.executable, "-m", "wasmgpu", "run", "--device", "cpu", "--execution", EXECUTION,
+                           "--dir", f"{tmp_path / 'usr/local/lib'}::/usr/local/lib", "--env", "PYTHONHOME=/usr/local",
+                           "python.wasm", "-c", code], capture_output=True, cwd=tmp_path, timeout=1200)
+    assert (done.returncode, done.stdout, done.stderr) == (expected.exit_code, expected.stdout, expected.stderr)
+    assert b"'site'" in done.stdout
 
 
 def test_a_script_reads_an_embedded_file(cpython):
