@@ -225,9 +225,22 @@ def test_default_fuel_stops_a_runaway_call(worker, target):
             instances.call("forever")
         assert raised.value.traps == {0: "fuel exhausted", 1: "fuel exhausted"}
         assert instances.last_call.instructions == 2 * fuel
-        with pytest.raises(wasmgpu.Trap):
+        with pytest.raises(wasmgpu.Trap) as raised:
             instances.call("forever", fuel=1000)  # a call's fuel overrides the default
         assert instances.last_call.instructions == 2 * 1000
+        # The message says which argument to change; the reasons stay the spec's words.
+        assert re.search(r"fuel exhausted \(the call's fuel=1000 instructions .* fuel=None for no limit\)",
+                         str(raised.value))
+        assert raised.value.traps == {0: "fuel exhausted", 1: "fuel exhausted"}
+
+
+def test_call_stack_exhaustion_names_stack_size_and_call_depth(worker, target):
+    with worker.spawn(1, call_depth=10, **target) as instances:
+        with pytest.raises(wasmgpu.Trap) as raised:
+            instances.call("depth", [10])
+        assert raised.value.traps == {0: "call stack exhausted"}
+        assert "stack_size=256 slots or call_depth=10 nested calls ran out" in str(raised.value)
+        assert (instances.stack_size, instances.call_depth) == (256, 10)
 
 
 def test_fuel_none_is_unlimited_and_cancel_still_works(worker, target):

@@ -214,6 +214,10 @@ def test_cli_runs_what_wasmtime_runs_with_no_tuning(fixtures_dir, tmp_path):
     got = _cli("--device", "cpu", "--execution", "interpreter", "--file", f"big.bin={tmp_path / 'big.bin'}",
                str(module), "big.bin", cwd=tmp_path)
     assert (got.returncode, got.stdout, got.stderr) == (expected.exit_code, expected.stdout, expected.stderr)
+    # The API's default budget (10 million instructions) would not have been enough.
+    limited = _cli("--device", "cpu", "--execution", "interpreter", "--fuel", "10000000", "--file",
+                   f"big.bin={tmp_path / 'big.bin'}", str(module), "big.bin", cwd=tmp_path)
+    assert limited.returncode == TRAP_EXIT_STATUS and b"fuel exhausted" in limited.stderr
 
 
 @pytest.mark.parametrize("options, message", [
