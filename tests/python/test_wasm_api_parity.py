@@ -609,6 +609,23 @@ def test_wasi_quotas_beyond_an_instance_are_resource_limits(target):
         module.spawn(1, wasi=wasmgpu.Wasi(files={"a/b/c": b"x"}, max_files=5), **target)
 
 
+def test_reservations_beyond_the_device_are_resource_limits_on_every_device(target):
+    # The original refuses 10,000 pages per instance before allocating; 100,003 of them exceed
+    # what every device can reserve (the cpu device: 2^45 bytes of address space per spawn).
+    module = wasmgpu.Module(memory_module("0 10000"))
+    with pytest.raises(wasmgpu.ResourceLimitError, match="memory_pages"):
+        module.spawn(100_003, memory_pages=10_000, max_resident_bytes=None, **target)
+    if target.get("device") == "cpu":
+        # One such instance is address space the cpu device commits as it is written (ours: the
+        # original, with no cpu device, refuses it as a GPU does).
+        with module.spawn(1, memory_pages=10_000, max_resident_bytes=2**32 - 1, **target) as instances:
+            assert instances.call("grow", [10_000]) == [0]
+            assert instances.resident_bytes < 1 << 20
+    else:
+        with pytest.raises(wasmgpu.ResourceLimitError, match="memory_pages"):
+            module.spawn(1, memory_pages=10_000, max_resident_bytes=2**32 - 1, **target)
+
+
 def test_a_clock_that_does_not_advance_is_refused():
     with pytest.raises(ValueError, match="clock_resolution_ns"):
         wasmgpu.Wasi(clock_resolution_ns=0)
