@@ -197,10 +197,10 @@ def _run(options) -> int:
     spawn = dict(sized, device=options.device, allow_software=options.allow_software,
                  max_resident_bytes=options.max_resident_bytes)
     with module.spawn(options.instances, wasi=wasi, **spawn) as instances:
-        if "_initialize" in module.exports and options.invoke != "_initialize":
-            instances.call("_initialize")
         trap = None
         try:
+            if "_initialize" in module.exports and options.invoke != "_initialize":
+                instances.call("_initialize")
             instances.call(options.invoke)
         except wasmgpu.Trap as error:
             trap = error
