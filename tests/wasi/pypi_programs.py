@@ -63,7 +63,9 @@ def _extracted(requirement: str, source: bool, wanted) -> Path:
     if source:
         with tarfile.open(archive) as tar:
             members = [m for m in tar.getmembers() if m.isfile() and wanted(m.name)]
-            tar.extractall(target, members=members, filter="data")
+            # The "data" filter (no links, no paths outside) where this Python has it (3.11.4+).
+            safe = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
+            tar.extractall(target, members=members, **safe)
     else:
         with zipfile.ZipFile(archive) as wheel:
             wheel.extractall(target, members=[name for name in wheel.namelist() if wanted(name)])
