@@ -8,6 +8,7 @@ its resource controls, defaults and exception classes) with this project's exten
 import atexit
 
 from wasmgpu import _native
+from wasmgpu.compiled import CompiledModule, CompiledUnit
 from wasmgpu.errors import (GPUUnavailableError, InvalidModule, LinkError, MalformedModule, ModuleError,
                             ResourceLimitError, Trap, UnsupportedFeature, UnsupportedFeatureError, ValidationError,
                             WasmGPUError)
@@ -21,6 +22,6 @@ __version__: str = _native.__version__
 # C library's exit handlers would otherwise destroy LLVM's objects under a running build.
 atexit.register(_native.stop_background_builds)
 
-__all__ = ["__version__", "Module", "Wasi", "Export", "Import", "Instances", "CallStats", "Reference", "WasmGPUError",
+__all__ = ["__version__", "Module", "CompiledModule", "CompiledUnit", "Wasi", "Export", "Import", "Instances", "CallStats", "Reference", "WasmGPUError",
            "ValidationError", "MalformedModule", "InvalidModule", "ModuleError", "UnsupportedFeatureError",
            "UnsupportedFeature", "ResourceLimitError", "GPUUnavailableError", "LinkError", "Trap"]

@@ -111,7 +111,8 @@ class Instances:
     """Independent instances of one module. Use as a context manager (or call ``close()``)."""
 
     def __init__(self, module, native, count: int, device: str, adapter_info: Dict[str, Any],
-                 fuel: Optional[int], quantum: int, wasi=None, compiled: bool = False) -> None:
+                 fuel: Optional[int], quantum: int, wasi=None, compiled: bool = False, stack_size: int = 256,
+                 call_depth: int = 64) -> None:
         self._module = module
         self._compiled = compiled  # whether these instances run compiled mode
         self._native = native
@@ -128,6 +129,8 @@ class Instances:
                                                   "".join(_KIND_CODES[t] for t in results))
         self.fuel = fuel          # the default budget of a call (None: unlimited)
         self.quantum = quantum    # instructions per instance per dispatch
+        self.stack_size = stack_size  # value stack slots per instance
+        self.call_depth = call_depth  # nested frames per call
         self.last_call: Optional[CallStats] = None
         self.wasi = wasi          # the wasmgpu.Wasi the instances were built from (None: no WASI)
         # proc_exit's code per instance after it exited (None while it has not).
@@ -206,6 +209,28 @@ class Instances:
             raise FileNotFoundError(f"path: {path!r}: no such regular file in instance {instance}")
         return data
 
+    def write_file(self, path: str, data: bytes, *, instance: int = 0) -> None:
+        """Adds the regular file ``path`` holding ``data`` to instance ``instance``'s file system
+        (ours; the directories above it are created), so that each instance can be given its own
+        input before a call. ``FileExistsError`` when something has that name, ``ResourceLimitError``
+        when the instance's ``storage_size`` cannot hold it, ``ValueError`` for a bad path or when
+        ``max_files`` has no inode left. Runs no guest code."""
+        if not isinstance(path, str):
+            raise TypeError(f"path: expected a string, got {type(path).__name__}")
+        if not isinstance(data, (bytes, bytearray, memoryview)):
+            raise TypeError(f"data: expected bytes, got {type(data).__name__}")
+        instance = _check_index("instance", instance, self._count)
+        native = self._live()
+        if self.wasi is None:
+            raise ValueError(f"instance: instance {instance} has no file system (no WASI)")
+        from wasmgpu.module import _resolve_path
+
+        resolved = _resolve_path(path, "path")
+        status, _ = native.wasi_read_file(instance, resolved)
+        if status != "not found":
+            raise FileExistsError(f"path: {path!r} already exists in instance {instance}")
+        native.wasi_write_file(instance, resolved, bytes(data))
+
     def files(self, *, instance: int = 0) -> Dict[str, bytes]:
         """Every regular file of instance ``instance``'s file system, {path: bytes} (ours)."""
         instance = _check_index("instance", instance, self._count)
@@ -226,8 +251,8 @@ class Instances:
     def _check_fuel(fuel) -> Optional[int]:
         if isinstance(fuel, bool) or not isinstance(fuel, int):
             raise TypeError(f"fuel: expected an int (instructions per instance) or None, got {type(fuel).__name__}")
-        if not 0 <= fuel <= _U64:
-            raise ValueError(f"fuel: must be between 0 and 2**64 - 1, got {fuel}")
+        if not 1 <= fuel <= _U64:  # positive, as the original's
+            raise ValueError(f"fuel: must be between 1 and 2**64 - 1, got {fuel}")
         return fuel
 
     def _run(self, name: str, function: _Function, packed, fuel: Optional[int], cancel, stats: CallStats):
@@ -319,8 +344,18 @@ class Instances:
         if trapped:
             first = next(iter(trapped))
             raise Trap(f"{len(trapped)} of {self._count} instances trapped in {name!r}; instance {first}: "
-                       f"{trapped[first]}", trapped, values)
+                       f"{trapped[first]}{self._limit_hint(trapped[first], fuel)}", trapped, values)
         return values
+
+    def _limit_hint(self, reason: str, fuel: Optional[int]) -> str:
+        """The argument to change when a call stopped at a limit of ours, not the program's."""
+        if reason == "fuel exhausted":
+            return (f" (the call's fuel={fuel} instructions per instance ran out: pass a larger fuel= to call() "
+                    "or spawn(), or fuel=None for no limit)")
+        if reason == "call stack exhausted":
+            return (f" (stack_size={self.stack_size} slots or call_depth={self.call_depth} nested calls ran out: "
+                    "pass larger ones to spawn())")
+        return ""
 
     def _call_raw(self, name: str, rows: Sequence[Sequence[int]], fuel: Optional[int] = None):
         """For the spec runner and tests: arguments and results as raw 64-bit slot bit patterns

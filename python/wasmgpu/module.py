@@ -8,9 +8,12 @@ and validated in C++ (``wasmgpu._native.load_module``). ``Module.spawn`` creates
 from __future__ import annotations
 
 import os
-from typing import Dict, Iterable, List, Mapping, NamedTuple, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Dict, Iterable, List, Mapping, NamedTuple, Optional, Tuple, Union
 
 from wasmgpu import _native
+
+if TYPE_CHECKING:
+    from wasmgpu.compiled import CompiledModule
 
 EXECUTION_MODES = ("auto", "compiled", "interpreter")
 
@@ -244,6 +247,7 @@ class Module:
         self.export_list: List[Export] = [Export(name, kind) for name, kind, _ in self._native.exports]
         self.exports: Dict[str, str] = {entry.name: entry.kind for entry in self.export_list}
         self.imports: List[Import] = [Import(*entry) for entry in self._native.imports]
+        self._compiled = None  # module.compiled, made when first asked for
         if precompile is not None:
             self.precompile(precompile)
 
@@ -272,14 +276,20 @@ class Module:
         _native.precompile_vulkan(self._native, resolved["index"])
 
     @property
-    def compiled(self) -> Optional[Dict[str, object]]:
-        """Compiled mode's result (None for execution="interpreter"): ``units``,
-        ``functions`` (every defined function), ``blocks``, ``instructions``,
-        ``jump_table_entries`` and ``complete`` (every function compiled; never False: a
-        function is split across units, never dropped)."""
+    def compiled(self) -> Optional["CompiledModule"]:
+        """Compiled mode's partition (None for execution="interpreter"): a
+        ``wasmgpu.CompiledModule`` with the original's attributes (``complete``, ``functions``,
+        ``instructions``, ``total_instructions``, ``blocks``, ``regions``, ``source``,
+        ``source_for()``) and ours (``units``, ``jump_table_entries``); it is also a mapping of
+        our summary (``compiled["units"]``, ...)."""
         if self.execution == "interpreter":
             return None
-        return _native.compiled_summary(self._native)
+        if self._compiled is None:
+            from wasmgpu.compiled import CompiledModule
+
+            imports_wasi = any(entry.module == "wasi_snapshot_preview1" for entry in self.imports)
+            self._compiled = CompiledModule(self._native, imports_wasi)
+        return self._compiled
 
     def spawn(self, count: int, *, memory_pages: Optional[int] = None, table_elements: Optional[int] = None,
               stack_size: int = 256, call_depth: int = 64, fuel: Optional[int] = 10_000_000, quantum: int = 4096,

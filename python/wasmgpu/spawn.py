@@ -113,12 +113,14 @@ def spawn(module, count, *, memory_pages, table_elements, stack_size, call_depth
     count = check_int("count", count, 0, _U32)
     memory_pages = check_int("memory_pages", memory_pages, 0, 65535, allow_none=True)
     table_elements = check_int("table_elements", table_elements, 0, _U32, allow_none=True)
-    stack_size = check_int("stack_size", stack_size, 2, 2**28)
+    # stack_size is positive, as the original's; a stack too small for the module's frames is a
+    # ResourceLimitError (instance_image.cpp) naming the size to set.
+    stack_size = check_int("stack_size", stack_size, 1, 2**28)
     call_depth = check_int("call_depth", call_depth, 1, _U32)
-    fuel = check_int("fuel", fuel, 0, _U64, allow_none=True)
+    fuel = check_int("fuel", fuel, 1, _U64, allow_none=True)  # positive (the original's); None: no limit (ours)
     quantum = check_int("quantum", quantum, 1, _U32)
     batch_size = check_int("batch_size", batch_size, 1, _U32, allow_none=True)
-    max_resident_bytes = check_int("max_resident_bytes", max_resident_bytes, 0, _U64, allow_none=True)
+    max_resident_bytes = check_int("max_resident_bytes", max_resident_bytes, 1, _U64, allow_none=True)
     budget = _U64 if max_resident_bytes is None else max_resident_bytes
     wasi = _check_wasi(module, wasi)
     files = wasi.merged_files(module.files) if wasi is not None else {}
@@ -136,11 +138,16 @@ def spawn(module, count, *, memory_pages, table_elements, stack_size, call_depth
             native = _native.spawn_vulkan(module._native, count, options, wasi, files, device["index"])
     except InstantiationTrapped as trapped:
         reason = str(trapped)
-        raise Trap(f"instantiation trapped: {reason}", {i: reason for i in range(count)}, [None] * count) from None
+        hint = {"fuel exhausted": f" (spawn's fuel={fuel} bounds the start function: pass a larger fuel= or None)",
+                "call stack exhausted": f" (stack_size={stack_size} slots or call_depth={call_depth} nested calls ran "
+                                        "out: pass larger ones to spawn())"}.get(reason, "")
+        raise Trap(f"instantiation trapped: {reason}{hint}", {i: reason for i in range(count)},
+                   [None] * count) from None
+    limits = {"stack_size": stack_size, "call_depth": call_depth}
     if device == "cpu":
-        return Instances(module, native, count, "cpu", _cpu_adapter_info(), fuel, quantum, wasi, compiled)
+        return Instances(module, native, count, "cpu", _cpu_adapter_info(), fuel, quantum, wasi, compiled, **limits)
     return Instances(module, native, count, device["name"], _vulkan_adapter_info(device), fuel, quantum, wasi,
-                     compiled)
+                     compiled, **limits)
 
 
 __all__ = ["spawn", "resolve_device", "check_int"]

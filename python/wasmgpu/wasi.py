@@ -122,6 +122,8 @@ class Wasi:
         self.seed = seed if isinstance(seed, int) else self.key
         self.clock_epoch_ns = _check_clock("clock_epoch_ns", clock_epoch_ns)
         self.clock_resolution_ns = _check_clock("clock_resolution_ns", clock_resolution_ns)
+        if self.clock_resolution_ns == 0:  # a clock that never advances (the original refuses it too)
+            raise ValueError("clock_resolution_ns: must be at least 1 nanosecond per instruction, got 0")
         self.preopen = _check_preopen(preopen)
 
     def merged_files(self, module_files: Mapping[str, bytes]) -> Dict[str, bytes]:

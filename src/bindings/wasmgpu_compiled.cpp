@@ -69,6 +69,20 @@ nb::dict compiled_summary(NativeModule& module) {
   return result;
 }
 
+// Per unit: (the module-space indices of the functions with blocks in it, its block count,
+// its instruction count): what module.compiled.regions lists.
+nb::list compiled_units(NativeModule& module) {
+  const wasm::compiler::CompiledModule& compiled = compiled_of(module);
+  const std::uint32_t imported = module.module.imported_functions;
+  nb::list units;
+  for (const wasm::compiler::Unit& unit : compiled.layout().units) {
+    nb::list functions;
+    for (const std::uint32_t defined : unit.functions) functions.append(imported + defined);
+    units.append(nb::make_tuple(nb::tuple(functions), unit.blocks.size(), unit.instruction_count));
+  }
+  return units;
+}
+
 nb::dict compile_counters(NativeModule& module) {
   const wasm::CompileCounters counters = compiled_of(module).counters();
   nb::dict result;
@@ -148,6 +162,7 @@ void bind_compiled(nb::module_& module) {
       },
       "Drops queued background builds and waits for running ones (called at interpreter exit)");
   module.def("compile_counters", &compile_counters, "module"_a);
+  module.def("compiled_units", &compiled_units, "module"_a);
   module.def(
       "compiled_unit_source",
       [](NativeModule& module, std::uint32_t unit, const std::string& device) {

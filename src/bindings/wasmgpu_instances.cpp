@@ -12,6 +12,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <string_view>
 #include <vector>
 
 #include "bindings/wasmgpu_native_module.hpp"
@@ -207,6 +208,14 @@ nb::tuple wasi_read_file(wasm::InstanceSet& self, std::uint32_t instance, const 
   return nb::make_tuple(status, nb::bytes(file.bytes.data(), file.bytes.size()));
 }
 
+// Adds a regular file to one instance's file system (wasi_config.hpp, add_wasi_file).
+void wasi_write_file(wasm::InstanceSet& self, std::uint32_t instance, const std::string& path, nb::bytes data) {
+  std::vector<std::uint32_t> region = self.wasi_region(instance);
+  if (region.empty()) throw std::invalid_argument("instance: has no file system (no WASI)");
+  wasm::add_wasi_file(region, path, std::string_view(static_cast<const char*>(data.data()), data.size()));
+  self.set_wasi_region(instance, region);
+}
+
 // Every regular file of the instance's file system: {path: bytes}.
 nb::dict wasi_files(wasm::InstanceSet& self, std::uint32_t instance) {
   nb::dict files;
@@ -257,6 +266,7 @@ void bind_instances(nb::module_& module) {
       .def("wasi_stream", &wasi_stream, "instance"_a, "stream"_a)
       .def("wasi_read_file", &wasi_read_file, "instance"_a, "path"_a)
       .def("wasi_files", &wasi_files, "instance"_a)
+      .def("wasi_write_file", &wasi_write_file, "instance"_a, "path"_a, "data"_a)
       .def("program_image", &wasm::InstanceSet::program_image);
 
   nb::class_<PackedArguments>(module, "PackedArguments").def("__len__", [](const PackedArguments& self) {

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <span>
 #include <stdexcept>
 #include <string>
 
@@ -91,6 +92,40 @@ std::uint64_t executed_of(const std::uint32_t* state) {
   return std::uint64_t{state[dev::S_EXECUTED]} | (std::uint64_t{state[dev::S_EXECUTED + 1]} << 32);
 }
 
+// An anonymous private mapping of `bytes`, reserved without committing: the kernel provides
+// zero pages on first touch and counts nothing against the commit limit (MAP_NORESERVE), so a
+// reservation costs only the pages the instances use. Null when the address space is refused.
+std::uint32_t* map_zero_pages(std::size_t bytes) {
+  void* mapped = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  return mapped == MAP_FAILED ? nullptr : static_cast<std::uint32_t*>(mapped);
+}
+
+// Hands every page of a mapping back (they read as zero pages again).
+void release_pages(std::uint32_t* words, std::size_t count) {
+  if (words != nullptr && madvise(words, count * 4, MADV_DONTNEED) != 0) std::memset(words, 0, count * 4);
+}
+
+// No word of a slice that every call writes (a memory's pages are the program's to touch).
+constexpr std::size_t kNoTouchedWord = ~std::size_t{0};
+
+// The bytes one instance's slice of `words` words commits once `runs` are written into its
+// zero pages, plus the 4 KiB block holding word `touched` (one that every call writes, else
+// kNoTouchedWord): the pages the runs' 4 KiB blocks cover, at most the slice itself. Slices of
+// a size that is not a multiple of 4 KiB start anywhere in a page, so a run may cover one
+// page more than its blocks.
+std::uint64_t committed_slice_bytes(std::span<const WordRun> runs, std::size_t words, std::size_t touched) {
+  constexpr std::size_t kBlockWords = 4096 / 4;
+  const std::uint64_t straddle = words % kBlockWords == 0 ? 0 : 1;
+  std::uint64_t blocks = 0;
+  bool touched_in_runs = false;
+  for (const WordRun& run : runs) {
+    blocks += (run.count + kBlockWords - 1) / kBlockWords + straddle;
+    touched_in_runs = touched_in_runs || (touched >= run.first && touched - run.first < run.count);
+  }
+  if (!touched_in_runs && touched < words) blocks += 1 + straddle;
+  return std::min<std::uint64_t>(blocks * 4096, 4ull * words);
+}
+
 std::uint64_t physical_memory_bytes() {
   const long pages = sysconf(_SC_PHYS_PAGES);
   const long page_size = sysconf(_SC_PAGE_SIZE);
@@ -123,11 +158,18 @@ void prefetch_state(const std::uint32_t* s, std::uint32_t stack) {
 
 void CpuInstances::prefetch_instance(std::uint32_t i) const {
   if (i >= count_) return;
-  prefetch_state(state_.data() + std::size_t{i} * image_.state_words, image_.program[dev::H_STACK]);
+  prefetch_state(state_.get() + std::size_t{i} * image_.state_words, image_.program[dev::H_STACK]);
 }
 
 std::uint64_t CpuInstances::estimate_bytes(const InstanceImage& image, std::uint32_t count) {
-  return 4ull * (std::uint64_t{count} * (std::uint64_t{image.state_words} + image.memory_words) + image.program.size());
+  const std::uint64_t state =
+      committed_slice_bytes(image.state_nonzero_runs, image.state_words, image.program[dev::H_STACK]);
+  const std::uint64_t memory = committed_slice_bytes(image.memory_nonzero_runs, image.memory_words, kNoTouchedWord);
+  return std::uint64_t{count} * (state + memory) + 4ull * image.program.size();
+}
+
+std::uint64_t CpuInstances::reserved_bytes(const InstanceImage& image, std::uint32_t count) {
+  return 4ull * std::uint64_t{count} * (std::uint64_t{image.state_words} + image.memory_words);
 }
 
 CpuInstances::CpuInstances(const Module& module, std::uint32_t count, const ReserveOptions& options,
@@ -144,30 +186,46 @@ CpuInstances::CpuInstances(const Module& module, std::uint32_t count, const Rese
   }
   global_count_ = static_cast<std::uint32_t>(module.global_types.size());
   if (image_.instantiation_trap != 0) throw InstantiationTrap(image_.instantiation_trap);
-  // Fail before allocating anything when the spawn exceeds its budget or this machine's memory.
+  // Fail before allocating anything when the spawn exceeds its budget, this machine's memory or
+  // the address space the device reserves, or asks for a batch no dispatch holds.
+  if (limits.batch_size && *limits.batch_size > kMaxBatchInstances) {
+    throw ResourceLimit("batch_size: the cpu device holds at most " + std::to_string(kMaxBatchInstances) +
+                        " instances per batch (65,535 workgroups of 64, as a Vulkan dispatch), got " +
+                        std::to_string(*limits.batch_size));
+  }
+  const std::uint64_t reserved = reserved_bytes(image_, count);
+  if (reserved > kMaxReservedBytes) {
+    throw ResourceLimit("memory_pages: " + std::to_string(count) + " instances reserve " + std::to_string(reserved) +
+                        " bytes of address space (state " + std::to_string(4ull * image_.state_words) + " + memory " +
+                        std::to_string(4ull * image_.memory_words) +
+                        " per instance), more than the cpu device reserves (" + std::to_string(kMaxReservedBytes) +
+                        "); lower count, memory_pages or stack_size");
+  }
   const std::uint64_t bytes = estimate_bytes(image_, count);
   check_budget(bytes, limits, count);
   const std::uint64_t available = physical_memory_bytes();
   if (bytes > available) {
     throw ResourceLimit("count: " + std::to_string(count) + " instances need " + std::to_string(bytes) +
-                        " bytes (state " + std::to_string(4ull * image_.state_words) + " + memory " +
-                        std::to_string(4ull * image_.memory_words) +
-                        " per instance), more than the cpu device's memory (" + std::to_string(available) +
+                        " bytes, more than the cpu device's memory (" + std::to_string(available) +
                         "); lower count, memory_pages or stack_size");
   }
-  state_.resize(std::size_t{count} * image_.state_words);
+  state_total_words_ = std::size_t{count} * image_.state_words;
   memory_total_words_ = std::size_t{count} * image_.memory_words;
-  if (memory_total_words_ != 0) {
-    const std::size_t mapping_bytes = memory_total_words_ * 4;
-    void* mapped = mmap(nullptr, mapping_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (mapped == MAP_FAILED) throw std::bad_alloc();
-    memory_ = std::unique_ptr<std::uint32_t, Unmap>(static_cast<std::uint32_t*>(mapped), Unmap{mapping_bytes});
+  for (auto [words, into] : {std::pair{state_total_words_, &state_}, std::pair{memory_total_words_, &memory_}}) {
+    if (words == 0) continue;
+    std::uint32_t* mapped = map_zero_pages(words * 4);
+    if (mapped == nullptr) {
+      throw ResourceLimit("memory_pages: the operating system refused to reserve " + std::to_string(words * 4) +
+                          " bytes of address space for " + std::to_string(count) +
+                          " instances; lower count, memory_pages or stack_size");
+    }
+    *into = std::unique_ptr<std::uint32_t, Unmap>(mapped, Unmap{words * 4});
   }
   instantiate();
 }
 
 std::uint64_t CpuInstances::resident_bytes() const noexcept {
-  return 4ull * (state_.size() + memory_total_words_ + image_.program.size());
+  return estimate_bytes(image_, count_);
 }
 
 void CpuInstances::Unmap::operator()(std::uint32_t* p) const noexcept {
@@ -175,17 +233,22 @@ void CpuInstances::Unmap::operator()(std::uint32_t* p) const noexcept {
 }
 
 void CpuInstances::instantiate() {
-  if (instantiated_ && memory_) {
+  if (instantiated_) {
     // reset(): every page back to the kernel, which maps zero pages again on the next access
-    // (private anonymous memory), so the memories are as fresh as at spawn, grown pages included.
-    const std::size_t bytes = memory_total_words_ * 4;
-    if (madvise(memory_.get(), bytes, MADV_DONTNEED) != 0) std::memset(memory_.get(), 0, bytes);
+    // (private anonymous memory), so the instances are as fresh as at spawn, grown pages included.
+    release_pages(state_.get(), state_total_words_);
+    release_pages(memory_.get(), memory_total_words_);
   }
   for_each_instance(count_, [&](std::uint32_t i) {
-    std::memcpy(state(i), image_.state.data(), image_.state.size() * 4);
-    if (image_.wasi_words != 0) set_wasi_instance(std::span(state(i) + image_.wasi_offset, image_.wasi_words), i);
-    // A memory holds only zero pages here: writing only the blocks that hold data leaves the
-    // rest untouched, so the kernel commits (and clears) only pages the program uses.
+    // States and memories hold only zero pages here: writing only the blocks of the templates
+    // that hold data leaves the rest untouched, so the kernel commits (and clears) only the
+    // pages that hold data or that the program uses (the WASI region's block store, a large
+    // value stack and most of a memory stay uncommitted).
+    std::uint32_t* s = state(i);
+    for (const WordRun& run : image_.state_nonzero_runs) {
+      std::memcpy(s + run.first, image_.state.data() + run.first, run.count * 4);
+    }
+    if (image_.wasi_words != 0) set_wasi_instance(std::span(s + image_.wasi_offset, image_.wasi_words), i);
     if (std::uint32_t* m = memory(i); m != nullptr) {
       for (const WordRun& run : image_.memory_nonzero_runs) {
         std::memcpy(m + run.first, image_.memory.data() + run.first, run.count * 4);
@@ -318,7 +381,7 @@ StepProgress CpuInstances::step(std::uint32_t quantum) {
   };
   const Pass shared{image_.program.data(),
                     image_.program[dev::H_STACK],
-                    state_.data(),
+                    state_.get(),
                     image_.state_words,
                     memory_.get(),
                     image_.memory_words,
@@ -524,7 +587,7 @@ CallOutcome CpuInstances::outcome(std::uint32_t result_count) {
   for (std::uint32_t i = 0; i < count_; ++i) {
     if (noted && result.status[i] != 0) continue;
     prefetch_instance(i + kPrefetchAhead);
-    const std::uint32_t* s = state_.data() + std::size_t{i} * image_.state_words;
+    const std::uint32_t* s = state_.get() + std::size_t{i} * image_.state_words;
     read_outcome(i, s, result_count, result);
     result.executed += std::uint64_t{s[dev::S_EXECUTED]} | (std::uint64_t{s[dev::S_EXECUTED + 1]} << 32);
   }
@@ -534,7 +597,7 @@ CallOutcome CpuInstances::outcome(std::uint32_t result_count) {
 std::uint32_t CpuInstances::memory_size_bytes(std::uint32_t instance) {
   settle_pending_call();
   if (instance >= count_) throw std::out_of_range("instance: out of range");
-  return state_[std::size_t{instance} * image_.state_words + dev::S_PAGES] * 65536u;
+  return state_.get()[std::size_t{instance} * image_.state_words + dev::S_PAGES] * 65536u;
 }
 
 void CpuInstances::read_memory(std::uint32_t instance, std::uint64_t address, std::span<std::uint8_t> out) {
@@ -570,7 +633,7 @@ std::uint64_t CpuInstances::global_value(std::uint32_t instance, std::uint32_t g
   settle_pending_call();
   if (instance >= count_) throw std::out_of_range("instance: out of range");
   if (global >= global_count_) throw std::out_of_range("global: out of range");
-  const std::uint32_t* s = state_.data() + std::size_t{instance} * image_.state_words + image_.globals_offset;
+  const std::uint32_t* s = state_.get() + std::size_t{instance} * image_.state_words + image_.globals_offset;
   return std::uint64_t{s[2 * global]} | (std::uint64_t{s[2 * global + 1]} << 32);
 }
 
@@ -583,6 +646,13 @@ std::vector<std::uint32_t> CpuInstances::wasi_region(std::uint32_t instance) {
   if (instance >= count_) throw std::out_of_range("instance: out of range");
   const std::uint32_t* region = state(instance) + image_.wasi_offset;
   return {region, region + image_.wasi_words};
+}
+
+void CpuInstances::set_wasi_region(std::uint32_t instance, std::span<const std::uint32_t> region) {
+  settle_pending_call();
+  if (instance >= count_) throw std::out_of_range("instance: out of range");
+  if (region.size() != image_.wasi_words) throw std::invalid_argument("region: not this spawn's WASI region");
+  std::copy(region.begin(), region.end(), state(instance) + image_.wasi_offset);
 }
 
 }  // namespace wavestack::wasm

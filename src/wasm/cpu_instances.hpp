@@ -31,8 +31,17 @@ class CpuInstances final : public InstanceSet {
   CpuInstances(const Module& module, std::uint32_t count, const ReserveOptions& options, const SpawnLimits& limits,
                std::span<const std::uint32_t> wasi_region = {}, std::shared_ptr<CompiledCode> compiled = nullptr);
 
-  // Bytes a spawn of `count` instances of `image` holds: what resident_bytes() will report.
+  // Bytes a spawn of `count` instances of `image` commits: the program image, and per instance
+  // the 4 KiB blocks of its state and memory that the templates' data fills plus the block of
+  // the value stack every call writes. The rest of each reservation is address space that the
+  // kernel commits when the program first touches it (a page of memory a program writes, its
+  // deeper stack, its files' storage). What resident_bytes() reports, checked against
+  // max_resident_bytes.
   [[nodiscard]] static std::uint64_t estimate_bytes(const InstanceImage& image, std::uint32_t count);
+  // The address space a spawn reserves: every instance's whole state and memory_pages.
+  [[nodiscard]] static std::uint64_t reserved_bytes(const InstanceImage& image, std::uint32_t count);
+  // At most 2^45 bytes (32 TiB, a quarter of x86-64's user address space) reserved per spawn.
+  static constexpr std::uint64_t kMaxReservedBytes = std::uint64_t{1} << 45;
 
   [[nodiscard]] std::uint32_t count() const noexcept override { return count_; }
   [[nodiscard]] std::uint64_t resident_bytes() const noexcept override;
@@ -48,6 +57,7 @@ class CpuInstances final : public InstanceSet {
   void write_memory(std::uint32_t instance, std::uint64_t address, std::span<const std::uint8_t> data) override;
   [[nodiscard]] std::uint64_t global_value(std::uint32_t instance, std::uint32_t global) override;
   [[nodiscard]] std::vector<std::uint32_t> wasi_region(std::uint32_t instance) override;
+  void set_wasi_region(std::uint32_t instance, std::span<const std::uint32_t> region) override;
   [[nodiscard]] const std::vector<std::uint32_t>& program_image() const noexcept override { return image_.program; }
 
  private:
@@ -72,7 +82,7 @@ class CpuInstances final : public InstanceSet {
   // records executed when the quantum began).
   std::uint32_t continue_run(const CpuInstanceView& view, std::uint32_t quantum, std::uint32_t budget,
                              std::uint32_t unit, std::uint32_t status, std::uint64_t start);
-  std::uint32_t* state(std::uint32_t i) { return state_.data() + std::size_t{i} * image_.state_words; }
+  std::uint32_t* state(std::uint32_t i) { return state_.get() + std::size_t{i} * image_.state_words; }
   // Passes over the instances touch each one's control words and the start of its value stack,
   // one instance after another: fetching those lines a few instances ahead hides the cache
   // misses that dominate short calls (10,000 instances' states are tens of megabytes).
@@ -112,10 +122,11 @@ class CpuInstances final : public InstanceSet {
   InstanceImage image_;
   std::optional<std::uint32_t> start_;
   SpawnLimits limits_;
-  std::vector<std::uint32_t> state_;
-  // An anonymous mapping: the operating system provides zero pages lazily, so a large
+  // Anonymous mappings: the operating system provides zero pages lazily, so a large
   // reservation costs only what the instances touch, and reset() can hand every page back at
   // once (MADV_DONTNEED) instead of clearing it.
+  std::unique_ptr<std::uint32_t, Unmap> state_;
+  std::size_t state_total_words_ = 0;
   std::unique_ptr<std::uint32_t, Unmap> memory_;
   std::size_t memory_total_words_ = 0;
   std::uint32_t global_count_ = 0;

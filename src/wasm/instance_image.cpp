@@ -202,7 +202,8 @@ InstanceImage build_instance_image(const Module& module, const LinkedImports& im
   if (options.stack_slots < std::max<std::uint64_t>(frame, 2)) {
     throw ResourceLimit("stack_size: " + std::to_string(options.stack_slots) +
                         " slots cannot hold one frame of the module's largest function (" + std::to_string(frame) +
-                        " slots: parameters, locals, operands and 2 for the frame)");
+                        " slots: parameters, locals, operands and 2 for the frame); set stack_size= to at least " +
+                        std::to_string(std::max<std::uint64_t>(frame, 2)) + ", more for nested calls");
   }
   if (options.call_depth == 0) throw std::invalid_argument("call_depth: must be at least 1");
   program[dev::H_STACK_SLOTS] = options.stack_slots;
@@ -284,6 +285,7 @@ InstanceImage build_instance_image(const Module& module, const LinkedImports& im
     }
   }
   image.memory_nonzero_runs = nonzero_block_runs(image.memory);
+  image.state_nonzero_runs = nonzero_block_runs(image.state);
   return image;
 }
 

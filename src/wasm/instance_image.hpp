@@ -44,6 +44,9 @@ struct InstanceImage {
   // The 4 KiB blocks of `memory` that hold a non-zero byte, merged into runs: all that a zeroed
   // memory needs written to become the initial one.
   std::vector<WordRun> memory_nonzero_runs;
+  // Likewise for `state` (4 KiB blocks counted from the state's first word): what the cpu
+  // device copies into an instance's zero pages.
+  std::vector<WordRun> state_nonzero_runs;
   std::uint32_t state_words = 0;  // per-instance strides
   std::uint32_t memory_words = 0;
   std::uint32_t memory_capacity_pages = 0;

@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "wasm/resource_limit.hpp"
+
 namespace wavestack::wasm {
 
 // Instantiation failed: an active segment was out of bounds or the start function trapped.
@@ -26,13 +28,10 @@ class InstantiationTrap : public std::runtime_error {
   std::uint32_t code_;
 };
 
-// A spawn would exceed a budget (max_resident_bytes, stack_size) or a device limit (memory,
-// buffer range, batch size); thrown before anything is allocated. The message names the
-// argument to change.
-class ResourceLimit : public std::runtime_error {
- public:
-  explicit ResourceLimit(const std::string& what) : std::runtime_error(what) {}
-};
+// The most instances one batch (one dispatch) holds on a device without a limit of its own:
+// 65,535 workgroups of 64, the dispatch every Vulkan device guarantees. The cpu device applies
+// it, so that a spawn accepted there is not refused on a GPU for its batch_size.
+inline constexpr std::uint64_t kMaxBatchInstances = 65535ull * 64;
 
 // What a spawn is given besides the reservations.
 struct SpawnLimits {
@@ -87,6 +86,8 @@ class InstanceSet {
   [[nodiscard]] virtual std::uint64_t global_value(std::uint32_t instance, std::uint32_t global) = 0;
   // A copy of the instance's WASI region (empty without WASI), for wasi_inspect.hpp.
   [[nodiscard]] virtual std::vector<std::uint32_t> wasi_region(std::uint32_t instance) = 0;
+  // Replaces the instance's WASI region (a changed copy of wasi_region(instance), as long).
+  virtual void set_wasi_region(std::uint32_t instance, std::span<const std::uint32_t> region) = 0;
   // The program image every instance runs (tests inspect compiled mode's form of it).
   [[nodiscard]] virtual const std::vector<std::uint32_t>& program_image() const noexcept = 0;
 

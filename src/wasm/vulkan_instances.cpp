@@ -432,4 +432,13 @@ std::vector<std::uint32_t> VulkanInstances::wasi_region(std::uint32_t instance) 
   return region;
 }
 
+void VulkanInstances::set_wasi_region(std::uint32_t instance, std::span<const std::uint32_t> region) {
+  std::uint32_t local = 0;
+  Group& group = group_of(instance, local);
+  if (region.size() != image_.wasi_words) throw std::invalid_argument("region: not this spawn's WASI region");
+  std::lock_guard lock(device_->mutex);
+  device_->context.upload(group.state, std::as_bytes(region),
+                          4ull * (std::size_t{local} * image_.state_words + image_.wasi_offset));
+}
+
 }  // namespace wavestack::wasm

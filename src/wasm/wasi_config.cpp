@@ -6,6 +6,7 @@
 
 #include "runtime/error.hpp"
 #include "wasm/device/numerics.hpp"
+#include "wasm/resource_limit.hpp"
 
 namespace wavestack::wasm::device {
 namespace {
@@ -169,13 +170,24 @@ std::vector<std::uint32_t> build_wasi_region(const WasiConfig& config) {
       config.preopen.find('\0') != std::string::npos) {
     throw InvalidArgument("preopen", "must be 1 to 255 bytes without NUL");
   }
-  if (config.max_files < dev::WASI_RESERVED_INODES || config.max_files > kMaxTableRecords) {
-    throw InvalidArgument("max_files", "must be between 4 and 2^20 (4 entries are reserved)");
+  // Below the minimum is a bad argument (ValueError); above what one instance's region can hold
+  // is a resource limit (ResourceLimitError), as the original package classes them.
+  if (config.max_files < dev::WASI_RESERVED_INODES) {
+    throw InvalidArgument("max_files", "must be at least 4 (4 entries are reserved)");
   }
-  if (config.max_fds < 4 || config.max_fds > kMaxTableRecords) {
-    throw InvalidArgument("max_fds", "must be between 4 and 2^20 (fds 0..3 are reserved)");
+  if (config.max_files > kMaxTableRecords) {
+    throw ResourceLimit("max_files: " + std::to_string(config.max_files) +
+                        " inodes exceed what one instance's file system holds (at most 2^20); lower max_files");
   }
-  if (config.storage_size > kMaxStorage) throw InvalidArgument("storage_size", "must be at most 2^30 bytes");
+  if (config.max_fds < 4) throw InvalidArgument("max_fds", "must be at least 4 (fds 0..3 are reserved)");
+  if (config.max_fds > kMaxTableRecords) {
+    throw ResourceLimit("max_fds: " + std::to_string(config.max_fds) +
+                        " descriptors exceed what one instance holds (at most 2^20); lower max_fds");
+  }
+  if (config.storage_size > kMaxStorage) {
+    throw ResourceLimit("storage_size: " + std::to_string(config.storage_size) +
+                        " bytes exceed what one instance's file system holds (at most 2^30); lower storage_size");
+  }
   if (config.clock_resolution_ns == 0) throw InvalidArgument("clock_resolution_ns", "must be at least 1");
   if (const auto* seed = std::get_if<std::uint32_t>(&config.seed); seed != nullptr && *seed == 0) {
     throw InvalidArgument("seed", "must be nonzero (or a 32-byte key)");
@@ -187,7 +199,9 @@ std::vector<std::uint32_t> build_wasi_region(const WasiConfig& config) {
     content += bytes.size();
   }
   if (content > config.storage_size) {
-    throw InvalidArgument("storage_size", "smaller than stdin and the files (" + std::to_string(content) + " bytes)");
+    throw ResourceLimit("storage_size: " + std::to_string(config.storage_size) +
+                        " bytes cannot hold stdin and the files (" + std::to_string(content) +
+                        " bytes); raise storage_size");
   }
 
   // Layout (wasi_layout.glsl).
@@ -220,7 +234,9 @@ std::vector<std::uint32_t> build_wasi_region(const WasiConfig& config) {
   at += blocks;
   const std::uint64_t blocks_at = at;
   at += blocks * dev::WASI_BLOCK_WORDS;
-  if (at >= 0xFFFFFFFFull) throw InvalidArgument("storage_size", "makes the WASI region exceed 2^32 words");
+  if (at >= 0xFFFFFFFFull) {
+    throw ResourceLimit("storage_size / max_files: one instance's WASI region would exceed 2^32 words; lower them");
+  }
 
   std::vector<std::uint32_t> region(static_cast<std::size_t>(at), 0u);
   auto u32 = [](std::uint64_t v) { return static_cast<std::uint32_t>(v); };
@@ -314,6 +330,30 @@ std::vector<std::uint32_t> build_wasi_region(const WasiConfig& config) {
 
 void set_wasi_instance(std::span<std::uint32_t> region, std::uint32_t instance) {
   region[dev::WASI_H_INSTANCE] = instance;
+}
+
+void add_wasi_file(std::vector<std::uint32_t>& region, std::string_view path, std::string_view content) {
+  if (region.size() <= dev::WASI_HEADER_WORDS || region[dev::WASI_H_MAGIC] != dev::WASI_MAGIC) {
+    throw std::logic_error("add_wasi_file: not a WASI region");
+  }
+  const std::vector<std::string_view> parts = split_path(path);
+  const std::uint64_t free_bytes = std::uint64_t{region[dev::WASI_H_QUOTA]} - region[dev::WASI_H_USED];
+  if (content.size() > free_bytes) {
+    throw ResourceLimit("storage_size: " + std::to_string(content.size()) + " bytes do not fit the " +
+                        std::to_string(free_bytes) + " left of the instance's storage_size of " +
+                        std::to_string(region[dev::WASI_H_QUOTA]) + "; raise storage_size");
+  }
+  const dev::uvec2 now(region[dev::WASI_H_CLOCK_EPOCH], region[dev::WASI_H_CLOCK_EPOCH + 1]);
+  dev::building = &region;
+  try {
+    create_file(parts, path, content, now);
+  } catch (...) {
+    dev::building = nullptr;
+    throw;
+  }
+  dev::building = nullptr;
+  // The path buffers are the device's scratch, zero between calls (build_wasi_region).
+  std::fill_n(region.begin() + region[dev::WASI_H_PATH_A], 2 * dev::WASI_PATH_BUF_WORDS, 0u);
 }
 
 }  // namespace wavestack::wasm

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -46,5 +47,12 @@ struct WasiConfig {
 
 // Sets the instance index (the ChaCha20 nonce) in a copy of the image.
 void set_wasi_instance(std::span<std::uint32_t> region, std::uint32_t instance);
+
+// Adds the regular file `path` (as WasiConfig::files names them) holding `content` to an
+// instance's region, creating the directories above it, as the configuration's files are added
+// (every time stamp the configured epoch). Throws runtime::InvalidArgument naming "path" for a
+// bad or existing path or "max_files" when no inode is left, ResourceLimit naming storage_size
+// when the content does not fit; the region may then be half-changed, so callers work on a copy.
+void add_wasi_file(std::vector<std::uint32_t>& region, std::string_view path, std::string_view content);
 
 }  // namespace wavestack::wasm

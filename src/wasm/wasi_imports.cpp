@@ -36,10 +36,13 @@ void check_wasi_imports(const Module& module) {
     }
     const FuncType& type = module.types.at(import.type_index);
     const FuncType expected = wasi_func_type(*signature);
+    // A known WASI function imported with another type is a broken module, not a feature we
+    // lack: the original package raises ValidationError, and the spec's linker says
+    // "incompatible import type".
     if (type.params != expected.params || type.results != expected.results) {
-      throw UnsupportedFeature(
-          import.offset, "WASI",
-          what + " has the signature " + signature_text(type) + "; WASI preview 1 defines " + signature_text(expected));
+      throw InvalidModule(import.offset, "incompatible import type: " + what + " has the signature " +
+                                             signature_text(type) + "; WASI preview 1 defines " +
+                                             signature_text(expected));
     }
   }
 }

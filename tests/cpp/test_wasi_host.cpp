@@ -10,6 +10,7 @@
 
 #include "runtime/error.hpp"
 #include "wasi_test_harness.hpp"
+#include "wasm/resource_limit.hpp"
 #include "wasm/wasi_inspect.hpp"
 #include "wasm/wasi_signatures.hpp"
 
@@ -18,11 +19,16 @@ namespace {
 
 using wasm::WasiConfig;
 
+// The argument a bad configuration names: an InvalidArgument's, or "limit:" and the field a
+// ResourceLimit's message starts with (a quota beyond one instance, content beyond the storage).
 std::string invalid_field(const WasiConfig& config) {
   try {
     (void)wasm::build_wasi_region(config);
   } catch (const runtime::InvalidArgument& e) {
     return e.argument();
+  } catch (const wasm::ResourceLimit& e) {
+    const std::string what = e.what();
+    return "limit:" + what.substr(0, what.find(':'));
   }
   return "";
 }
@@ -52,10 +58,16 @@ TEST(WasiHost, ConfigurationErrorsNameTheField) {
   c = {};
   c.storage_size = 10;
   c.stdin_bytes = std::string(11, 'x');
-  EXPECT_EQ(invalid_field(c), "storage_size");
+  EXPECT_EQ(invalid_field(c), "limit:storage_size");
   c = {};
   c.storage_size = (1u << 30) + 1;
-  EXPECT_EQ(invalid_field(c), "storage_size");
+  EXPECT_EQ(invalid_field(c), "limit:storage_size");
+  c = {};
+  c.max_files = (1u << 20) + 1;
+  EXPECT_EQ(invalid_field(c), "limit:max_files");
+  c = {};
+  c.max_fds = (1u << 20) + 1;
+  EXPECT_EQ(invalid_field(c), "limit:max_fds");
   for (const char* bad : {"", "/abs", "a//b", "a/", "./a", "a/../b", "bad\xff"}) {
     c = {};
     c.files = {{bad, "x"}};

@@ -225,9 +225,22 @@ def test_default_fuel_stops_a_runaway_call(worker, target):
             instances.call("forever")
         assert raised.value.traps == {0: "fuel exhausted", 1: "fuel exhausted"}
         assert instances.last_call.instructions == 2 * fuel
-        with pytest.raises(wasmgpu.Trap):
+        with pytest.raises(wasmgpu.Trap) as raised:
             instances.call("forever", fuel=1000)  # a call's fuel overrides the default
         assert instances.last_call.instructions == 2 * 1000
+        # The message says which argument to change; the reasons stay the spec's words.
+        assert re.search(r"fuel exhausted \(the call's fuel=1000 instructions .* fuel=None for no limit\)",
+                         str(raised.value))
+        assert raised.value.traps == {0: "fuel exhausted", 1: "fuel exhausted"}
+
+
+def test_call_stack_exhaustion_names_stack_size_and_call_depth(worker, target):
+    with worker.spawn(1, call_depth=10, **target) as instances:
+        with pytest.raises(wasmgpu.Trap) as raised:
+            instances.call("depth", [10])
+        assert raised.value.traps == {0: "call stack exhausted"}
+        assert "stack_size=256 slots or call_depth=10 nested calls ran out" in str(raised.value)
+        assert (instances.stack_size, instances.call_depth) == (256, 10)
 
 
 def test_fuel_none_is_unlimited_and_cancel_still_works(worker, target):
@@ -292,23 +305,29 @@ def test_batch_size(worker, target):
     with worker.spawn(10, batch_size=3, **target) as instances:
         assert instances.call("one_argument", list(range(10))) == [3 * i for i in range(10)]
         assert instances.call("no_arguments") == [1] * 10
-    if target.get("device") != "cpu":
-        with pytest.raises(wasmgpu.ResourceLimitError, match="batch_size: .* holds at most"):
-            worker.spawn(4, batch_size=2**32 - 1, **target)
 
 
 def test_the_resident_estimate_is_what_the_budget_is_checked_against(target):
     module = wasmgpu.Module(WITH_MEMORY)
     with pytest.raises(wasmgpu.ResourceLimitError, match="max_resident_bytes: 100 instances need") as raised:
-        module.spawn(100, max_resident_bytes=100 * 16 * 65536, **target)  # memory alone fills the budget
+        module.spawn(100, max_resident_bytes=1000, **target)
     needed = int(re.search(r"instances need (\d+) bytes", str(raised.value)).group(1))
-    assert needed > 100 * 16 * 65536
     with module.spawn(100, max_resident_bytes=needed, **target) as instances:
         assert instances.resident_bytes == needed
     with pytest.raises(wasmgpu.ResourceLimitError):
         module.spawn(100, max_resident_bytes=needed - 1, **target)
-    with pytest.raises(wasmgpu.ResourceLimitError, match="max_resident_bytes"):
-        module.spawn(1000, **target)  # 1000 x 1 MiB of default memory exceeds 512 MiB
+    reservation = 100 * 16 * 65536  # the default 16 pages of memory each
+    if target.get("device") == "cpu":
+        # The cpu device counts what a spawn commits: the memory (no data) is untouched address
+        # space until the program writes it, so 1000 instances fit the default budget.
+        assert needed < reservation
+        with module.spawn(1000, **target) as instances:
+            assert instances.resident_bytes < 1000 * 16 * 65536 // 100
+    else:
+        # A GPU holds every reserved page: the memory alone exceeds what 100 x 16 pages need.
+        assert needed > reservation
+        with pytest.raises(wasmgpu.ResourceLimitError, match="max_resident_bytes"):
+            module.spawn(1000, **target)  # 1000 x 1 MiB of default memory exceeds 512 MiB
 
 
 def test_small_instances_fit_100003_within_the_default_budget(target):
@@ -532,13 +551,147 @@ def test_every_preview1_import_with_its_signature_loads():
     (wasi_import("fd_write", "iii", "i"), r'"wasi_snapshot_preview1"."fd_write" has the signature \(i32, i32, i32\)'),
     (wasi_import("proc_exit", "i", "i"), r'"proc_exit" has the signature'),
     (wasi_import("clock_time_get", "iii", "i"), r'"clock_time_get" has the signature .* defines \(i32, i64, i32\)'),
+    (wasi_import("random_get", "", ""), r'incompatible import type: .*"random_get" has the signature \(\) -> \(\)'),
+])
+def test_wasi_imports_with_a_wrong_signature_are_invalid_at_load(import_text, match):
+    # The original package raises ValidationError ("incorrect WASI signature"): the module is
+    # broken, not using a feature we lack. Ours is its InvalidModule subclass.
+    with pytest.raises(wasmgpu.ValidationError, match=match) as raised:
+        wasmgpu.Module(wat(f"(module {import_text})"))
+    assert isinstance(raised.value, wasmgpu.InvalidModule)
+    assert raised.value.reason.startswith("incompatible import type")  # the spec linker's wording
+    assert not isinstance(raised.value, wasmgpu.UnsupportedFeatureError)
+
+
+@pytest.mark.parametrize("import_text, match", [
     (wasi_import("fd_open", "i", "i"), r'"fd_open" is not a WASI preview 1 function'),
     ('(import "wasi_snapshot_preview1" "memory" (memory 1))', r'"memory" is a memory'),
 ])
-def test_wrong_wasi_imports_are_unsupported_at_load(import_text, match):
+def test_unknown_wasi_imports_are_unsupported_at_load(import_text, match):
+    # As the original: a name outside preview 1 is UnsupportedFeatureError.
     with pytest.raises(wasmgpu.UnsupportedFeatureError, match=match) as raised:
         wasmgpu.Module(wat(f"(module {import_text})"))
     assert raised.value.feature in ("WASI", "imported memories")
+
+
+# -- the original's exception classes, on every device ----------------------------------------------
+
+def test_a_stack_too_small_for_any_frame_is_a_resource_limit(target):
+    # The original: stack_size is positive, and one too small for a function's frame is
+    # ResourceLimitError (its test_api: stack_size=1).
+    module = wasmgpu.Module(wat("(module (func (local i32 i32)))"))
+    with pytest.raises(wasmgpu.ResourceLimitError, match=r"stack_size: 1 slots .*set stack_size="):
+        module.spawn(1, stack_size=1, **target)
+    with pytest.raises(ValueError, match="stack_size"):
+        module.spawn(1, stack_size=0, **target)
+
+
+@pytest.mark.parametrize("options", [{"max_resident_bytes": 0}, {"fuel": 0}])
+def test_zero_budgets_are_value_errors(worker, target, options):
+    # The original requires a positive max_resident_bytes and fuel (ValueError), before any work.
+    with pytest.raises(ValueError, match=next(iter(options))) as raised:
+        worker.spawn(1, **options, **target)
+    assert not isinstance(raised.value, wasmgpu.ResourceLimitError)
+
+
+def test_wasi_quotas_beyond_an_instance_are_resource_limits(target):
+    # The original: Wasi(max_files=2**30) is a valid configuration, and spawning with it raises
+    # ResourceLimitError before anything is allocated (its test_validation).
+    module = wasmgpu.Module(wat("(module)"), files={"x": b"x"})
+    wasi = wasmgpu.Wasi(max_files=2**30)
+    with pytest.raises(wasmgpu.ResourceLimitError, match="max_files"):
+        module.spawn(1, wasi=wasi, **target)
+    with pytest.raises(wasmgpu.ResourceLimitError, match="max_fds"):
+        module.spawn(1, wasi=wasmgpu.Wasi(max_fds=2**30), **target)
+    with pytest.raises(wasmgpu.ResourceLimitError, match="storage_size: 4 bytes cannot hold stdin and the files"):
+        module.spawn(1, wasi=wasmgpu.Wasi(files={"a": b"long file"}, storage_size=4), **target)
+    with pytest.raises(ValueError, match="max_files"):  # too few for the files: a bad argument, as the original
+        module.spawn(1, wasi=wasmgpu.Wasi(files={"a/b/c": b"x"}, max_files=5), **target)
+
+
+def test_reservations_beyond_the_device_are_resource_limits_on_every_device(target):
+    # The original refuses 10,000 pages per instance before allocating; 100,003 of them exceed
+    # what every device can reserve (the cpu device: 2^45 bytes of address space per spawn).
+    module = wasmgpu.Module(memory_module("0 10000"))
+    with pytest.raises(wasmgpu.ResourceLimitError, match="memory_pages"):
+        module.spawn(100_003, memory_pages=10_000, max_resident_bytes=None, **target)
+    if target.get("device") == "cpu":
+        # One such instance is address space the cpu device commits as it is written (ours: the
+        # original, with no cpu device, refuses it as a GPU does).
+        with module.spawn(1, memory_pages=10_000, max_resident_bytes=2**32 - 1, **target) as instances:
+            assert instances.call("grow", [10_000]) == [0]
+            assert instances.resident_bytes < 1 << 20
+    else:
+        with pytest.raises(wasmgpu.ResourceLimitError, match="memory_pages"):
+            module.spawn(1, memory_pages=10_000, max_resident_bytes=2**32 - 1, **target)
+
+
+def test_a_clock_that_does_not_advance_is_refused():
+    with pytest.raises(ValueError, match="clock_resolution_ns"):
+        wasmgpu.Wasi(clock_resolution_ns=0)
+
+
+def test_batch_size_beyond_the_device_is_a_resource_limit_on_every_device(worker, target):
+    # The original (and our Vulkan path) refuse a batch no dispatch can hold; the cpu device
+    # has the same limit (65,535 workgroups of 64 instances).
+    with pytest.raises(wasmgpu.ResourceLimitError, match="batch_size: .* holds at most"):
+        worker.spawn(4, batch_size=2**32 - 1, **target)
+    with worker.spawn(4, batch_size=40_000, **target) as instances:  # within both devices' limits
+        assert instances.call("one_argument", [1, 2, 3, 4]) == [3, 6, 9, 12]
+    if target.get("device") == "cpu":
+        with pytest.raises(wasmgpu.ResourceLimitError, match="batch_size: .* holds at most 4194240"):
+            worker.spawn(4, batch_size=65_535 * 64 + 1, **target)
+
+
+# -- module.compiled: the original's object -----------------------------------------------------------
+
+LOOP = wat("""(module (memory 1 2) (global $g (mut i32) (i32.const 0))
+  (func (export "run") (param $n i32) (result i32)
+    block $done loop $next
+      local.get $n i32.eqz br_if $done
+      global.get $g i32.const 1 i32.add global.set $g
+      i32.const 0 global.get $g i32.store
+      local.get $n i32.const 1 i32.sub local.set $n br $next
+    end end global.get $g))""")
+
+
+def test_compiled_is_an_object_with_the_originals_attributes():
+    # The original's test_codegen: .instructions, .functions (a tuple of function indices),
+    # .complete, .regions (several for a large function at a small compile_limit),
+    # .total_instructions; None in interpreter mode.
+    compiled = wasmgpu.Module(LOOP, execution="compiled").compiled
+    assert isinstance(compiled, wasmgpu.CompiledModule)
+    assert compiled.instructions > 0 and compiled.complete is True
+    assert wasmgpu.Module(LOOP, execution="compiled", compile_functions=[0, 0]).compiled.functions == (0,)
+    assert wasmgpu.Module(LOOP, execution="interpreter").compiled is None
+    assert wasmgpu.Module(LOOP).compiled.functions == (0,)  # "auto" compiles too
+
+    operations = "i32.const 3 i32.add " * 400
+    large = wasmgpu.Module(wat(f'(module (func (export "run") (param i32) (result i32) local.get 0 {operations}))'),
+                           compile_limit=64)
+    assert large.compiled.complete
+    assert large.compiled.instructions > 256 == wasmgpu.Module(LOOP).compile_limit
+    assert large.compiled.total_instructions == large.compiled.instructions  # nothing left uncompiled
+    assert len(large.compiled.regions) > 1
+    assert all(unit.instructions <= 64 and unit.functions == (0,) for unit in large.compiled.regions)
+    assert sum(unit.instructions for unit in large.compiled.regions) == large.compiled.instructions
+    assert sum(unit.blocks for unit in large.compiled.regions) == large.compiled.blocks
+    assert "void main()" in large.compiled.source  # the first unit's compute shader (GLSL; the original's is WGSL)
+    assert "compiled_unit_step" in large.compiled.source_for(1, device="cpu")  # ours: a unit's C++
+
+
+def test_compiled_keeps_our_summary_reachable():
+    # Ours: the earlier dict's keys, as items and attributes; functions as a count in the mapping.
+    module = wasmgpu.Module(wat("""(module (import "wasi_snapshot_preview1" "sched_yield" (func (result i32)))
+      (func (export "a") (result i32) (call 0)) (func (export "b")))"""), execution="compiled")
+    compiled = module.compiled
+    assert set(compiled) == {"units", "functions", "blocks", "instructions", "jump_table_entries", "complete"}
+    assert compiled["functions"] == 2 and compiled.functions == (1, 2)  # imports are host functions
+    assert compiled["units"] == compiled.units == len(compiled.regions)
+    assert compiled.as_dict()["instructions"] == compiled.instructions
+    assert compiled.wasi is True and wasmgpu.Module(LOOP).compiled.wasi is False
+    with pytest.raises(IndexError, match="unit"):
+        compiled.source_for(compiled.units)
 
 
 # -- the seed's examples, as written ----------------------------------------------------------------

@@ -99,7 +99,7 @@ def test_fuel_runs_out_at_the_same_record_for_every_fuel_value(both, name, args)
     full = outcome(interpreter, name, args)
     total = full[1]
     assert total > 5
-    for fuel in range(total + 2):  # every record boundary, blocks' first and last records included
+    for fuel in range(1, total + 2):  # every record boundary, blocks' first and last records included (fuel >= 1)
         interpreter.reset()
         compiled.reset()
         expected = outcome(interpreter, name, args, fuel)

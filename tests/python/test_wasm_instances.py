@@ -100,11 +100,16 @@ def test_fuel_stops_exactly_at_the_budget_with_prior_effects(module, target):
             assert instances.call("counter") == [counter, counter]
 
 
-def test_fuel_zero_runs_nothing(module, target):
+def test_fuel_zero_is_refused_before_anything_runs(module, target):
+    # The original package requires a positive fuel (ValueError), in spawn and in call.
+    with pytest.raises(ValueError, match="fuel"):
+        module.spawn(1, fuel=0, **target)
     with module.spawn(1, **target) as instances:
-        with pytest.raises(wasmgpu.Trap, match="fuel exhausted"):
+        with pytest.raises(ValueError, match="fuel"):
             instances.call("spin", [1], fuel=0)
         assert instances.call("counter") == [0]
+        with pytest.raises(wasmgpu.Trap, match="fuel exhausted"):
+            instances.call("spin", [1], fuel=1)  # one instruction runs, the second stops it
 
 
 def test_cancel_is_checked_between_dispatches(module, target):
@@ -222,10 +227,13 @@ def test_spawn_checks_its_arguments_before_allocating(module):
         ({"n": -1}, ValueError, "count: must be between"),
         ({"n": 2.0}, TypeError, "count: expected an int"),
         ({"n": 1, "memory_pages": -1}, ValueError, "memory_pages"),
-        ({"n": 1, "stack_size": 1}, ValueError, "stack_size"),
+        ({"n": 1, "stack_size": 0}, ValueError, "stack_size"),
+        ({"n": 1, "stack_size": 1}, wasmgpu.ResourceLimitError, "stack_size: 1 slots cannot hold"),
         ({"n": 1, "device": "tpu"}, wasmgpu.GPUUnavailableError, "device: 'tpu' matches no Vulkan device"),
         ({"n": 1, "device": "cpu", "wasi": object()}, TypeError, "wasi: expected a wasmgpu.Wasi"),
         ({"n": 2**31, "device": "cpu", "memory_pages": 4, "max_resident_bytes": None}, wasmgpu.ResourceLimitError,
+         "bytes of address space .* more than the cpu device reserves"),
+        ({"n": 2**28, "device": "cpu", "memory_pages": 1, "max_resident_bytes": None}, wasmgpu.ResourceLimitError,
          "more than the cpu device's memory"),
     ]:
         n = kwargs.pop("n")
@@ -235,7 +243,7 @@ def test_spawn_checks_its_arguments_before_allocating(module):
 
 def test_closed_instances_refuse_calls(module, target):
     instances = module.spawn(1, **target)
-    assert instances.resident_bytes >= 65536
+    assert instances.resident_bytes > 0
     info = instances.adapter_info
     if target.get("device") == "cpu":
         assert instances.device == "cpu" and info["device"] == "cpu"
@@ -475,7 +483,10 @@ def test_instances_spread_over_several_buffer_groups(target):
     with module.spawn(10, memory_pages=1, stack_size=64, **target) as instances:
         small = instances.resident_bytes
     with module.spawn(10, memory_pages=600, stack_size=64, **target) as instances:
-        assert instances.resident_bytes >= small + 10 * 599 * 65536
+        if target.get("device") == "cpu":  # reserved address space, committed as the program touches it
+            assert instances.resident_bytes == small
+        else:
+            assert instances.resident_bytes >= small + 10 * 599 * 65536
         assert instances.call("store_then_divide", [(4 * i, i + 1) for i in range(10)]) == [
             100 // (i + 1) for i in range(10)]
         for i in (0, 3, 9):

@@ -156,7 +156,7 @@ def test_fuel_runs_out_at_each_instances_own_record(binary, name, quantum):
             spawn(binary, "compiled", count, quantum) as compiled:
         full = outcome(interpreter, name, inputs)[1] // count
         exhausted = 0
-        for fuel in range(0, full + 40):
+        for fuel in range(1, full + 40):  # fuel is positive
             interpreter.reset()
             compiled.reset()
             expected = outcome(interpreter, name, inputs, fuel)

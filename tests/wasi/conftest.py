@@ -40,6 +40,10 @@ def pytest_report_header(config):
                 "WAVESTACK_WASI_VULKAN") == "all" else " (WAVESTACK_WASI_VULKAN=all: everything in both modes)")
             + "; the semantics tests run in the default mode of each device (compiled), 100,003 printing "
             "instances on cpu (10,000 on Vulkan)",
+            "real programs from PyPI (yosys.wasm, CPython 3.11 with pyflakes) on the cpu device in "
+            f"{os.environ.get('WAVESTACK_REAL_PROGRAMS_EXECUTION', 'interpreter')} mode "
+            "(WAVESTACK_REAL_PROGRAMS_EXECUTION=auto: compiled), pyflakes on "
+            f"{os.environ.get('WAVESTACK_CPYTHON_INSTANCES', '2')} instances (WAVESTACK_CPYTHON_INSTANCES)",
             "wasmgpu spec suites: all 90 on the cpu device in compiled mode and in the interpreter; on the "
             "selected Vulkan device 75 in compiled mode and 24 in the interpreter, every suite in at least one "
             "(WAVESTACK_SPEC_VULKAN=all: all 90 in both)"]

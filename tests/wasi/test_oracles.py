@@ -243,6 +243,8 @@ DIFFERENTIAL_RUNS = {
     "exit_code-trap": ("exit_code", ["exit_code", "9", "trap"], {}, b"", {}, ["."]),
     "embedded_input": ("embedded_input", ["e", "in/n.txt", "in/o.txt"], {}, b"", {"in/n.txt": b"1\n2e9\n-0\n"}, ["."]),
     "embedded_input-missing": ("embedded_input", ["e", "nope"], {}, b"", {}, []),
+    "sha256sum": ("sha256sum", ["sha256sum", "a.bin", "missing", "-"], {}, b"from stdin\n",
+                  {"a.bin": bytes(range(256)) * 3}, ["."]),
 }
 
 
@@ -263,9 +265,10 @@ def test_oracles_agree(fixture, run):
 
 def test_every_deterministic_fixture_is_compared():
     compared = {name for name, *_ in DIFFERENTIAL_RUNS.values()}
-    # clocks_random is the one nondeterministic program; worker_reactor is a reactor (no
-    # _start), driven by test_wasmgpu_wasi.py's run of the seed's WASI example.
-    assert compared == set(fixture_names()) - {"clocks_random", "worker_reactor"}
+    # clocks_random is the one nondeterministic program; worker_reactor and readme_worker_reactor
+    # are reactors (no _start), driven by test_wasmgpu_wasi.py's run of the seed's WASI example
+    # and test_wasm_readme_example.py's run of the README's.
+    assert compared == set(fixture_names()) - {"clocks_random", "worker_reactor", "readme_worker_reactor"}
 
 
 # --- the oracles' own behaviour ----------------------------------------------------------------

@@ -16,7 +16,9 @@ by its properties and by the exact values the virtual clock and ChaCha20 define)
 
 from __future__ import annotations
 
+import hashlib
 import os
+import re
 import struct
 
 import pytest
@@ -163,12 +165,15 @@ def test_graphviz_renders_a_different_graph_per_instance_identically_to_wasmtime
 
 # -- the command line --------------------------------------------------------------------------------
 
-def _cli(*arguments, stdin=None):
+def _cli(*arguments, stdin=None, cwd=None):
     import subprocess
     import sys
 
     return subprocess.run([sys.executable, "-m", "wasmgpu", "run", *arguments], capture_output=True, timeout=300,
-                          stdin=stdin)
+                          stdin=stdin, cwd=cwd)
+
+
+TRAP_EXIT_STATUS = 134  # `wasmtime run`'s exit status for a trap
 
 
 def test_cli_run_behaves_like_wasmtime_run(fixtures_dir, tmp_path):
@@ -194,6 +199,54 @@ def test_cli_run_behaves_like_wasmtime_run(fixtures_dir, tmp_path):
     stdio = _cli("--device", "cpu", "--stdin", str(tmp_path / "stdin.txt"), str(fixtures_dir / "stdio.wasm"))
     expected = oracles.run_wasmtime((fixtures_dir / "stdio.wasm").read_bytes(), ["stdio.wasm"], {}, b"from stdin\n")
     assert (stdio.returncode, stdio.stdout, stdio.stderr) == (0, expected.stdout, expected.stderr)
+
+
+def test_cli_runs_what_wasmtime_runs_with_no_tuning(fixtures_dir, tmp_path):
+    # The issue's example: a 256 KiB file embedded with --file and nothing else. The command
+    # sizes the file storage for it (the API's default is 64 KiB) and sets no fuel limit (the
+    # API's default is 10 million instructions; this run takes more). The interpreter runs it
+    # here to keep CI short (compiled mode builds each unit with g++ for now).
+    data = bytes((k * 7919 + k // 251) % 256 for k in range(256 * 1024))
+    (tmp_path / "big.bin").write_bytes(data)
+    module = fixtures_dir / "sha256sum.wasm"
+    expected = oracles.run_wasmtime(module.read_bytes(), ["sha256sum.wasm", "big.bin"], {}, b"", {"big.bin": data})
+    assert expected.stdout == hashlib.sha256(data).hexdigest().encode() + b"  big.bin\n"
+    got = _cli("--device", "cpu", "--execution", "interpreter", "--file", f"big.bin={tmp_path / 'big.bin'}",
+               str(module), "big.bin", cwd=tmp_path)
+    assert (got.returncode, got.stdout, got.stderr) == (expected.exit_code, expected.stdout, expected.stderr)
+    # The API's default budget (10 million instructions) would not have been enough.
+    limited = _cli("--device", "cpu", "--execution", "interpreter", "--fuel", "10000000", "--file",
+                   f"big.bin={tmp_path / 'big.bin'}", str(module), "big.bin", cwd=tmp_path)
+    assert limited.returncode == TRAP_EXIT_STATUS and b"fuel exhausted" in limited.stderr
+
+
+@pytest.mark.parametrize("options, message", [
+    (["--file", "big.bin=missing.bin"], r"^wasmgpu: --file missing.bin: No such file or directory$"),
+    (["--storage-size", "100", "--file", "big.bin=big.bin"],
+     r"^wasmgpu: storage_size: 100 bytes cannot hold stdin and the files \(1000 bytes\).*--storage-size"),
+    (["--stack-size", "3"], r"^wasmgpu: stack_size: 3 slots cannot hold one frame .*--stack-size"),
+    (["--memory-pages", "70000"], r"^wasmgpu: memory_pages: .*--memory-pages"),
+    (["--max-files", "5", "--file", "a/b/c/d=big.bin"], r"^wasmgpu: max_files: .*--max-files"),
+    (["--instances", "0"], r"^wasmgpu: argument --instances: expected a positive integer, got 0 "),
+    (["--no-such-option"], r"^wasmgpu: .*--no-such-option"),
+])
+def test_cli_errors_are_one_line_naming_the_option(fixtures_dir, tmp_path, options, message):
+    (tmp_path / "big.bin").write_bytes(bytes(1000))
+    got = _cli("--device", "cpu", "--execution", "interpreter", *options, str(fixtures_dir / "sha256sum.wasm"),
+               cwd=tmp_path)
+    lines = got.stderr.decode().splitlines()
+    assert got.returncode == 1 and got.stdout == b""
+    assert len(lines) == 1 and re.search(message, lines[0]), lines
+
+
+def test_cli_names_the_option_of_a_limit_the_program_hit(fixtures_dir, tmp_path):
+    (tmp_path / "big.bin").write_bytes(bytes(4096))
+    got = _cli("--device", "cpu", "--execution", "interpreter", "--fuel", "1000", "--file", "big.bin=big.bin",
+               str(fixtures_dir / "sha256sum.wasm"), "big.bin", cwd=tmp_path)
+    assert got.returncode == TRAP_EXIT_STATUS
+    assert got.stderr.decode().splitlines()[-1] == (
+        "wasmgpu: instance 0 trapped: fuel exhausted (--fuel 1000 instructions ran out: raise --fuel, or leave it "
+        "out for no limit)")
 
 
 def test_cli_info_lists_the_cpu_device():

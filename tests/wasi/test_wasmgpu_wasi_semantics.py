@@ -14,7 +14,7 @@ import wasmtime
 import oracles
 import wasmgpu
 
-ERRNO_SUCCESS, ERRNO_MFILE, ERRNO_NFILE, ERRNO_NOSPC = 0, 33, 41, 51
+ERRNO_SUCCESS, ERRNO_MFILE, ERRNO_NFILE, ERRNO_NOSPC, ERRNO_NOTCAPABLE = 0, 33, 41, 51, 76
 
 
 @pytest.fixture(params=["cpu", "gpu"])
@@ -226,6 +226,114 @@ def test_path_open_errnos_match_wasmtime(where, tmp_path, path, dirflags, oflags
     with module(OPEN).spawn(1, wasi=wasi, **where) as instances:
         instances.write_memory(1024, path)
         assert instances.call("open", [(len(path), dirflags, oflags)]) == [expected]
+
+
+OPEN_WITH_RIGHTS = IMPORTS + """
+  ;; open(fd, path length, oflags, rights, inheriting) -> errno; the new fd goes to 16, its
+  ;; fdstat to 32 (base rights at 40, inheriting at 48). The path is at 1024.
+  (func (export "open") (param i32 i32 i32 i64 i64) (result i32) (local $errno i32)
+    (local.set $errno (call $path_open (local.get 0) (i32.const 1) (i32.const 1024) (local.get 1) (local.get 2)
+      (local.get 3) (local.get 4) (i32.const 0) (i32.const 16)))
+    (if (i32.eqz (local.get $errno)) (then (drop (call $fd_fdstat_get (i32.load (i32.const 16)) (i32.const 32)))))
+    (local.get $errno))
+  (func (export "_start"))
+"""
+ALL_RIGHTS = 2**30 - 1  # every right of the witx, sockets' included
+# The rights of the witx that apply to each type (wasi_layout.glsl), written out here.
+RIGHT_FD_READ, RIGHT_FD_WRITE, RIGHT_PATH_OPEN = 0x2, 0x40, 0x2000
+RIGHT_SOCK_SHUTDOWN, RIGHT_SOCK_ACCEPT = 0x10000000, 0x20000000
+RIGHTS_REGULAR, RIGHTS_DIRECTORY = 0x08E001FF, 0x07BFFE19
+
+
+def wasmtime_open_with_rights(tmp_path, path: bytes, oflags: int, rights: int, inheriting: int) -> int:
+    (tmp_path / "data").mkdir(exist_ok=True)
+    (tmp_path / "data" / "a.txt").write_bytes(b"x")
+    engine = wasmtime.Engine()
+    store = wasmtime.Store(engine)
+    config = wasmtime.WasiConfig()
+    config.preopen_dir(str(tmp_path), ".")
+    store.set_wasi(config)
+    linker = wasmtime.Linker(engine)
+    linker.define_wasi()
+    instance = linker.instantiate(store, wasmtime.Module(engine, wasmtime.wat2wasm(f"(module {OPEN_WITH_RIGHTS})")))
+    instance.exports(store)["memory"].write(store, path, 1024)
+    return instance.exports(store)["open"](store, 3, len(path), oflags, rights, inheriting)
+
+
+@pytest.mark.parametrize("path, oflags, rights", [
+    (b"data/a.txt", 0, ALL_RIGHTS), (b"data/new.txt", 1, ALL_RIGHTS),
+    (b"data", 2, ALL_RIGHTS),  # fd_write asked of a directory: ISDIR, as wasmtime
+    (b"data", 2, ALL_RIGHTS & ~RIGHT_FD_WRITE),
+])
+def test_path_open_drops_rights_that_do_not_apply_as_wasmtime(where, tmp_path, path, oflags, rights):
+    # 2**30 - 1 asks for the socket rights too, which apply to no file: the original package and
+    # wasmtime 51 open the file; so do we, keeping only the rights of its type.
+    expected = wasmtime_open_with_rights(tmp_path, path, oflags, rights, rights)
+    with module(OPEN_WITH_RIGHTS).spawn(1, wasi=wasmgpu.Wasi(files={"data/a.txt": b"x"}), **where) as instances:
+        instances.write_memory(1024, path)
+        assert instances.call("open", [(3, len(path), oflags, rights, rights)]) == [expected]
+        if expected == ERRNO_SUCCESS:
+            base = struct.unpack("<Q", instances.read_memory(40, 8))[0]
+            applicable = RIGHTS_DIRECTORY if oflags == 2 else RIGHTS_REGULAR
+            assert base == rights & applicable
+            assert base & (RIGHT_SOCK_SHUTDOWN | RIGHT_SOCK_ACCEPT) == 0
+
+
+def test_path_open_refuses_applicable_rights_beyond_the_directorys_inheriting(where):
+    # A directory opened with inheriting rights of reading only: a file under it may be opened
+    # for reading (and with rights that do not apply to a file), never for writing.
+    with module(OPEN_WITH_RIGHTS).spawn(1, wasi=wasmgpu.Wasi(files={"data/a.txt": b"x"}), **where) as instances:
+        instances.write_memory(1024, b"data")
+        assert instances.call("open", [(3, 4, 2, RIGHTS_DIRECTORY, RIGHT_FD_READ)]) == [ERRNO_SUCCESS]
+        directory = struct.unpack("<I", instances.read_memory(16, 4))[0]
+        instances.write_memory(1024, b"a.txt")
+        assert instances.call("open", [(directory, 5, 0, RIGHT_FD_READ | RIGHT_PATH_OPEN, 0)]) == [ERRNO_SUCCESS]
+        assert struct.unpack("<Q", instances.read_memory(40, 8))[0] == RIGHT_FD_READ
+        assert instances.call("open", [(directory, 5, 0, RIGHT_FD_READ | RIGHT_FD_WRITE, 0)]) == [ERRNO_NOTCAPABLE]
+        assert instances.call("open", [(directory, 5, 0, ALL_RIGHTS, 0)]) == [ERRNO_NOTCAPABLE]
+        # A directory under it may not pass on more than the directory holds either.
+        instances.write_memory(1024, b".")
+        assert instances.call("open", [(directory, 1, 2, 0, RIGHT_FD_WRITE)]) == [ERRNO_NOTCAPABLE]
+        assert instances.call("open", [(directory, 1, 2, 0, RIGHT_FD_READ)]) == [ERRNO_SUCCESS]
+
+
+READ_INPUT = """
+  (import "wasi_snapshot_preview1" "fd_read" (func $fd_read (param i32 i32 i32 i32) (result i32)))
+""" + IMPORTS + """
+  ;; read(path length) -> errno: opens the path at 1024 and reads up to 64 bytes to 2048 (the
+  ;; count to 8).
+  (func (export "read") (param i32) (result i32) (local $errno i32)
+    (local.set $errno (call $path_open (i32.const 3) (i32.const 1) (i32.const 1024) (local.get 0) (i32.const 0)
+      (i64.const 2) (i64.const 0) (i32.const 0) (i32.const 16)))
+    (if (local.get $errno) (then (return (local.get $errno))))
+    (i32.store (i32.const 0) (i32.const 2048)) (i32.store (i32.const 4) (i32.const 64))
+    (call $fd_read (i32.load (i32.const 16)) (i32.const 0) (i32.const 1) (i32.const 8)))
+"""
+
+
+def test_write_file_gives_each_instance_its_own_input(where):
+    with module(READ_INPUT).spawn(3, wasi=wasmgpu.Wasi(files={"data/shared.txt": b"same"}), **where) as instances:
+        for i in range(3):
+            instances.write_file("data/own/input.txt", f"instance {i}".encode(), instance=i)
+        for i in range(3):
+            instances.write_memory(1024, b"data/own/input.txt", instance=i)
+        assert instances.call("read", [18] * 3) == [ERRNO_SUCCESS] * 3
+        for i in range(3):
+            count = struct.unpack("<I", instances.read_memory(8, 4, instance=i))[0]
+            assert instances.read_memory(2048, count, instance=i) == f"instance {i}".encode()
+            assert instances.read_file("data/own/input.txt", instance=i) == f"instance {i}".encode()
+            assert instances.read_file("data/shared.txt", instance=i) == b"same"
+        with pytest.raises(FileExistsError):
+            instances.write_file("data/shared.txt", b"x")
+        with pytest.raises(FileExistsError):
+            instances.write_file("data/own", b"x")  # a directory
+        with pytest.raises(ValueError, match="path"):
+            instances.write_file("../outside", b"x")
+        with pytest.raises(wasmgpu.ResourceLimitError, match="storage_size"):
+            instances.write_file("big", bytes(70_000))  # more than the default storage_size left
+        instances.reset()  # the files written are gone with the rest of the state
+        with pytest.raises(FileNotFoundError):
+            instances.read_file("data/own/input.txt", instance=1)
 
 
 # -- quotas ----------------------------------------------------------------------------------------

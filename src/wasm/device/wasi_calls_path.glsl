@@ -72,7 +72,9 @@ uint wasi_path_op_right2(uint op) {
 }
 
 // First-invocation checks of path_open (after its path's): the directory descriptor (a file's
-// is NOTDIR), the result pointer, the flags, and the rights it may pass on.
+// is NOTDIR), the result pointer, the flags, and that the rights are rights at all (the 30 of
+// the witx are in the low word). Which of them the new descriptor may hold is decided once the
+// file's type is known (wasi_path_open_finish).
 uint wasi_path_open_check(uint fd, uint oflags, uvec2 rights, uvec2 inheriting, uint fdflags, uint fd_ptr) {
   uint needed = WASI_RIGHT_PATH_OPEN;
   if ((oflags & WASI_OFLAG_CREAT) != 0u) needed |= WASI_RIGHT_PATH_CREATE_FILE;
@@ -82,17 +84,34 @@ uint wasi_path_open_check(uint fd, uint oflags, uvec2 rights, uvec2 inheriting, 
   if (!wasi_range_ok(fd_ptr, 4u)) return WASI_ERRNO_FAULT;
   if ((oflags & ~WASI_OFLAGS_ALL) != 0u || (fdflags & ~WASI_FDFLAGS_ALL) != 0u) return WASI_ERRNO_INVAL;
   if ((oflags & WASI_OFLAG_CREAT) != 0u && (oflags & WASI_OFLAG_DIRECTORY) != 0u) return WASI_ERRNO_INVAL;
-  uint allowed = wasi_fd_inheriting(fd);
-  if (rights.y != 0u || inheriting.y != 0u || (rights.x & ~allowed) != 0u || (inheriting.x & ~allowed) != 0u) {
+  if (rights.y != 0u || inheriting.y != 0u || (rights.x & ~WASI_RIGHTS_ALL) != 0u ||
+      (inheriting.x & ~WASI_RIGHTS_ALL) != 0u) {
     return WASI_ERRNO_NOTCAPABLE;
   }
   return WASI_ERRNO_SUCCESS;
 }
 
+// The rights a descriptor opened under a directory with inheriting rights `allowed` may hold,
+// once the file's kind is known. Preview 1 lets an implementation drop the requested rights
+// that do not apply to the descriptor's type (wasmtime and the original package accept
+// 2**30 - 1 for a regular file; wasi-libc asks for the directory's inheriting rights, which
+// hold both files' and directories'), so only the rights that apply are checked against the
+// directory's inheriting rights: asking for one of those beyond them is NOTCAPABLE. Inheriting
+// rights apply only to what a directory opens (files and directories), so they are checked
+// for a directory alone. Returns NOTCAPABLE, or SUCCESS with the rights to install.
+uint wasi_path_open_rights(uint kind, uint allowed, uvec2 rights, uvec2 inheriting, OUT(uvec2) installed) {
+  uint applicable = wasi_rights_for_kind(kind);
+  uint inheritable = WASI_RIGHTS_DIRECTORY | WASI_RIGHTS_REGULAR;
+  if ((rights.x & applicable & ~allowed) != 0u) return WASI_ERRNO_NOTCAPABLE;
+  if (kind == WASI_KIND_DIR && (inheriting.x & inheritable & ~allowed) != 0u) return WASI_ERRNO_NOTCAPABLE;
+  installed = uvec2(rights.x & applicable, inheriting.x & inheritable);
+  return WASI_ERRNO_SUCCESS;
+}
+
 // path_open's work once its path is resolved (r): checks, then the file created or truncated
 // and the descriptor installed.
-uint wasi_path_open_finish(WasiLookup r, uint oflags, uvec2 rights, uvec2 inheriting, uint fdflags, uint fd_ptr,
-                           uvec2 now) {
+uint wasi_path_open_finish(WasiLookup r, uint dir_fd, uint oflags, uvec2 rights, uvec2 inheriting, uint fdflags,
+                           uint fd_ptr, uvec2 now) {
   if (r.err != WASI_ERRNO_SUCCESS) return r.err;
   bool create = (oflags & WASI_OFLAG_CREAT) != 0u;
   uint node = r.node;
@@ -112,6 +131,9 @@ uint wasi_path_open_finish(WasiLookup r, uint oflags, uvec2 rights, uvec2 inheri
       return WASI_ERRNO_ISDIR;
     }
   }
+  uvec2 installed = uvec2(0u, 0u);
+  uint denied = wasi_path_open_rights(kind, wasi_fd_inheriting(dir_fd), rights, inheriting, installed);
+  if (denied != WASI_ERRNO_SUCCESS) return denied;
   uint slot = wasi_fd_free_slot();
   if (slot == WASI_NONE) return WASI_ERRNO_MFILE;
   // Everything is checked: from here on the call succeeds.
@@ -122,7 +144,7 @@ uint wasi_path_open_finish(WasiLookup r, uint oflags, uvec2 rights, uvec2 inheri
     wasi_content_shrink(node, 0u);
     wasi_touch_modified(node, now);
   }
-  wasi_fd_install(slot, node, fdflags, rights.x & wasi_rights_for_kind(kind), inheriting.x);
+  wasi_fd_install(slot, node, fdflags, installed.x, installed.y);
   wasi_store_u32(fd_ptr, slot);
   return WASI_ERRNO_SUCCESS;
 }
@@ -279,7 +301,7 @@ uint wasi_path_op(uint op, uint fd, uint flags, uint path, uint path_len, uint f
       wasi_iset64(a.node, WASI_I_CTIM, now);
     }
   } else if (op == WASI_PATH_OP_OPEN) {
-    result = wasi_path_open_finish(a, x0, w0, w1, x1, x2, now);
+    result = wasi_path_open_finish(a, fd, x0, w0, w1, x1, x2, now);
   } else if (op == WASI_PATH_OP_READLINK) {
     if (wasi_cont(WASI_C_PHASE) == 0u) {
       result = a.err;
