@@ -60,6 +60,19 @@ TEST(CpuTierPlans, BadPlansNameTheVariable) {
   }
 }
 
+TEST(CpuTierPlans, BuildAheadIsOnOrOff) {
+  using wavestack::wasm::compiler::build_ahead_enabled;
+  EXPECT_TRUE(build_ahead_enabled(nullptr));
+  EXPECT_TRUE(build_ahead_enabled("on"));
+  EXPECT_FALSE(build_ahead_enabled("off"));
+  try {
+    (void)build_ahead_enabled("sometimes");
+    ADD_FAILURE() << "accepted";
+  } catch (const InvalidArgument& error) {
+    EXPECT_EQ(error.argument(), "WAVESTACK_WASM_BUILD_AHEAD");
+  }
+}
+
 TEST(BuildPool, RunsTasksByPriorityThenInOrder) {
   BuildPool pool(1);
   std::mutex mutex;

@@ -6,6 +6,7 @@
 
 #include "jit/jit_loader.hpp"
 #include "runtime/error.hpp"
+#include "runtime/switch_setting.hpp"
 
 namespace wavestack::wasm::compiler {
 namespace {

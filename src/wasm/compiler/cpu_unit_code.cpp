@@ -121,18 +121,7 @@ void CpuUnitCode::build_first(std::unique_lock<std::mutex>& lock, std::uint32_t 
   }
   lock.lock();
   slot.building = false;
-  if (kind == kUnitCode) {
-    // Written once, before the release below: readers that found the unit read it unlocked.
-    if (!grouped_known_[unit]) {
-      if (!runs.empty()) has_lane_groups_.store(true, std::memory_order_release);
-      grouped_runs_[unit] = std::move(runs);
-      grouped_known_[unit] = true;
-    }
-    groups_[unit].store(built->second, std::memory_order_release);
-    if (level == 2) hot_asked_[unit].store(true, std::memory_order_relaxed);
-  }
-  slot.level.store(level, std::memory_order_relaxed);
-  slot.ready.store(built->entry, std::memory_order_release);
+  publish_locked(unit, kind, *built, level, std::move(runs));
   const double seconds = seconds_since(start);
   switch (why) {
     case Why::kDemand:
@@ -156,6 +145,23 @@ void CpuUnitCode::build_first(std::unique_lock<std::mutex>& lock, std::uint32_t 
     progress_.note_unit(why == Why::kAhead);
     lock.lock();
   }
+}
+
+void CpuUnitCode::publish_locked(std::uint32_t unit, int kind, const BuiltUnit& built, std::uint8_t level,
+                                 std::vector<std::pair<std::uint32_t, std::uint32_t>> runs) {
+  if (kind == kUnitCode) {
+    // Written once, before the release below: readers that found the unit read it unlocked.
+    if (!grouped_known_[unit]) {
+      if (!runs.empty()) has_lane_groups_.store(true, std::memory_order_release);
+      grouped_runs_[unit] = std::move(runs);
+      grouped_known_[unit] = true;
+    }
+    groups_[unit].store(built.second, std::memory_order_release);
+    if (level == 2) hot_asked_[unit].store(true, std::memory_order_relaxed);
+  }
+  Slot& slot = slots_[kind][unit];
+  slot.level.store(level, std::memory_order_relaxed);
+  slot.ready.store(built.entry, std::memory_order_release);
 }
 
 void CpuUnitCode::queue_ahead(std::uint32_t unit) {
@@ -218,17 +224,7 @@ void CpuUnitCode::build(std::uint32_t unit, int kind, CpuTier tier, std::uint8_t
   if (kind == kUnitCode) runs = source_.grouped_runs(unit);
   const std::lock_guard lock(mutex_);
   if (slot.level.load(std::memory_order_relaxed) >= level) return;
-  if (kind == kUnitCode) {
-    if (!grouped_known_[unit]) {
-      if (!runs.empty()) has_lane_groups_.store(true, std::memory_order_release);
-      grouped_runs_[unit] = std::move(runs);
-      grouped_known_[unit] = true;
-    }
-    groups_[unit].store(built->second, std::memory_order_release);
-    if (level == 2) hot_asked_[unit].store(true, std::memory_order_relaxed);
-  }
-  slot.level.store(level, std::memory_order_relaxed);
-  slot.ready.store(built->entry, std::memory_order_release);
+  publish_locked(unit, kind, *built, level, std::move(runs));
   counters_.background_seconds += why == Why::kAll ? 0.0 : seconds_since(start);
   if (why == Why::kHot) ++counters_.units_hot;
   if (why == Why::kAll) ++counters_.units_precompiled;

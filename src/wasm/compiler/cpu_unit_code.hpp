@@ -21,6 +21,7 @@
 #include "wasm/compiled_code.hpp"
 #include "wasm/compiler/build_progress.hpp"
 #include "wasm/compiler/cpu_tiers.hpp"
+#include "wasm/compiler/cpu_unit_build.hpp"
 
 namespace wavestack::wasm::compiler {
 
@@ -102,6 +103,10 @@ class CpuUnitCode {
   // The first tier's build of `unit`'s `kind` by this thread, or a wait for the thread
   // building it; the lock is held on entry and exit.
   void build_first(std::unique_lock<std::mutex>& lock, std::uint32_t unit, int kind, Why why);
+  // Makes `built` the unit's code of `kind` at `level` (its grouped runs, known the first time);
+  // the lock is held.
+  void publish_locked(std::uint32_t unit, int kind, const BuiltUnit& built, std::uint8_t level,
+                      std::vector<std::pair<std::uint32_t, std::uint32_t>> runs);
   void queue_ahead(std::uint32_t unit);
   void queue_hot(std::uint32_t unit);
   [[nodiscard]] std::string unit_key(std::uint32_t unit, int kind) const;
