@@ -305,3 +305,28 @@ def test_a_forked_child_builds_and_precompiles_on_pools_of_its_own(tmp_path):
     result = run_python(script, tmp_path)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip().splitlines()[-1] == "child 0", result.stdout + result.stderr
+
+
+def test_a_module_loaded_again_links_no_more_code(tmp_path):
+    """Linked code stays for the process's life, so a unit is linked once per process however
+    many modules of the same binary load it (a fuzzer's worker loading one driver thousands of
+    times ran out of memory mappings when each load linked its units anew)."""
+    binary = wasm(large_function(120))
+    script = f"""
+        import wasmgpu
+        binary = bytes.fromhex({binary.hex()!r})
+        def mappings():
+            with open("/proc/self/maps") as maps:
+                return sum(1 for _ in maps)
+        def load_and_call(k):
+            with wasmgpu.Module(binary, execution="compiled").spawn(1, device="cpu") as instances:
+                instances.call("big", [k])
+        load_and_call(0)
+        before = mappings()
+        for k in range(200):
+            load_and_call(k)
+        print(mappings() - before)
+    """
+    result = run_python(script, tmp_path, WAVESTACK_WASM_CPU_TIERS="fast")
+    assert result.returncode == 0, result.stderr
+    assert int(result.stdout.strip().splitlines()[-1]) < 50  # units of 200 loads: thousands of mappings

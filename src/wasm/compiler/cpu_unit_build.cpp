@@ -1,9 +1,11 @@
 #include "wasm/compiler/cpu_unit_build.hpp"
 
+#include <mutex>
 #include <optional>
 #include <span>
 #include <stdexcept>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "jit/jit_loader.hpp"
@@ -57,6 +59,32 @@ std::string object_key(jit::CxxJit& compiler, CpuTier tier, const std::string& u
   return runtime::make_cache_key({kCacheKind, compiler.identity(), cpu_tier_name(tier), preamble_digest(), unit_key});
 }
 
+// Every object this process linked, by its key: a unit is linked once per process however many
+// modules of the same binary load it (as dlopen does for a library), since linked code stays for
+// the process's life (a test's worker loading one module thousands of times ran out of mappings).
+class LinkedUnits {
+ public:
+  std::optional<BuiltUnit> find(const std::string& key) {
+    const std::lock_guard lock(mutex_);
+    const auto found = units_.find(key);
+    if (found == units_.end()) return std::nullopt;
+    return found->second;
+  }
+  BuiltUnit add(const std::string& key, const BuiltUnit& unit) {
+    const std::lock_guard lock(mutex_);
+    return units_.emplace(key, unit).first->second;  // a unit two threads linked at once: the first
+  }
+
+ private:
+  std::mutex mutex_;
+  std::unordered_map<std::string, BuiltUnit> units_;
+};
+
+LinkedUnits& linked_units() {
+  static auto* units = new LinkedUnits();  // never destroyed: its code outlives every module
+  return *units;
+}
+
 BuiltUnit load_object(jit::CxxJit& compiler, const std::string& object, UnitSymbols symbols, bool from_cache) {
   std::vector<const char*> names{symbols.symbol};
   if (symbols.second_symbol != nullptr) names.push_back(symbols.second_symbol);
@@ -74,6 +102,10 @@ std::optional<BuiltUnit> load_cached_cpu_unit(CpuTier tier, const std::string& u
   if (!cpu_tier_is_in_process(tier)) return std::nullopt;
   jit::CxxJit& compiler = in_process_compiler();
   const std::string key = object_key(compiler, tier, unit_key);
+  if (auto linked = linked_units().find(key)) {
+    linked->from_cache = true;
+    return linked;
+  }
   // An entry holds its key before the object: the cache's checksum catches a damaged entry,
   // the key one that belongs to another unit (a file copied or renamed into place); either is
   // a miss, rebuilt and replaced, never loaded.
@@ -85,7 +117,7 @@ std::optional<BuiltUnit> load_cached_cpu_unit(CpuTier tier, const std::string& u
   }
   const std::string object(reinterpret_cast<const char*>(cached->data()) + header.size(),
                            cached->size() - header.size());
-  return load_object(compiler, object, symbols, true);
+  return linked_units().add(key, load_object(compiler, object, symbols, true));
 }
 
 BuiltUnit build_cpu_unit(CpuTier tier, const std::string& unit_key, const std::string& text, UnitSymbols symbols) {
@@ -102,7 +134,9 @@ BuiltUnit build_cpu_unit(CpuTier tier, const std::string& unit_key, const std::s
   const std::string entry = key + "\n" + object;
   (void)runtime::DiskCache().store(
       kCacheKind, key, std::span<const std::byte>(reinterpret_cast<const std::byte*>(entry.data()), entry.size()));
-  return load_object(compiler, object, symbols, false);
+  BuiltUnit built = linked_units().add(key, load_object(compiler, object, symbols, false));
+  built.from_cache = false;
+  return built;
 }
 
 }  // namespace wavestack::wasm::compiler
