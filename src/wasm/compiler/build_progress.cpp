@@ -101,7 +101,6 @@ void BuildProgress::show_locked(bool final) {
   const double elapsed = seconds_between(start_, now);
   if (burst_mode_ == ProgressMode::kOn && now - start_ < kQuietFor) return;
   if (!final && shown_ && now - last_shown_ < (terminal_ ? kTerminalInterval : kLogInterval)) return;
-  if (final && !shown_ && burst_mode_ == ProgressMode::kOn && now - start_ < kQuietFor) return;
   last_shown_ = now;
   shown_ = true;
   char seconds[32];

@@ -105,13 +105,7 @@ void CpuUnitCode::build_first(std::unique_lock<std::mutex>& lock, std::uint32_t 
       built = load_cached_cpu_unit(*plan.hot, key, symbols_of(kind, *plan.hot));
       if (built) level = 2;
     }
-    if (!built) built = load_cached_cpu_unit(plan.first, key, symbols_of(kind, plan.first));
-    if (!built) {
-      const auto generating = Clock::now();
-      const std::string text = source_.text(unit, kind, tier_has_lane_groups(plan.first));
-      codegen = seconds_since(generating);
-      built = build_cpu_unit(plan.first, key, text, symbols_of(kind, plan.first));
-    }
+    if (!built) built = load_or_build(unit, kind, plan.first, key, codegen);
     if (kind == kUnitCode) runs = source_.grouped_runs(unit);
   } catch (...) {
     lock.lock();
@@ -123,28 +117,29 @@ void CpuUnitCode::build_first(std::unique_lock<std::mutex>& lock, std::uint32_t 
   slot.building = false;
   publish_locked(unit, kind, *built, level, std::move(runs));
   const double seconds = seconds_since(start);
-  switch (why) {
-    case Why::kDemand:
-      counters_.demand_seconds += seconds;
-      counters_.codegen_seconds += codegen;
-      ++counters_.units_built;
-      if (built->from_cache) ++counters_.units_from_cache;
-      break;
-    case Why::kAhead:
-      counters_.background_seconds += seconds;
-      ++counters_.units_ahead;
-      break;
-    case Why::kHot:
-    case Why::kAll:
-      break;
+  if (why == Why::kDemand) {
+    counters_.demand_seconds += seconds;
+    counters_.codegen_seconds += codegen;
+    ++counters_.units_built;
+    if (built->from_cache) ++counters_.units_from_cache;
+  } else {
+    counters_.background_seconds += seconds;
+    ++counters_.units_ahead;
   }
   built_.notify_all();
   if (kind == kUnitCode && why == Why::kDemand && plan.ahead) queue_ahead(unit);
-  if (why == Why::kDemand || why == Why::kAhead) {
-    lock.unlock();
-    progress_.note_unit(why == Why::kAhead);
-    lock.lock();
-  }
+  lock.unlock();
+  progress_.note_unit(why == Why::kAhead);
+  lock.lock();
+}
+
+BuiltUnit CpuUnitCode::load_or_build(std::uint32_t unit, int kind, CpuTier tier, const std::string& key,
+                                     double& codegen_seconds) {
+  if (auto cached = load_cached_cpu_unit(tier, key, symbols_of(kind, tier))) return *cached;
+  const auto generating = Clock::now();
+  const std::string text = source_.text(unit, kind, tier_has_lane_groups(tier));
+  codegen_seconds = seconds_since(generating);
+  return build_cpu_unit(tier, key, text, symbols_of(kind, tier));
 }
 
 void CpuUnitCode::publish_locked(std::uint32_t unit, int kind, const BuiltUnit& built, std::uint8_t level,
@@ -216,15 +211,13 @@ void CpuUnitCode::build(std::uint32_t unit, int kind, CpuTier tier, std::uint8_t
   Slot& slot = slots_[kind].at(unit);
   if (slot.level.load(std::memory_order_relaxed) >= level) return;
   const auto start = Clock::now();
-  const std::string key = unit_key(unit, kind);
-  std::optional<BuiltUnit> built = load_cached_cpu_unit(tier, key, symbols_of(kind, tier));
-  if (!built)
-    built = build_cpu_unit(tier, key, source_.text(unit, kind, tier_has_lane_groups(tier)), symbols_of(kind, tier));
+  double codegen = 0.0;
+  const BuiltUnit built = load_or_build(unit, kind, tier, unit_key(unit, kind), codegen);
   std::vector<std::pair<std::uint32_t, std::uint32_t>> runs;
   if (kind == kUnitCode) runs = source_.grouped_runs(unit);
   const std::lock_guard lock(mutex_);
   if (slot.level.load(std::memory_order_relaxed) >= level) return;
-  publish_locked(unit, kind, *built, level, std::move(runs));
+  publish_locked(unit, kind, built, level, std::move(runs));
   counters_.background_seconds += why == Why::kAll ? 0.0 : seconds_since(start);
   if (why == Why::kHot) ++counters_.units_hot;
   if (why == Why::kAll) ++counters_.units_precompiled;

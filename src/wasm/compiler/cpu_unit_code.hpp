@@ -103,6 +103,9 @@ class CpuUnitCode {
   // The first tier's build of `unit`'s `kind` by this thread, or a wait for the thread
   // building it; the lock is held on entry and exit.
   void build_first(std::unique_lock<std::mutex>& lock, std::uint32_t unit, int kind, Why why);
+  // The unit's `kind` at `tier` from the disk cache, else generated (its time in
+  // `codegen_seconds`) and built. Called without the lock.
+  BuiltUnit load_or_build(std::uint32_t unit, int kind, CpuTier tier, const std::string& key, double& codegen_seconds);
   // Makes `built` the unit's code of `kind` at `level` (its grouped runs, known the first time);
   // the lock is held.
   void publish_locked(std::uint32_t unit, int kind, const BuiltUnit& built, std::uint8_t level,
