@@ -249,10 +249,11 @@ def _compile(options) -> int:
     if not options.quiet:
         units = module.compiled["units"]
         counters = _native.compile_counters(module._native)
+        # The cpu device counts a precompile's units apart; a Vulkan device's are its pipeline builds.
+        made = counters["units_precompiled"] if options.device == "cpu" else counters["units_compiled"]
         where = options.device if options.tier is None else f"{options.device}, {options.tier} tier"
         print(f"wasmgpu: {os.path.basename(options.module)}: {units} units ready for {where} in "
-              f"{time.perf_counter() - start:.1f} s ({counters['units_precompiled']} built or loaded now)",
-              file=sys.stderr)
+              f"{time.perf_counter() - start:.1f} s ({made} built or loaded now)", file=sys.stderr)
     return 0
 
 
