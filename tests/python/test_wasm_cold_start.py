@@ -330,3 +330,18 @@ def test_a_module_loaded_again_links_no_more_code(tmp_path):
     result = run_python(script, tmp_path, WAVESTACK_WASM_CPU_TIERS="fast")
     assert result.returncode == 0, result.stderr
     assert int(result.stdout.strip().splitlines()[-1]) < 50  # units of 200 loads: thousands of mappings
+
+
+def test_precompile_builds_every_unit_pipeline_on_a_vulkan_device():
+    from device_support import spawn_keywords
+
+    target = spawn_keywords("vulkan")  # skips (or fails under WAVESTACK_REQUIRE_GPU) without a device
+    binary = wasm(large_function(120))
+    module = wasmgpu.Module(binary, execution="compiled")
+    module.precompile(target.get("device", "gpu"), allow_software=target.get("allow_software", False))
+    assert _native.compile_counters(module._native)["units_compiled"] == module.compiled["units"]
+    with pytest.raises(ValueError, match="tier: only the cpu device"):
+        module.precompile(target.get("device", "gpu"), tier="fast", allow_software=target.get("allow_software", False))
+    with module.spawn(2, **target) as instances:
+        assert instances.call("big", [7, 8]) == reference(binary, "big", [7, 8])
+        assert instances.last_call.executed_as == "compiled"
