@@ -339,9 +339,12 @@ def test_precompile_builds_every_unit_pipeline_on_a_vulkan_device():
     binary = wasm(large_function(120))
     module = wasmgpu.Module(binary, execution="compiled")
     module.precompile(target.get("device", "gpu"), allow_software=target.get("allow_software", False))
-    assert _native.compile_counters(module._native)["units_compiled"] == module.compiled["units"]
+    # Pipelines another module of this process already built (the same shader text) stay in
+    # the device's memory and are not built again, so the count is at most the units.
+    assert _native.compile_counters(module._native)["units_compiled"] <= module.compiled["units"]
     with pytest.raises(ValueError, match="tier: only the cpu device"):
         module.precompile(target.get("device", "gpu"), tier="fast", allow_software=target.get("allow_software", False))
     with module.spawn(2, **target) as instances:
         assert instances.call("big", [7, 8]) == reference(binary, "big", [7, 8])
         assert instances.last_call.executed_as == "compiled"
+        assert instances.last_call.units_compiled == 0  # every pipeline was ready before the call
