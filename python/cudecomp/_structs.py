@@ -157,9 +157,10 @@ class GridDescAutotuneOptions(_Struct):
 
     Fields as upstream's: grid_mode, dtype, allow_uneven_decompositions, disable_nccl_backends,
     disable_nvshmem_backends, disable_mpi_backends, skip_threshold, autotune_transpose_backend,
-    autotune_halo_backend, halo_extents, halo_periods, halo_axis, transpose_use_inplace_buffers,
-    transpose_op_weights, transpose_input_halo_extents, transpose_output_halo_extents,
-    transpose_input_padding, transpose_output_padding, n_warmup_trials and n_trials. Assigning a
+    autotune_halo_backend, halo_extents, halo_periods, halo_padding, halo_axis,
+    transpose_use_inplace_buffers, transpose_op_weights, transpose_input_halo_extents,
+    transpose_output_halo_extents, transpose_input_padding, transpose_output_padding,
+    n_warmup_trials and n_trials. Assigning a
     value of the wrong type or shape raises ``TypeError`` or ``ValueError`` naming the field.
     """
 

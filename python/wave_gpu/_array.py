@@ -169,8 +169,8 @@ def array(data, dtype="f32") -> WaveArray:
             dtype or scalar type).
 
     Raises:
-        ValueError: an unknown ``dtype``, ragged nested lists, or values the dtype cannot hold.
-        TypeError: ``data`` is not numeric.
+        ValueError: an unknown ``dtype``, ragged nested lists, an element that is not a number,
+            or an integer out of the dtype's range.
     """
     name = dtype_name(dtype)
     if _shaped.is_nested(data):
