@@ -92,7 +92,7 @@ def plot_first_runs(report: dict, output: Path) -> Path:
     axis.set_xticks(range(len(names)), names)
     axis.set(yscale="log", ylabel="seconds to the first result (log)")
     axis.grid(True, axis="y", which="major", alpha=0.3)
-    axis.legend(fontsize=8)
+    axis.legend(fontsize=8, ncols=2, loc="upper left")
     cores = report.get("machine", {}).get("cores")
     axis.set_title(f"bench/wasmgpu_cold.py: first runs on the cpu device ({cores} cores, lower is better)", fontsize=10)
     figure.tight_layout()
