@@ -95,6 +95,7 @@ class WaveArray:
 
     @property
     def ndim(self) -> int:
+        """The number of dimensions: 1, 2 or 3."""
         return self._storage.ndim
 
     @property

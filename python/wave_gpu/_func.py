@@ -69,6 +69,8 @@ class Func:
         return f"<wave_gpu.func {self.__name__}>"
 
     def namespace(self):
+        """The names the function's body resolves, for the compiler: its closure variables, then
+        its globals."""
         closure = {}
         if self.function.__closure__:
             for name, cell in zip(self.function.__code__.co_freevars, self.function.__closure__):
