@@ -1,5 +1,5 @@
 # The two commands of the README: `make demo` and `make test`. Everything else is a step of
-# theirs. The project is installed into .venv in editable mode; its CMake build directory is
+# theirs, except `make docs`, which builds the documentation site (docs/) into build/docs. The project is installed into .venv in editable mode; its CMake build directory is
 # build/py, which also holds the C++ tests that ctest runs.
 SHELL := /bin/bash
 VENV := .venv
