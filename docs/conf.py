@@ -6,7 +6,6 @@ them into .venv); nothing is mocked, so a package that does not import fails the
 
 from __future__ import annotations
 
-import os
 import tomllib
 from pathlib import Path
 
@@ -45,8 +44,3 @@ napoleon_numpy_docstring = False
 html_theme = "furo"
 html_title = f"wavestack {release}"
 html_static_path: list[str] = []
-
-# Builds the site from a source tree whose packages are installed in editable mode; the
-# environment variables that pick devices are left as the caller has them (importing a package
-# opens no device).
-os.environ.setdefault("WAVESTACK_PROGRESS", "off")
