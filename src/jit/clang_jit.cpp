@@ -74,6 +74,7 @@ std::vector<std::string> frontend_flags(const std::string& triple, const std::st
           "-std=c++20",
           "-O1",
           "-disable-llvm-passes",
+          "-discard-value-names",
           "-ffp-contract=off",
           "-fno-rtti",
           "-w",

@@ -136,11 +136,11 @@ struct UnitRuntime {
   // tell that stores to the state never change the program.
   uint* unit_stack;
 
-  uint prog(uint i) { return unit_program[i]; }
-  uint st_get(uint i) { return unit_state[i]; }
-  void st_set(uint i, uint v) { unit_state[i] = v; }
-  uint mem_get(uint i) { return unit_memory[i]; }
-  void mem_set(uint i, uint v) { unit_memory[i] = v; }
+  WASM_LEAF uint prog(uint i) { return unit_program[i]; }
+  WASM_LEAF uint st_get(uint i) { return unit_state[i]; }
+  WASM_LEAF void st_set(uint i, uint v) { unit_state[i] = v; }
+  WASM_LEAF uint mem_get(uint i) { return unit_memory[i]; }
+  WASM_LEAF void mem_set(uint i, uint v) { unit_memory[i] = v; }
 
 #define WASM_HOST_SLOTS 1
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
@@ -150,15 +150,15 @@ struct UnitRuntime {
   // The slot index is widened before it is doubled (a slot is below 2^31, since the state's
   // words are counted in a uint), so the access is one addressing mode (base + slot * 8)
   // instead of a 32-bit doubling first (about 15 x86 instructions per WebAssembly call).
-  uvec2 slot_get(uint slot) {
+  WASM_LEAF uvec2 slot_get(uint slot) {
     uvec2 v;
     std::memcpy(&v, unit_stack + 2 * std::size_t{slot}, 8);
     return v;
   }
-  void slot_set(uint slot, uvec2 v) { std::memcpy(unit_stack + 2 * std::size_t{slot}, &v, 8); }
+  WASM_LEAF void slot_set(uint slot, uvec2 v) { std::memcpy(unit_stack + 2 * std::size_t{slot}, &v, 8); }
 #else
-  uvec2 slot_get(uint slot) { return uvec2(unit_stack[2u * slot], unit_stack[2u * slot + 1u]); }
-  void slot_set(uint slot, uvec2 v) {
+  WASM_LEAF uvec2 slot_get(uint slot) { return uvec2(unit_stack[2u * slot], unit_stack[2u * slot + 1u]); }
+  WASM_LEAF void slot_set(uint slot, uvec2 v) {
     unit_stack[2u * slot] = v.x;
     unit_stack[2u * slot + 1u] = v.y;
   }
@@ -169,7 +169,7 @@ struct UnitRuntime {
 // The caller has checked the bounds, exactly as for those.
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define WASM_HOST_MEMORY 1
-  uvec2 memory_read(uint ea, uint n) {
+  WASM_LEAF uvec2 memory_read(uint ea, uint n) {
     const unsigned char* at = reinterpret_cast<const unsigned char*>(unit_memory) + ea;
     if (n == 8u) {
       uvec2 v;
@@ -189,7 +189,7 @@ struct UnitRuntime {
     return uvec2(at[0], 0u);
   }
 
-  void memory_write(uint ea, uint n, uvec2 v) {
+  WASM_LEAF void memory_write(uint ea, uint n, uvec2 v) {
     unsigned char* at = reinterpret_cast<unsigned char*>(unit_memory) + ea;
     if (n == 8u) {
       std::memcpy(at, &v, 8);

@@ -48,28 +48,28 @@ uvec2 f64_from_u64_magnitude(uint sign, uvec2 v) {
   return f64_round_pack(sign, 1023 + top, sig);
 }
 
-uint f32_convert_i32_u(uint a) { return f32_from_u64_magnitude(0u, uvec2(a, 0u)); }
+WASM_LEAF uint f32_convert_i32_u(uint a) { return f32_from_u64_magnitude(0u, uvec2(a, 0u)); }
 
 uint f32_convert_i32_s(uint a) {
   bool negative = (a >> 31) != 0u;
   return f32_from_u64_magnitude(negative ? F32_SIGN : 0u, uvec2(negative ? 0u - a : a, 0u));
 }
 
-uint f32_convert_i64_u(uvec2 a) { return f32_from_u64_magnitude(0u, a); }
+WASM_LEAF uint f32_convert_i64_u(uvec2 a) { return f32_from_u64_magnitude(0u, a); }
 
 // The magnitude of INT64_MIN is 2^63, which the unsigned magnitude represents exactly.
 uint f32_convert_i64_s(uvec2 a) {
   return f32_from_u64_magnitude(i64_is_negative(a) ? F32_SIGN : 0u, i64_abs_bits(a));
 }
 
-uvec2 f64_convert_i32_u(uint a) { return f64_from_u64_magnitude(0u, uvec2(a, 0u)); }
+WASM_LEAF uvec2 f64_convert_i32_u(uint a) { return f64_from_u64_magnitude(0u, uvec2(a, 0u)); }
 
 uvec2 f64_convert_i32_s(uint a) {
   bool negative = (a >> 31) != 0u;
   return f64_from_u64_magnitude(negative ? F64_SIGN : 0u, uvec2(negative ? 0u - a : a, 0u));
 }
 
-uvec2 f64_convert_i64_u(uvec2 a) { return f64_from_u64_magnitude(0u, a); }
+WASM_LEAF uvec2 f64_convert_i64_u(uvec2 a) { return f64_from_u64_magnitude(0u, a); }
 
 uvec2 f64_convert_i64_s(uvec2 a) {
   return f64_from_u64_magnitude(i64_is_negative(a) ? F64_SIGN : 0u, i64_abs_bits(a));

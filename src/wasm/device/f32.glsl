@@ -15,7 +15,7 @@ const uint F32_INFINITY = 0x7F800000u;
 const uint F32_CANONICAL_NAN = 0x7FC00000u;
 const uint F32_ONE = 0x3F800000u;
 
-bool f32_is_nan(uint a) { return (a & F32_MAGNITUDE) > F32_INFINITY; }
+WASM_LEAF bool f32_is_nan(uint a) { return (a & F32_MAGNITUDE) > F32_INFINITY; }
 
 // Right shift by any n with the shifted-out bits ORed into bit 0 (see u64_shr_jam).
 uint u32_shr_jam(uint a, uint n) {
@@ -98,7 +98,7 @@ uint f32_add(uint a, uint b) {
   return f32_round_pack(a & F32_SIGN, ea + 1 - shift, sig << uint(shift));
 }
 
-uint f32_sub(uint a, uint b) { return f32_add(a, b ^ F32_SIGN); }
+WASM_LEAF uint f32_sub(uint a, uint b) { return f32_add(a, b ^ F32_SIGN); }
 
 uint f32_mul(uint a, uint b) {
   if (f32_is_nan(a) || f32_is_nan(b)) return F32_CANONICAL_NAN;
@@ -209,17 +209,17 @@ bool f32_less(uint a, uint b) {
   return a_negative ? a > b : a < b;
 }
 
-uint f32_eq(uint a, uint b) { return f32_equal(a, b) ? 1u : 0u; }
+WASM_LEAF uint f32_eq(uint a, uint b) { return f32_equal(a, b) ? 1u : 0u; }
 
-uint f32_ne(uint a, uint b) { return f32_equal(a, b) ? 0u : 1u; }
+WASM_LEAF uint f32_ne(uint a, uint b) { return f32_equal(a, b) ? 0u : 1u; }
 
-uint f32_lt(uint a, uint b) { return f32_less(a, b) ? 1u : 0u; }
+WASM_LEAF uint f32_lt(uint a, uint b) { return f32_less(a, b) ? 1u : 0u; }
 
-uint f32_gt(uint a, uint b) { return f32_less(b, a) ? 1u : 0u; }
+WASM_LEAF uint f32_gt(uint a, uint b) { return f32_less(b, a) ? 1u : 0u; }
 
-uint f32_le(uint a, uint b) { return (f32_less(a, b) || f32_equal(a, b)) ? 1u : 0u; }
+WASM_LEAF uint f32_le(uint a, uint b) { return (f32_less(a, b) || f32_equal(a, b)) ? 1u : 0u; }
 
-uint f32_ge(uint a, uint b) { return (f32_less(b, a) || f32_equal(a, b)) ? 1u : 0u; }
+WASM_LEAF uint f32_ge(uint a, uint b) { return (f32_less(b, a) || f32_equal(a, b)) ? 1u : 0u; }
 
 // wasm min/max: NaN if either operand is NaN, and -0 < +0.
 uint f32_min(uint a, uint b) {
@@ -237,11 +237,11 @@ uint f32_max(uint a, uint b) {
 }
 
 // --- sign operations (bit operations: NaN payloads pass through unchanged) ----------------
-uint f32_abs(uint a) { return a & F32_MAGNITUDE; }
+WASM_LEAF uint f32_abs(uint a) { return a & F32_MAGNITUDE; }
 
-uint f32_neg(uint a) { return a ^ F32_SIGN; }
+WASM_LEAF uint f32_neg(uint a) { return a ^ F32_SIGN; }
 
-uint f32_copysign(uint a, uint b) { return (a & F32_MAGNITUDE) | (b & F32_SIGN); }
+WASM_LEAF uint f32_copysign(uint a, uint b) { return (a & F32_MAGNITUDE) | (b & F32_SIGN); }
 
 // --- rounding to an integral value ----------------------------------------------------------
 const uint ROUND_NEAREST_EVEN = 0u;
@@ -285,10 +285,10 @@ uint f32_round_to_integral(uint a, uint mode) {
   return sign | (up ? whole + unit : whole);
 }
 
-uint f32_nearest(uint a) { return f32_round_to_integral(a, ROUND_NEAREST_EVEN); }
+WASM_LEAF uint f32_nearest(uint a) { return f32_round_to_integral(a, ROUND_NEAREST_EVEN); }
 
-uint f32_floor(uint a) { return f32_round_to_integral(a, ROUND_FLOOR); }
+WASM_LEAF uint f32_floor(uint a) { return f32_round_to_integral(a, ROUND_FLOOR); }
 
-uint f32_ceil(uint a) { return f32_round_to_integral(a, ROUND_CEIL); }
+WASM_LEAF uint f32_ceil(uint a) { return f32_round_to_integral(a, ROUND_CEIL); }
 
-uint f32_trunc(uint a) { return f32_round_to_integral(a, ROUND_TRUNC); }
+WASM_LEAF uint f32_trunc(uint a) { return f32_round_to_integral(a, ROUND_TRUNC); }

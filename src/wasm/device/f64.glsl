@@ -13,16 +13,16 @@ const uvec2 F64_INFINITY = uvec2(0u, 0x7FF00000u);
 const uvec2 F64_CANONICAL_NAN = uvec2(0u, 0x7FF80000u);
 const uvec2 F64_ONE = uvec2(0u, 0x3FF00000u);
 
-uvec2 f64_magnitude(uvec2 a) { return uvec2(a.x, a.y & 0x7FFFFFFFu); }
+WASM_LEAF uvec2 f64_magnitude(uvec2 a) { return uvec2(a.x, a.y & 0x7FFFFFFFu); }
 
 bool f64_is_nan(uvec2 a) {
   uint hi = a.y & 0x7FFFFFFFu;
   return hi > 0x7FF00000u || (hi == 0x7FF00000u && a.x != 0u);
 }
 
-bool f64_is_infinite(uvec2 a) { return (a.y & 0x7FFFFFFFu) == 0x7FF00000u && a.x == 0u; }
+WASM_LEAF bool f64_is_infinite(uvec2 a) { return (a.y & 0x7FFFFFFFu) == 0x7FF00000u && a.x == 0u; }
 
-bool f64_is_zero(uvec2 a) { return ((a.y & 0x7FFFFFFFu) | a.x) == 0u; }
+WASM_LEAF bool f64_is_zero(uvec2 a) { return ((a.y & 0x7FFFFFFFu) | a.x) == 0u; }
 
 // Rounds sig * 2^(e - 1085) to binary64 with the given sign bit (high-word position). sig's
 // top bit must be bit 62 whenever e >= 1; below that the value is denormalized first.
@@ -97,7 +97,7 @@ uvec2 f64_add(uvec2 a, uvec2 b) {
   return f64_round_pack(a.y & F64_SIGN, ea + 1 - shift, u64_shl(sig, uint(shift)));
 }
 
-uvec2 f64_sub(uvec2 a, uvec2 b) { return f64_add(a, uvec2(b.x, b.y ^ F64_SIGN)); }
+WASM_LEAF uvec2 f64_sub(uvec2 a, uvec2 b) { return f64_add(a, uvec2(b.x, b.y ^ F64_SIGN)); }
 
 uvec2 f64_mul(uvec2 a, uvec2 b) {
   if (f64_is_nan(a) || f64_is_nan(b)) return F64_CANONICAL_NAN;
@@ -235,17 +235,17 @@ bool f64_less(uvec2 a, uvec2 b) {
   return a_negative ? u64_lt(b, a) : u64_lt(a, b);
 }
 
-uint f64_eq(uvec2 a, uvec2 b) { return f64_equal(a, b) ? 1u : 0u; }
+WASM_LEAF uint f64_eq(uvec2 a, uvec2 b) { return f64_equal(a, b) ? 1u : 0u; }
 
-uint f64_ne(uvec2 a, uvec2 b) { return f64_equal(a, b) ? 0u : 1u; }
+WASM_LEAF uint f64_ne(uvec2 a, uvec2 b) { return f64_equal(a, b) ? 0u : 1u; }
 
-uint f64_lt(uvec2 a, uvec2 b) { return f64_less(a, b) ? 1u : 0u; }
+WASM_LEAF uint f64_lt(uvec2 a, uvec2 b) { return f64_less(a, b) ? 1u : 0u; }
 
-uint f64_gt(uvec2 a, uvec2 b) { return f64_less(b, a) ? 1u : 0u; }
+WASM_LEAF uint f64_gt(uvec2 a, uvec2 b) { return f64_less(b, a) ? 1u : 0u; }
 
-uint f64_le(uvec2 a, uvec2 b) { return (f64_less(a, b) || f64_equal(a, b)) ? 1u : 0u; }
+WASM_LEAF uint f64_le(uvec2 a, uvec2 b) { return (f64_less(a, b) || f64_equal(a, b)) ? 1u : 0u; }
 
-uint f64_ge(uvec2 a, uvec2 b) { return (f64_less(b, a) || f64_equal(a, b)) ? 1u : 0u; }
+WASM_LEAF uint f64_ge(uvec2 a, uvec2 b) { return (f64_less(b, a) || f64_equal(a, b)) ? 1u : 0u; }
 
 // wasm min/max: NaN if either operand is NaN, and -0 < +0.
 uvec2 f64_min(uvec2 a, uvec2 b) {
@@ -263,11 +263,11 @@ uvec2 f64_max(uvec2 a, uvec2 b) {
 }
 
 // --- sign operations (bit operations: NaN payloads pass through unchanged) ----------------
-uvec2 f64_abs(uvec2 a) { return uvec2(a.x, a.y & 0x7FFFFFFFu); }
+WASM_LEAF uvec2 f64_abs(uvec2 a) { return uvec2(a.x, a.y & 0x7FFFFFFFu); }
 
-uvec2 f64_neg(uvec2 a) { return uvec2(a.x, a.y ^ F64_SIGN); }
+WASM_LEAF uvec2 f64_neg(uvec2 a) { return uvec2(a.x, a.y ^ F64_SIGN); }
 
-uvec2 f64_copysign(uvec2 a, uvec2 b) { return uvec2(a.x, (a.y & 0x7FFFFFFFu) | (b.y & F64_SIGN)); }
+WASM_LEAF uvec2 f64_copysign(uvec2 a, uvec2 b) { return uvec2(a.x, (a.y & 0x7FFFFFFFu) | (b.y & F64_SIGN)); }
 
 // --- rounding to an integral value (modes as in f32.glsl) ---------------------------------
 uvec2 f64_round_to_integral(uvec2 a, uint mode) {
@@ -305,10 +305,10 @@ uvec2 f64_round_to_integral(uvec2 a, uint mode) {
   return uvec2(result.x, result.y | sign);
 }
 
-uvec2 f64_nearest(uvec2 a) { return f64_round_to_integral(a, ROUND_NEAREST_EVEN); }
+WASM_LEAF uvec2 f64_nearest(uvec2 a) { return f64_round_to_integral(a, ROUND_NEAREST_EVEN); }
 
-uvec2 f64_floor(uvec2 a) { return f64_round_to_integral(a, ROUND_FLOOR); }
+WASM_LEAF uvec2 f64_floor(uvec2 a) { return f64_round_to_integral(a, ROUND_FLOOR); }
 
-uvec2 f64_ceil(uvec2 a) { return f64_round_to_integral(a, ROUND_CEIL); }
+WASM_LEAF uvec2 f64_ceil(uvec2 a) { return f64_round_to_integral(a, ROUND_CEIL); }
 
-uvec2 f64_trunc(uvec2 a) { return f64_round_to_integral(a, ROUND_TRUNC); }
+WASM_LEAF uvec2 f64_trunc(uvec2 a) { return f64_round_to_integral(a, ROUND_TRUNC); }

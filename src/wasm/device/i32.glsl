@@ -5,34 +5,34 @@
 //
 // Operands and results are uint bit patterns; comparisons return 0 or 1.
 
-uint i32_eqz(uint a) { return a == 0u ? 1u : 0u; }
-uint i32_eq(uint a, uint b) { return a == b ? 1u : 0u; }
-uint i32_ne(uint a, uint b) { return a != b ? 1u : 0u; }
-uint i32_lt_u(uint a, uint b) { return a < b ? 1u : 0u; }
-uint i32_gt_u(uint a, uint b) { return a > b ? 1u : 0u; }
-uint i32_le_u(uint a, uint b) { return a <= b ? 1u : 0u; }
-uint i32_ge_u(uint a, uint b) { return a >= b ? 1u : 0u; }
-uint i32_lt_s(uint a, uint b) { return int(a) < int(b) ? 1u : 0u; }
-uint i32_gt_s(uint a, uint b) { return int(a) > int(b) ? 1u : 0u; }
-uint i32_le_s(uint a, uint b) { return int(a) <= int(b) ? 1u : 0u; }
-uint i32_ge_s(uint a, uint b) { return int(a) >= int(b) ? 1u : 0u; }
+WASM_LEAF uint i32_eqz(uint a) { return a == 0u ? 1u : 0u; }
+WASM_LEAF uint i32_eq(uint a, uint b) { return a == b ? 1u : 0u; }
+WASM_LEAF uint i32_ne(uint a, uint b) { return a != b ? 1u : 0u; }
+WASM_LEAF uint i32_lt_u(uint a, uint b) { return a < b ? 1u : 0u; }
+WASM_LEAF uint i32_gt_u(uint a, uint b) { return a > b ? 1u : 0u; }
+WASM_LEAF uint i32_le_u(uint a, uint b) { return a <= b ? 1u : 0u; }
+WASM_LEAF uint i32_ge_u(uint a, uint b) { return a >= b ? 1u : 0u; }
+WASM_LEAF uint i32_lt_s(uint a, uint b) { return int(a) < int(b) ? 1u : 0u; }
+WASM_LEAF uint i32_gt_s(uint a, uint b) { return int(a) > int(b) ? 1u : 0u; }
+WASM_LEAF uint i32_le_s(uint a, uint b) { return int(a) <= int(b) ? 1u : 0u; }
+WASM_LEAF uint i32_ge_s(uint a, uint b) { return int(a) >= int(b) ? 1u : 0u; }
 
-uint i32_clz(uint a) { return a == 0u ? 32u : uint(31 - findMSB(a)); }
-uint i32_ctz(uint a) { return a == 0u ? 32u : uint(findLSB(a)); }
-uint i32_popcnt(uint a) { return uint(bitCount(a)); }
+WASM_LEAF uint i32_clz(uint a) { return a == 0u ? 32u : uint(31 - findMSB(a)); }
+WASM_LEAF uint i32_ctz(uint a) { return a == 0u ? 32u : uint(findLSB(a)); }
+WASM_LEAF uint i32_popcnt(uint a) { return uint(bitCount(a)); }
 
-uint i32_add(uint a, uint b) { return a + b; }
-uint i32_sub(uint a, uint b) { return a - b; }
-uint i32_mul(uint a, uint b) { return a * b; }
-uint i32_and(uint a, uint b) { return a & b; }
-uint i32_or(uint a, uint b) { return a | b; }
-uint i32_xor(uint a, uint b) { return a ^ b; }
+WASM_LEAF uint i32_add(uint a, uint b) { return a + b; }
+WASM_LEAF uint i32_sub(uint a, uint b) { return a - b; }
+WASM_LEAF uint i32_mul(uint a, uint b) { return a * b; }
+WASM_LEAF uint i32_and(uint a, uint b) { return a & b; }
+WASM_LEAF uint i32_or(uint a, uint b) { return a | b; }
+WASM_LEAF uint i32_xor(uint a, uint b) { return a ^ b; }
 
 // Counts modulo 32: both GLSL and C++ leave a shift by 32 or more undefined.
-uint i32_shl(uint a, uint count) { return a << (count & 31u); }
-uint i32_shr_u(uint a, uint count) { return a >> (count & 31u); }
+WASM_LEAF uint i32_shl(uint a, uint count) { return a << (count & 31u); }
+WASM_LEAF uint i32_shr_u(uint a, uint count) { return a >> (count & 31u); }
 // An int's right shift is arithmetic (sign-filling) in GLSL and in C++20.
-uint i32_shr_s(uint a, uint count) { return uint(int(a) >> int(count & 31u)); }
+WASM_LEAF uint i32_shr_s(uint a, uint count) { return uint(int(a) >> int(count & 31u)); }
 
 uint i32_rotl(uint a, uint count) {
   uint n = count & 31u;
@@ -44,9 +44,9 @@ uint i32_rotr(uint a, uint count) {
   return n == 0u ? a : ((a >> n) | (a << (32u - n)));
 }
 
-uint i32_extend8_s(uint a) { return (a & 0x80u) != 0u ? (a | 0xFFFFFF00u) : (a & 0xFFu); }
+WASM_LEAF uint i32_extend8_s(uint a) { return (a & 0x80u) != 0u ? (a | 0xFFFFFF00u) : (a & 0xFFu); }
 
-uint i32_extend16_s(uint a) { return (a & 0x8000u) != 0u ? (a | 0xFFFF0000u) : (a & 0xFFFFu); }
+WASM_LEAF uint i32_extend16_s(uint a) { return (a & 0x8000u) != 0u ? (a | 0xFFFF0000u) : (a & 0xFFFFu); }
 
 // --- i32 division (native 32-bit ops, with the wasm traps) ---------------------------------
 uint i32_div_u(uint a, uint b, OUT(uint) trap) {

@@ -24,32 +24,35 @@ inline constexpr bool is_same_v<A, A> = true;
 template <class A, class B>
 concept same_as = is_same_v<A, B> && is_same_v<B, A>;
 
+// Every function here is always inlined: the fast tier runs no inliner, and a memcpy of a
+// constant size becomes one load or store only where the size is seen (through a call it was
+// a call of the C library's memcpy per value-stack access).
 template <class To, class From>
-constexpr To bit_cast(const From& from) noexcept {
+[[gnu::always_inline]] constexpr To bit_cast(const From& from) noexcept {
   return __builtin_bit_cast(To, from);
 }
 
-inline void* memcpy(void* to, const void* from, size_t bytes) noexcept {
+[[gnu::always_inline]] inline void* memcpy(void* to, const void* from, size_t bytes) noexcept {
   return __builtin_memcpy(to, from, bytes);
 }
 
 // For the unsigned types the units pass (uint32_t and uint64_t): zero has all bits clear.
-constexpr int countl_zero(uint32_t value) noexcept {
+[[gnu::always_inline]] constexpr int countl_zero(uint32_t value) noexcept {
   return value == 0 ? 32 : __builtin_clz(value);
 }
-constexpr int countl_zero(uint64_t value) noexcept {
+[[gnu::always_inline]] constexpr int countl_zero(uint64_t value) noexcept {
   return value == 0 ? 64 : __builtin_clzll(value);
 }
-constexpr int countr_zero(uint32_t value) noexcept {
+[[gnu::always_inline]] constexpr int countr_zero(uint32_t value) noexcept {
   return value == 0 ? 32 : __builtin_ctz(value);
 }
-constexpr int countr_zero(uint64_t value) noexcept {
+[[gnu::always_inline]] constexpr int countr_zero(uint64_t value) noexcept {
   return value == 0 ? 64 : __builtin_ctzll(value);
 }
-constexpr int popcount(uint32_t value) noexcept {
+[[gnu::always_inline]] constexpr int popcount(uint32_t value) noexcept {
   return __builtin_popcount(value);
 }
-constexpr int popcount(uint64_t value) noexcept {
+[[gnu::always_inline]] constexpr int popcount(uint64_t value) noexcept {
   return __builtin_popcountll(value);
 }
 

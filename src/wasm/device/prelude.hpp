@@ -13,6 +13,13 @@
 #include <bit>
 #include <cstdint>
 
+// A helper of a few instructions that compiled units call in every block: always inlined,
+// since the cpu device's fast tier runs no inliner. As calls, `a + b` was a call and every
+// uvec2 temporary stayed in memory (its constructor took its address): the fast tier's code
+// ran 3 to 20 times slower than with them inlined, which costs that tier's builds about half
+// again as long (docs/PERFORMANCE.md). prelude.glsl defines it empty.
+#define WASM_LEAF [[gnu::always_inline]] inline
+
 namespace wavestack::wasm::device {
 
 using uint = std::uint32_t;
@@ -24,7 +31,7 @@ struct uvec2 {
   uint x = 0;
   uint y = 0;
   constexpr uvec2() = default;
-  constexpr uvec2(uint x_value, uint y_value) : x(x_value), y(y_value) {}
+  WASM_LEAF constexpr uvec2(uint x_value, uint y_value) : x(x_value), y(y_value) {}
   friend constexpr bool operator==(uvec2 a, uvec2 b) = default;
 };
 
@@ -34,40 +41,40 @@ struct uvec4 {
   uint z = 0;
   uint w = 0;
   constexpr uvec4() = default;
-  constexpr uvec4(uint x_value, uint y_value, uint z_value, uint w_value)
+  WASM_LEAF constexpr uvec4(uint x_value, uint y_value, uint z_value, uint w_value)
       : x(x_value), y(y_value), z(z_value), w(w_value) {}
   friend constexpr bool operator==(uvec4 a, uvec4 b) = default;
 };
 
 // Integer builtins of GLSL 4.50 (section 8.8), with GLSL's signatures: results through out
 // parameters, bit indices as int, -1 when there is no set bit.
-inline uint uaddCarry(uint x, uint y, uint& carry) {
+WASM_LEAF uint uaddCarry(uint x, uint y, uint& carry) {
   const uint sum = x + y;
   carry = sum < x ? 1u : 0u;
   return sum;
 }
 
-inline uint usubBorrow(uint x, uint y, uint& borrow) {
+WASM_LEAF uint usubBorrow(uint x, uint y, uint& borrow) {
   borrow = x < y ? 1u : 0u;
   return x - y;
 }
 
-inline void umulExtended(uint x, uint y, uint& msb, uint& lsb) {
+WASM_LEAF void umulExtended(uint x, uint y, uint& msb, uint& lsb) {
   const std::uint64_t product = std::uint64_t{x} * y;
   msb = static_cast<uint>(product >> 32);
   lsb = static_cast<uint>(product);
 }
 
-inline int findMSB(uint value) {
+WASM_LEAF int findMSB(uint value) {
   return value == 0u ? -1 : 31 - std::countl_zero(value);
 }
-inline int findLSB(uint value) {
+WASM_LEAF int findLSB(uint value) {
   return value == 0u ? -1 : std::countr_zero(value);
 }
-inline int bitCount(uint value) {
+WASM_LEAF int bitCount(uint value) {
   return std::popcount(value);
 }
-inline uint bitfieldReverse(uint value) {
+WASM_LEAF uint bitfieldReverse(uint value) {
   uint result = 0u;
   for (int i = 0; i < 32; ++i) result |= ((value >> i) & 1u) << (31 - i);
   return result;
@@ -76,20 +83,20 @@ inline uint bitfieldReverse(uint value) {
 // bitfieldExtract/Insert: GLSL leaves offset < 0, bits < 0 and offset + bits > 32 undefined;
 // within that range these match it, including bits == 0 (result 0 / base unchanged) and
 // bits == 32 (where a shift by 32 must be avoided).
-inline uint bitfield_mask(int bits) {
+WASM_LEAF uint bitfield_mask(int bits) {
   return bits >= 32 ? 0xFFFFFFFFu : (1u << bits) - 1u;
 }
-inline uint bitfieldExtract(uint value, int offset, int bits) {
+WASM_LEAF uint bitfieldExtract(uint value, int offset, int bits) {
   return bits == 0 ? 0u : (value >> offset) & bitfield_mask(bits);
 }
 // The signed form sign-extends the field from its top bit.
-inline int bitfieldExtract(int value, int offset, int bits) {
+WASM_LEAF int bitfieldExtract(int value, int offset, int bits) {
   if (bits == 0) return 0;
   const uint field = (static_cast<uint>(value) >> offset) & bitfield_mask(bits);
   const uint sign = bits >= 32 ? 0u : ~bitfield_mask(bits);
   return static_cast<int>(((field >> (bits - 1)) & 1u) != 0u ? (field | sign) : field);
 }
-inline uint bitfieldInsert(uint base, uint insert, int offset, int bits) {
+WASM_LEAF uint bitfieldInsert(uint base, uint insert, int offset, int bits) {
   if (bits == 0) return base;
   const uint mask = bitfield_mask(bits) << offset;
   return (base & ~mask) | ((insert << offset) & mask);
@@ -97,22 +104,22 @@ inline uint bitfieldInsert(uint base, uint insert, int offset, int bits) {
 
 // min/max/clamp for the two integer types (GLSL's overloads; mixing uint and int is a
 // compile error in C++ and needs an explicit conversion in GLSL anyway).
-inline uint min(uint a, uint b) {
+WASM_LEAF uint min(uint a, uint b) {
   return a < b ? a : b;
 }
-inline uint max(uint a, uint b) {
+WASM_LEAF uint max(uint a, uint b) {
   return a > b ? a : b;
 }
-inline int min(int a, int b) {
+WASM_LEAF int min(int a, int b) {
   return a < b ? a : b;
 }
-inline int max(int a, int b) {
+WASM_LEAF int max(int a, int b) {
   return a > b ? a : b;
 }
-inline uint clamp(uint value, uint low, uint high) {
+WASM_LEAF uint clamp(uint value, uint low, uint high) {
   return min(max(value, low), high);
 }
-inline int clamp(int value, int low, int high) {
+WASM_LEAF int clamp(int value, int low, int high) {
   return min(max(value, low), high);
 }
 

@@ -2,11 +2,11 @@
 // integer operations so that no device needs shaderInt64. Shared by i64.glsl (the wasm i64
 // instructions) and f64.glsl (the binary64 significands).
 
-bool u64_is_zero(uvec2 a) { return (a.x | a.y) == 0u; }
+WASM_LEAF bool u64_is_zero(uvec2 a) { return (a.x | a.y) == 0u; }
 
-bool u64_eq(uvec2 a, uvec2 b) { return a.x == b.x && a.y == b.y; }
+WASM_LEAF bool u64_eq(uvec2 a, uvec2 b) { return a.x == b.x && a.y == b.y; }
 
-bool u64_lt(uvec2 a, uvec2 b) { return a.y < b.y || (a.y == b.y && a.x < b.x); }
+WASM_LEAF bool u64_lt(uvec2 a, uvec2 b) { return a.y < b.y || (a.y == b.y && a.x < b.x); }
 
 uvec2 u64_add(uvec2 a, uvec2 b) {
   uint carry = 0u;
@@ -20,11 +20,11 @@ uvec2 u64_sub(uvec2 a, uvec2 b) {
   return uvec2(lo, a.y - b.y - borrow);
 }
 
-uvec2 u64_negate(uvec2 a) { return u64_sub(uvec2(0u, 0u), a); }
+WASM_LEAF uvec2 u64_negate(uvec2 a) { return u64_sub(uvec2(0u, 0u), a); }
 
-uvec2 u64_or(uvec2 a, uvec2 b) { return uvec2(a.x | b.x, a.y | b.y); }
+WASM_LEAF uvec2 u64_or(uvec2 a, uvec2 b) { return uvec2(a.x | b.x, a.y | b.y); }
 
-uvec2 u64_and(uvec2 a, uvec2 b) { return uvec2(a.x & b.x, a.y & b.y); }
+WASM_LEAF uvec2 u64_and(uvec2 a, uvec2 b) { return uvec2(a.x & b.x, a.y & b.y); }
 
 // Shifts for 0 <= n < 64. (GLSL and C++ leave a 32-bit shift by >= 32 undefined, so each
 // case keeps its word shifts below 32.)
