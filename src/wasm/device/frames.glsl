@@ -192,7 +192,7 @@ void frame_return(INOUT(Regs) r, uint count) {
 }
 
 // Keeps the top `arity` values at the label's height, then jumps.
-void frame_branch(INOUT(Regs) r, uint target, uint arity, uint height) {
+WASM_LEAF void frame_branch(INOUT(Regs) r, uint target, uint arity, uint height) {
   uint to = r.ob + height;
   uint from = r.sp - arity;
   if (from != to) {

@@ -19,10 +19,10 @@ void slot_set(uint slot, uvec2 v) {
 }
 #endif
 
-uint memory_size_bytes() { return st_get(S_PAGES) * 65536u; }
+WASM_LEAF uint memory_size_bytes() { return st_get(S_PAGES) * 65536u; }
 
 // addr + offset .. + n inside the memory (no 32-bit wrap-around); the effective address in ea.
-bool memory_range_ok(uint addr, uint offset, uint n, OUT(uint) ea) {
+WASM_LEAF bool memory_range_ok(uint addr, uint offset, uint n, OUT(uint) ea) {
   uint carry1 = 0u;
   uint carry2 = 0u;
   ea = uaddCarry(addr, offset, carry1);
@@ -30,9 +30,9 @@ bool memory_range_ok(uint addr, uint offset, uint n, OUT(uint) ea) {
   return carry1 == 0u && carry2 == 0u && end <= memory_size_bytes();
 }
 
-uint memory_byte(uint addr) { return (mem_get(addr >> 2u) >> ((addr & 3u) * 8u)) & 0xFFu; }
+WASM_LEAF uint memory_byte(uint addr) { return (mem_get(addr >> 2u) >> ((addr & 3u) * 8u)) & 0xFFu; }
 
-void memory_set_byte(uint addr, uint value) {
+WASM_LEAF void memory_set_byte(uint addr, uint value) {
   uint word = addr >> 2u;
   uint shift = (addr & 3u) * 8u;
   mem_set(word, (mem_get(word) & ~(0xFFu << shift)) | ((value & 0xFFu) << shift));
