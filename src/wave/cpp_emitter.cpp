@@ -1,0 +1,181 @@
+// The kernel's frame (workgroups of the range, threads of a workgroup in order, the launch
+// limit), statements and structured control flow as C++ for the native cpu device.
+#include <string>
+
+#include "wave/cpp_emitter_internal.hpp"
+#include "wave/errors.hpp"
+
+namespace wavestack::wave {
+namespace cpp_detail {
+
+void CppEmitter::unsupported(const std::string& what, uint32_t line) const {
+  throw UnsupportedOnCpu("the native cpu device does not run " + what + " yet (kernel '" + m_.name + "', line " +
+                         std::to_string(line) +
+                         "); run this kernel on device='emulator' (or a GPU), which supports it");
+}
+
+// Launch geometry and arguments once per call; then per workgroup its coordinates, per thread
+// its local coordinates (x fastest), skipping threads at or past the launch limit.
+std::string CppEmitter::frame_begin() const {
+  std::string p =
+      "extern \"C\" u32 wave_cpu_kernel(const WaveLaunch* L, u64 group_begin, u64 group_end, WaveFault* wave_out) {\n"
+      "  const u32 wave_grid0 = L->grid[0], wave_grid1 = L->grid[1], wave_grid2 = L->grid[2];\n"
+      "  const u32 wave_wg0 = L->workgroup[0], wave_wg1 = L->workgroup[1], wave_wg2 = L->workgroup[2];\n"
+      "  const u32 wave_limit0 = L->limit[0], wave_limit1 = L->limit[1], wave_limit2 = L->limit[2];\n"
+      "  const u32 wave_width = L->wave_width;\n"
+      "  const u32 wave_group_threads = wave_wg0 * wave_wg1 * wave_wg2;\n"
+      "  const int* wave_stop = L->stop;\n"
+      "  (void)wave_grid2; (void)wave_width;\n";
+  for (size_t i = 0; i < m_.buffers.size(); ++i) {
+    const auto& b = m_.buffers[i];
+    const std::string element = b.element == ScalarType::F16 ? "u16" : cpp_type(b.element);
+    const std::string k = std::to_string(i);
+    p += "  " + element + "* b" + k + " = (" + element + "*)L->buffers[" + k + "].data;\n";
+    p += "  const i64 n" + k + " = L->buffers[" + k + "].length;\n";
+    p += "  (void)b" + k + "; (void)n" + k + ";\n";
+  }
+  for (size_t i = 0; i < m_.scalars.size(); ++i) {
+    const std::string type = cpp_type(m_.scalars[i].type);
+    p += "  const " + type + " s" + std::to_string(i) + " = wave_bits_to<" + type + ">(L->scalars[" +
+         std::to_string(i) + "]);\n";
+  }
+  p +=
+      "  for (u64 wave_g = group_begin; wave_g < group_end; ++wave_g) {\n"
+      "    if (wave_stopped(wave_stop) || wave_stopped(L->failed)) return WAVE_STOPPED;\n"
+      "    const u32 wave_gx = (u32)(wave_g % wave_grid0);\n"
+      "    const u32 wave_gy = (u32)((wave_g / wave_grid0) % wave_grid1);\n"
+      "    const u32 wave_gz = (u32)(wave_g / ((u64)wave_grid0 * wave_grid1));\n"
+      "    const u32 wave_base0 = wave_gx * wave_wg0, wave_base1 = wave_gy * wave_wg1, wave_base2 = wave_gz * "
+      "wave_wg2;\n"
+      "    u32 wave_l0 = 0, wave_l1 = 0, wave_l2 = 0;\n"
+      "    for (u32 wave_t = 0; wave_t < wave_group_threads; ++wave_t) {\n"
+      "      if (wave_base0 + wave_l0 >= wave_limit0 || wave_base1 + wave_l1 >= wave_limit1 ||\n"
+      "          wave_base2 + wave_l2 >= wave_limit2) goto wave_thread_end;\n"
+      "      {\n";
+  // Every register starts at zero (the emulator zeroes a workgroup's registers), scalar
+  // parameters' registers at the argument.
+  for (size_t reg = 0; reg < m_.registers.size(); ++reg) {
+    p += "      " + cpp_type(m_.registers[reg]) + " r" + std::to_string(reg) + " = " +
+         cpp_literal(m_.registers[reg], Value{.u64 = 0}) + ";\n";
+  }
+  for (size_t i = 0; i < m_.scalars.size(); ++i) {
+    p += "      r" + std::to_string(m_.scalars[i].reg) + " = s" + std::to_string(i) + ";\n";
+  }
+  return p;
+}
+
+std::string CppEmitter::run() {
+  for (const auto& shared : m_.shared) unsupported("shared arrays ('" + shared.name + "')", 0);
+  std::string body;
+  block(m_.body, body, 4, 0);
+  std::string text = frame_begin() + body;
+  text +=
+      "      }\n"
+      "    wave_thread_end:\n"
+      "      if (++wave_l0 == wave_wg0) {\n"
+      "        wave_l0 = 0;\n"
+      "        if (++wave_l1 == wave_wg1) { wave_l1 = 0; ++wave_l2; }\n"
+      "      }\n"
+      "    }\n"
+      "  }\n"
+      "  return WAVE_OK;\n"
+      "}\n";
+  return text;
+}
+
+void CppEmitter::block(const std::vector<Stmt>& stmts, std::string& out, int depth, int loop) {
+  for (const auto& s : stmts) statement(s, out, depth, loop);
+}
+
+void CppEmitter::statement(const Stmt& s, std::string& out, int depth, int loop) {
+  const std::string pad(static_cast<size_t>(depth) * 2, ' ');
+  switch (op_info(s.op).op_class) {
+    case OpClass::Const:
+      out += pad + r(s.dst) + " = " + cpp_literal(type_of(s.dst), s.imm) + ";\n";
+      return;
+    case OpClass::Unary:
+      out += pad + r(s.dst) + " = " + unary(s) + ";\n";
+      return;
+    case OpClass::Binary: {
+      std::string checks;
+      const std::string value = binary(s, checks, pad);
+      out += checks + pad + r(s.dst) + " = " + value + ";\n";
+      return;
+    }
+    case OpClass::Compare:
+      out += pad + r(s.dst) + " = " + compare(s) + ";\n";
+      return;
+    case OpClass::Ternary:
+      if (s.op == Opcode::Select) {
+        out += pad + r(s.dst) + " = " + r(s.args[0]) + " ? " + r(s.args[1]) + " : " + r(s.args[2]) + ";\n";
+      } else if (s.op == Opcode::CheckIndex) {
+        check_index(s, out, pad);
+      } else {
+        out += pad + r(s.dst) + " = wave_fma(" + r(s.args[0]) + ", " + r(s.args[1]) + ", " + r(s.args[2]) + ");\n";
+      }
+      return;
+    case OpClass::Geometry:
+      out += pad + r(s.dst) + " = " + geometry(s) + ";\n";
+      return;
+    case OpClass::Memory:
+      memory(s, out, pad);
+      return;
+    case OpClass::Atomic:
+      atomic(s, out, pad);
+      return;
+    case OpClass::Wave:
+      unsupported("wave operations (" + std::string(op_info(s.op).name) + ")", s.line);
+    case OpClass::Control:
+      control(s, out, depth, loop);
+      return;
+  }
+}
+
+// Loops: the body, the continuing block (where `continue` goes), then the back-edge, which
+// answers Ctrl-C and timeouts as the emulator's does. `break` leaves past the loop.
+void CppEmitter::control(const Stmt& s, std::string& out, int depth, int loop) {
+  const std::string pad(static_cast<size_t>(depth) * 2, ' ');
+  switch (s.op) {
+    case Opcode::Barrier:
+      unsupported("barriers", s.line);
+    case Opcode::If:
+      out += pad + "if (" + r(s.args[0]) + ") {\n";
+      block(s.body, out, depth + 1, loop);
+      if (!s.other.empty()) {
+        out += pad + "} else {\n";
+        block(s.other, out, depth + 1, loop);
+      }
+      out += pad + "}\n";
+      return;
+    case Opcode::Loop: {
+      const std::string id = std::to_string(++loops_);
+      const int self = loops_;
+      out += pad + "for (;;) {\n";
+      block(s.body, out, depth + 1, self);
+      out += pad + "wave_continue" + id + ":;\n";
+      block(s.other, out, depth + 1, self);
+      out += pad + "  if (wave_stopped(wave_stop)) [[unlikely]] return WAVE_STOPPED;\n";
+      out += pad + "}\n" + pad + "wave_break" + id + ":;\n";
+      return;
+    }
+    case Opcode::Break:
+      out += pad + "goto wave_break" + std::to_string(loop) + ";\n";
+      return;
+    case Opcode::Continue:
+      out += pad + "goto wave_continue" + std::to_string(loop) + ";\n";
+      return;
+    case Opcode::Return:
+      out += pad + "goto wave_thread_end;\n";
+      return;
+    default:
+      return;
+  }
+}
+
+}  // namespace cpp_detail
+
+std::string emit_cpp(const Module& module, const CppTarget& target) {
+  return cpp_detail::CppEmitter(module, target).run();
+}
+
+}  // namespace wavestack::wave

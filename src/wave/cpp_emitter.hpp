@@ -1,0 +1,21 @@
+// The WAVE IR as C++ for the native cpu device: one function (cpu_abi.hpp's KernelEntry) that
+// runs a range of workgroups, each thread of a workgroup in turn, with the emulator's semantics
+// through the helpers of cpu_preamble.cpp. Registers become local variables, structured control
+// flow becomes C++'s; faults are returned as codes, never thrown (the code has no unwind tables).
+#pragma once
+
+#include <string>
+
+#include "wave/ir.hpp"
+
+namespace wavestack::wave {
+
+struct CppTarget {
+  bool bounds_checks = true;  // false: loads and stores skip the index check (check_index stays)
+};
+
+// The translation unit (to compile after cpu_preamble()). Throws UnsupportedOnCpu naming the
+// first construct the cpu device does not run yet (barriers, shared memory, wave operations).
+[[nodiscard]] std::string emit_cpp(const Module& module, const CppTarget& target);
+
+}  // namespace wavestack::wave
