@@ -9,8 +9,8 @@ namespace wavestack::wave {
 namespace cpp_detail {
 
 void CppEmitter::unsupported(const std::string& what, uint32_t line) const {
-  throw UnsupportedOnCpu("the native cpu device does not run " + what + " yet (kernel '" + m_.name + "', line " +
-                         std::to_string(line) +
+  const std::string where = line != 0 ? "', line " + std::to_string(line) : "'";
+  throw UnsupportedOnCpu("the native cpu device does not run " + what + " yet (kernel '" + m_.name + where +
                          "); run this kernel on device='emulator' (or a GPU), which supports it");
 }
 

@@ -360,7 +360,7 @@ def test_bad_arguments_raise_before_anything_runs_naming_the_argument():
 
 @wave_gpu.kernel
 def tile_sum(a: f32[:], out: f32[:]):
-    tile = wave_gpu.shared(f32, 64)
+    tile = wave_gpu.shared(64, f32)
     i = thread_id()
     tile[wave_gpu.local_id()] = a[i]
     wave_gpu.barrier()

@@ -194,7 +194,7 @@ def test_kernels_can_be_called_from_several_threads_at_once(device, tmp_path):
         import concurrent.futures, sys, numpy as np, wave_gpu
         from wave_gpu import f32, thread_id
         sys.setswitchinterval(1e-6)  # switch threads often, so that first calls really overlap
-        wave_gpu.set_device({'"emulator"' if device == "emulator" else "'gpu'"})
+        wave_gpu.set_device({'"gpu"' if device == "vulkan" else repr(device)})
 
         @wave_gpu.kernel
         def add_one(x: f32[:], out: f32[:]):

@@ -128,7 +128,7 @@ def either_result(got: np.ndarray, kept: np.ndarray, flushed: np.ndarray, rtol=0
 def current_device_may_flush_f32() -> bool:
     """Whether the device kernels run on now is a Vulkan device that may flush f32 subnormals."""
     where = wave_gpu._device.resolve()
-    return where != "emulator" and may_flush_f32_subnormals(where)
+    return where not in ("emulator", "cpu") and may_flush_f32_subnormals(where)
 
 
 def expected_on_this_device(got: np.ndarray, kept: np.ndarray, flushed: np.ndarray, rtol=0.0, atol=0.0) -> np.ndarray:
