@@ -37,59 +37,63 @@ KERNELS = ("vector add 1M", "Mandelbrot 1M", "N-body 2048")
 
 # ---- ours ---------------------------------------------------------------------------------
 
+import wave_gpu  # noqa: E402
+from wave_gpu import f32, i32, thread_id  # noqa: E402
+
+
+@wave_gpu.kernel
+def vector_add(a: f32[:], b: f32[:], out: f32[:]):
+    i = thread_id()
+    if i < len(out):
+        out[i] = a[i] + b[i]
+
+
+@wave_gpu.kernel
+def mandelbrot(out: i32[:], width: i32, height: i32, max_iterations: i32):
+    i = thread_id()
+    if i < len(out):
+        cx = -2.0 + 3.0 * f32(i % width) / f32(width)
+        cy = -1.5 + 3.0 * f32(i // width) / f32(height)
+        x = 0.0
+        y = 0.0
+        k = 0
+        while k < max_iterations:
+            if x * x + y * y > 4.0:
+                break
+            t = x * x - y * y + cx
+            y = 2.0 * x * y + cy
+            x = t
+            k += 1
+        out[i] = k
+
+
+@wave_gpu.kernel
+def nbody(px: f32[:], py: f32[:], pz: f32[:], mass: f32[:], ax: f32[:], ay: f32[:], az: f32[:], n: i32,
+          eps2: f32):
+    i = thread_id()
+    if i < n:
+        xi = px[i]
+        yi = py[i]
+        zi = pz[i]
+        sx = 0.0
+        sy = 0.0
+        sz = 0.0
+        for j in range(n):
+            dx = px[j] - xi
+            dy = py[j] - yi
+            dz = pz[j] - zi
+            r2 = dx * dx + dy * dy + dz * dz + eps2
+            inv = 1.0 / wave_gpu.sqrt(r2)
+            s = mass[j] * inv * inv * inv
+            sx += dx * s
+            sy += dy * s
+            sz += dz * s
+        ax[i] = sx
+        ay[i] = sy
+        az[i] = sz
+
+
 def ours():
-    import wave_gpu
-    from wave_gpu import f32, i32, thread_id
-
-    @wave_gpu.kernel
-    def vector_add(a: f32[:], b: f32[:], out: f32[:]):
-        i = thread_id()
-        if i < len(out):
-            out[i] = a[i] + b[i]
-
-    @wave_gpu.kernel
-    def mandelbrot(out: i32[:], width: i32, height: i32, max_iterations: i32):
-        i = thread_id()
-        if i < len(out):
-            cx = -2.0 + 3.0 * f32(i % width) / f32(width)
-            cy = -1.5 + 3.0 * f32(i // width) / f32(height)
-            x = 0.0
-            y = 0.0
-            k = 0
-            while k < max_iterations:
-                if x * x + y * y > 4.0:
-                    break
-                t = x * x - y * y + cx
-                y = 2.0 * x * y + cy
-                x = t
-                k += 1
-            out[i] = k
-
-    @wave_gpu.kernel
-    def nbody(px: f32[:], py: f32[:], pz: f32[:], mass: f32[:], ax: f32[:], ay: f32[:], az: f32[:], n: i32,
-              eps2: f32):
-        i = thread_id()
-        if i < n:
-            xi = px[i]
-            yi = py[i]
-            zi = pz[i]
-            sx = 0.0
-            sy = 0.0
-            sz = 0.0
-            for j in range(n):
-                dx = px[j] - xi
-                dy = py[j] - yi
-                dz = pz[j] - zi
-                r2 = dx * dx + dy * dy + dz * dz + eps2
-                inv = 1.0 / wave_gpu.sqrt(r2)
-                s = mass[j] * inv * inv * inv
-                sx += dx * s
-                sy += dy * s
-                sz += dz * s
-            ax[i] = sx
-            ay[i] = sy
-            az[i] = sz
-
     def runners(threads):
         return {
             "vector add 1M": lambda d: vector_add(d["a"], d["b"], d["out"], device="cpu", threads=threads),
@@ -104,7 +108,7 @@ def ours():
 
 # ---- Warp CPU -----------------------------------------------------------------------------
 
-def warp():
+def warp_runners():
     import warp as wp
 
     wp.config.quiet = True
@@ -182,7 +186,7 @@ def warp():
 
 # ---- Numba @njit, serial --------------------------------------------------------------------
 
-def numba():
+def numba_runners():
     from numba import njit
 
     @njit(cache=False)
@@ -269,12 +273,12 @@ def implementations():
     found = {"ours 1 thread": lambda: ours()(1), "ours all cores": lambda: ours()(None)}
     try:
         import warp  # noqa: F401
-        found["Warp CPU"] = warp
+        found["Warp CPU"] = warp_runners
     except ImportError:
         pass
     try:
         import numba as _numba  # noqa: F401
-        found["Numba @njit"] = numba
+        found["Numba @njit"] = numba_runners
     except ImportError:
         pass
     return found

@@ -1,6 +1,7 @@
 // The kernel's frame (workgroups of the range, threads of a workgroup in order, the launch
 // limit), statements and structured control flow as C++ for the native cpu device.
 #include <string>
+#include <vector>
 
 #include "wave/cpp_emitter_internal.hpp"
 #include "wave/errors.hpp"
@@ -14,8 +15,7 @@ void CppEmitter::unsupported(const std::string& what, uint32_t line) const {
                          "); run this kernel on device='emulator' (or a GPU), which supports it");
 }
 
-// Launch geometry and arguments once per call; then per workgroup its coordinates, per thread
-// its local coordinates (x fastest), skipping threads at or past the launch limit.
+// Launch geometry and arguments once per call.
 std::string CppEmitter::frame_begin() const {
   std::string p =
       "extern \"C\" u32 wave_cpu_kernel(const WaveLaunch* L, u64 group_begin, u64 group_end, WaveFault* wave_out) {\n"
@@ -39,7 +39,81 @@ std::string CppEmitter::frame_begin() const {
     p += "  const " + type + " s" + std::to_string(i) + " = wave_bits_to<" + type + ">(L->scalars[" +
          std::to_string(i) + "]);\n";
   }
-  p +=
+  return p;
+}
+
+// One thread as a lambda the loops below inline: its registers start at zero (the emulator
+// zeroes a workgroup's registers), scalar parameters' registers at the argument. It returns
+// WAVE_OK or a fault's code.
+std::string CppEmitter::thread_function(const std::string& name, bool proven) {
+  proven_ = proven;
+  std::string p = "  auto " + name +
+                  " = [&](u32 wave_gx, u32 wave_gy, u32 wave_gz, u32 wave_base0, u32 wave_base1, u32 wave_base2, "
+                  "u32 wave_l0, u32 wave_l1, u32 wave_l2, u32 wave_t) __attribute__((always_inline)) -> u32 {\n"
+                  "    (void)wave_gx; (void)wave_gy; (void)wave_gz; (void)wave_base1; (void)wave_base2;\n"
+                  "    (void)wave_l1; (void)wave_l2; (void)wave_t;\n";
+  for (size_t reg = 0; reg < m_.registers.size(); ++reg) {
+    p += "    " + cpp_type(m_.registers[reg]) + " r" + std::to_string(reg) + " = " +
+         cpp_literal(m_.registers[reg], Value{.u64 = 0}) + ";\n";
+  }
+  for (size_t i = 0; i < m_.scalars.size(); ++i) {
+    p += "    r" + std::to_string(m_.scalars[i].reg) + " = s" + std::to_string(i) + ";\n";
+  }
+  block(m_.body, p, 2, 0);
+  p += "    return WAVE_OK;\n  };\n";
+  proven_ = false;
+  return p;
+}
+
+// Registers that only ever hold thread_id(0): within a 1-D workgroup their values are the
+// workgroup's contiguous range of ids (or the zero they start at), so one comparison per
+// workgroup proves every load and store they index in bounds.
+void CppEmitter::find_thread_x_registers() {
+  std::vector<bool> other(m_.registers.size(), false);
+  std::vector<bool> thread_x(m_.registers.size(), false);
+  for (const auto& scalar : m_.scalars) other[scalar.reg] = true;
+  auto scan = [&](const std::vector<Stmt>& stmts, auto&& self) -> void {
+    for (const auto& s : stmts) {
+      if (s.dst != kNoReg) {
+        if (s.op == Opcode::ThreadId && s.dim == 0) {
+          thread_x[s.dst] = true;
+        } else {
+          other[s.dst] = true;
+        }
+      }
+      self(s.body, self);
+      self(s.other, self);
+    }
+  };
+  scan(m_.body, scan);
+  for (size_t reg = 0; reg < m_.registers.size(); ++reg) {
+    if (thread_x[reg] && !other[reg]) thread_x_registers_.insert(static_cast<Reg>(reg));
+  }
+  auto uses = [&](const std::vector<Stmt>& stmts, auto&& self) -> void {
+    for (const auto& s : stmts) {
+      if ((s.op == Opcode::Load || s.op == Opcode::Store) && s.mem.kind == MemRef::Kind::Buffer &&
+          thread_x_registers_.count(s.args[0]) != 0) {
+        proven_buffers_.insert(s.mem.index);
+      }
+      self(s.body, self);
+      self(s.other, self);
+    }
+  };
+  uses(m_.body, uses);
+}
+
+// Per workgroup: a 1-D workgroup runs its threads inside the launch limit as one counted loop
+// (with the proven thread when its range is inside every buffer it indexes); any other shape
+// walks its local coordinates, x fastest, skipping threads at or past the limit.
+std::string CppEmitter::run() {
+  for (const auto& shared : m_.shared) unsupported("shared arrays ('" + shared.name + "')", 0);
+  find_thread_x_registers();
+  const bool has_proven = target_.bounds_checks && !proven_buffers_.empty();
+  std::string text = frame_begin() + thread_function("wave_thread", false);
+  if (has_proven) text += thread_function("wave_thread_proven", true);
+  std::string inside = "true";
+  for (const uint32_t k : proven_buffers_) inside += " && (i64)wave_base0 + wave_count <= n" + std::to_string(k);
+  text +=
       "  for (u64 wave_g = group_begin; wave_g < group_end; ++wave_g) {\n"
       "    if (wave_stopped(wave_stop) || wave_stopped(L->failed)) return WAVE_STOPPED;\n"
       "    const u32 wave_gx = (u32)(wave_g % wave_grid0);\n"
@@ -47,31 +121,37 @@ std::string CppEmitter::frame_begin() const {
       "    const u32 wave_gz = (u32)(wave_g / ((u64)wave_grid0 * wave_grid1));\n"
       "    const u32 wave_base0 = wave_gx * wave_wg0, wave_base1 = wave_gy * wave_wg1, wave_base2 = wave_gz * "
       "wave_wg2;\n"
+      "    if (wave_wg1 == 1 && wave_wg2 == 1) {\n"
+      "      if (wave_base1 >= wave_limit1 || wave_base2 >= wave_limit2 || wave_base0 >= wave_limit0) continue;\n"
+      "      const u32 wave_count = wave_limit0 - wave_base0 < wave_wg0 ? wave_limit0 - wave_base0 : wave_wg0;\n";
+  if (has_proven) {
+    text +=
+        "      if (" + inside +
+        ") {\n"
+        "        for (u32 wave_x = 0; wave_x < wave_count; ++wave_x) {\n"
+        "          const u32 wave_code = wave_thread_proven(wave_gx, wave_gy, wave_gz, wave_base0, wave_base1, "
+        "wave_base2, wave_x, 0, 0, wave_x);\n"
+        "          if (wave_code != WAVE_OK) [[unlikely]] return wave_code;\n"
+        "        }\n"
+        "        continue;\n"
+        "      }\n";
+  }
+  text +=
+      "      for (u32 wave_x = 0; wave_x < wave_count; ++wave_x) {\n"
+      "        const u32 wave_code = wave_thread(wave_gx, wave_gy, wave_gz, wave_base0, wave_base1, wave_base2, "
+      "wave_x, 0, 0, wave_x);\n"
+      "        if (wave_code != WAVE_OK) [[unlikely]] return wave_code;\n"
+      "      }\n"
+      "      continue;\n"
+      "    }\n"
       "    u32 wave_l0 = 0, wave_l1 = 0, wave_l2 = 0;\n"
       "    for (u32 wave_t = 0; wave_t < wave_group_threads; ++wave_t) {\n"
-      "      if (wave_base0 + wave_l0 >= wave_limit0 || wave_base1 + wave_l1 >= wave_limit1 ||\n"
-      "          wave_base2 + wave_l2 >= wave_limit2) goto wave_thread_end;\n"
-      "      {\n";
-  // Every register starts at zero (the emulator zeroes a workgroup's registers), scalar
-  // parameters' registers at the argument.
-  for (size_t reg = 0; reg < m_.registers.size(); ++reg) {
-    p += "      " + cpp_type(m_.registers[reg]) + " r" + std::to_string(reg) + " = " +
-         cpp_literal(m_.registers[reg], Value{.u64 = 0}) + ";\n";
-  }
-  for (size_t i = 0; i < m_.scalars.size(); ++i) {
-    p += "      r" + std::to_string(m_.scalars[i].reg) + " = s" + std::to_string(i) + ";\n";
-  }
-  return p;
-}
-
-std::string CppEmitter::run() {
-  for (const auto& shared : m_.shared) unsupported("shared arrays ('" + shared.name + "')", 0);
-  std::string body;
-  block(m_.body, body, 4, 0);
-  std::string text = frame_begin() + body;
-  text +=
+      "      if (wave_base0 + wave_l0 < wave_limit0 && wave_base1 + wave_l1 < wave_limit1 &&\n"
+      "          wave_base2 + wave_l2 < wave_limit2) {\n"
+      "        const u32 wave_code = wave_thread(wave_gx, wave_gy, wave_gz, wave_base0, wave_base1, wave_base2, "
+      "wave_l0, wave_l1, wave_l2, wave_t);\n"
+      "        if (wave_code != WAVE_OK) [[unlikely]] return wave_code;\n"
       "      }\n"
-      "    wave_thread_end:\n"
       "      if (++wave_l0 == wave_wg0) {\n"
       "        wave_l0 = 0;\n"
       "        if (++wave_l1 == wave_wg1) { wave_l1 = 0; ++wave_l2; }\n"
@@ -165,7 +245,7 @@ void CppEmitter::control(const Stmt& s, std::string& out, int depth, int loop) {
       out += pad + "goto wave_continue" + std::to_string(loop) + ";\n";
       return;
     case Opcode::Return:
-      out += pad + "goto wave_thread_end;\n";
+      out += pad + "return WAVE_OK;\n";
       return;
     default:
       return;

@@ -3,6 +3,7 @@
 // stores, atomics and their checks).
 #pragma once
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,8 @@ class CppEmitter {
   // ---- cpp_emitter.cpp ----
   [[noreturn]] void unsupported(const std::string& what, uint32_t line) const;
   std::string frame_begin() const;
+  std::string thread_function(const std::string& name, bool proven);
+  void find_thread_x_registers();
   void block(const std::vector<Stmt>& stmts, std::string& out, int depth, int loop);
   void statement(const Stmt& s, std::string& out, int depth, int loop);
   void control(const Stmt& s, std::string& out, int depth, int loop);
@@ -50,6 +53,9 @@ class CppEmitter {
   const Module& m_;
   CppTarget target_;
   int loops_ = 0;
+  std::set<Reg> thread_x_registers_;   // registers holding only thread_id(0)
+  std::set<uint32_t> proven_buffers_;  // buffers some load or store indexes with one of them
+  bool proven_ = false;                // emitting the thread whose range is proven in bounds
 };
 
 }  // namespace wavestack::wave::cpp_detail

@@ -45,7 +45,8 @@ void CppEmitter::memory(const Stmt& s, std::string& out, const std::string& pad)
   const std::string k = std::to_string(s.mem.index);
   const std::string index = r(s.args[0]);
   const std::string position = "(i64)" + index;
-  if (target_.bounds_checks) {
+  const bool proven = proven_ && s.mem.kind == MemRef::Kind::Buffer && thread_x_registers_.count(s.args[0]) != 0;
+  if (target_.bounds_checks && !proven) {
     out += pad + "if ((u64)(i64)" + index + " >= (u64)n" + k + ") [[unlikely]] " +
            fault("WAVE_OUT_OF_BOUNDS", s.line, k, is_signed(type_of(s.args[0])) ? "1" : "0", "(u64)(i64)" + index,
                  "0", "0");

@@ -241,6 +241,12 @@ def unchecked_copy(a: f32[:], out: f32[:]):
 
 
 @wave_gpu.kernel
+def copy_to(out: f32[:], a: f32[:]):
+    i = thread_id()
+    out[i] = a[i]
+
+
+@wave_gpu.kernel
 def divide(a: i32[:], b: i32[:], out: i32[:]):
     i = thread_id()
     out[i] = a[i] // b[i]
@@ -262,14 +268,35 @@ def error_on(kernel, device, *args, **kwargs):
 def test_faults_raise_the_emulators_kernel_error_word_for_word(threads):
     a = np.zeros(100, np.float32)
     out = np.zeros(100, np.float32)
-    for kernel, args in ((unguarded_copy, (a, out)), (divide, (np.ones(64, np.int32), np.arange(64, dtype=np.int32),
+    for kernel, args in ((unguarded_copy, (a, out)), (copy_to, (np.zeros(1100, np.float32), a)),
+                         (copy_to, (np.zeros(1100, np.float32), a, {"workgroup": (64, 2, 1)})), (divide, (np.ones(64, np.int32), np.arange(64, dtype=np.int32),
                                                                 np.zeros(64, np.int32))),
                          (matrix_read, (np.zeros((40, 3), np.float32), np.zeros(40, np.float32), 3))):
-        expected = error_on(kernel, "emulator", *args, threads=1)
-        assert error_on(kernel, "cpu", *args, threads=threads) == expected
+        options = args[-1] if isinstance(args[-1], dict) else {}
+        args = args[:-1] if options else args
+        expected = error_on(kernel, "emulator", *args, threads=1, **options)
+        assert error_on(kernel, "cpu", *args, threads=threads, **options) == expected
     message = error_on(unguarded_copy, "cpu", a, out, threads=threads)
     assert "line" in message and "index 100 is out of bounds of buffer 'a' (length 100)" in message
     assert "workgroup (0, 0, 0), wave 3, lane 1, local thread 97" in message
+
+
+def test_thread_indexed_accesses_proven_in_bounds_per_workgroup_give_the_same_results(rng):
+    # Workgroups whose id range lies inside every buffer run without per-access checks; the
+    # last, partial one and any shape but 1-D run checked: the results are the same.
+    n = 1000
+    a = rng.standard_normal(n, dtype=np.float32)
+    cases = ((n, {}), (n, {"workgroup": (64, 1, 1)}), (999, {"dim": 999}),
+             (n, {"grid": (125, 1, 1), "workgroup": (8, 4, 1)}))
+    for launched, options in cases:
+        out = np.zeros(n + 24, np.float32)
+        if "grid" in options:
+            copy_to(out, a, device="cpu", **options)
+        else:
+            copy_to(out, a, dim=options.get("dim", n), device="cpu", **{k: v for k, v in options.items() if k != "dim"})
+        np.testing.assert_array_equal(out[:launched], a[:launched])
+        assert (out[launched:] == 0).all()
+    assert "wave_thread_proven" in copy_to.cpu_program().source
 
 
 def test_bounds_checks_false_drops_the_load_and_store_checks():
