@@ -49,9 +49,9 @@ std::string CppEmitter::thread_function(const std::string& name, bool proven) {
   proven_ = proven;
   std::string p = "  auto " + name +
                   " = [&](u32 wave_gx, u32 wave_gy, u32 wave_gz, u32 wave_base0, u32 wave_base1, u32 wave_base2, "
-                  "u32 wave_l0, u32 wave_l1, u32 wave_l2, u32 wave_t) __attribute__((always_inline)) -> u32 {\n"
-                  "    (void)wave_gx; (void)wave_gy; (void)wave_gz; (void)wave_base1; (void)wave_base2;\n"
-                  "    (void)wave_l1; (void)wave_l2; (void)wave_t;\n";
+                  "u32 wave_l0, u32 wave_l1, u32 wave_l2, u32 wave_t, u32 wave_id0) __attribute__((always_inline)) -> u32 {\n"
+                  "    (void)wave_gx; (void)wave_gy; (void)wave_gz; (void)wave_base0; (void)wave_base1; (void)wave_base2;\n"
+                  "    (void)wave_l0; (void)wave_l1; (void)wave_l2; (void)wave_t; (void)wave_id0;\n";
   for (size_t reg = 0; reg < m_.registers.size(); ++reg) {
     p += "    " + cpp_type(m_.registers[reg]) + " r" + std::to_string(reg) + " = " +
          cpp_literal(m_.registers[reg], Value{.u64 = 0}) + ";\n";
@@ -113,6 +113,39 @@ std::string CppEmitter::run() {
   if (has_proven) text += thread_function("wave_thread_proven", true);
   std::string inside = "true";
   for (const uint32_t k : proven_buffers_) inside += " && (i64)wave_base0 + wave_count <= n" + std::to_string(k);
+  // A 1-D launch (1-D workgroups, 1-D grid): the chunk's threads inside the limit as one range
+  // of ids, in blocks so that a stop request is seen between them.
+  std::string fused_inside = "true";
+  for (const uint32_t k : proven_buffers_) fused_inside += " && (i64)wave_block_end <= n" + std::to_string(k);
+  auto fused_call = [](const std::string& function) {
+    return "          const u32 wave_code = " + function +
+           "(wave_x / wave_wg0, 0, 0, wave_x / wave_wg0 * wave_wg0, 0, 0, wave_x % wave_wg0, 0, 0, wave_x % wave_wg0, "
+           "wave_x);\n"
+           "          if (wave_code != WAVE_OK) [[unlikely]] return wave_code;\n";
+  };
+  text +=
+      "  if (wave_wg1 == 1 && wave_wg2 == 1 && wave_grid1 == 1 && wave_grid2 == 1 && wave_limit1 > 0 && "
+      "wave_limit2 > 0) {\n"
+      "    const u64 wave_hi_all = group_end * wave_wg0;\n"
+      "    const u32 wave_hi = (u32)(wave_hi_all < wave_limit0 ? wave_hi_all : wave_limit0);\n"
+      "    for (u64 wave_block = group_begin * wave_wg0; wave_block < wave_hi; wave_block += 65536) {\n"
+      "      if (wave_stopped(wave_stop) || wave_stopped(L->failed)) return WAVE_STOPPED;\n"
+      "      const u32 wave_block_end = (u32)(wave_hi - wave_block > 65536 ? wave_block + 65536 : wave_hi);\n";
+  if (has_proven) {
+    text += "      if (" + fused_inside +
+            ") {\n"
+            "        for (u32 wave_x = (u32)wave_block; wave_x < wave_block_end; ++wave_x) {\n" +
+            fused_call("wave_thread_proven") +
+            "        }\n"
+            "        continue;\n"
+            "      }\n";
+  }
+  text += "      for (u32 wave_x = (u32)wave_block; wave_x < wave_block_end; ++wave_x) {\n" +
+          fused_call("wave_thread") +
+          "      }\n"
+          "    }\n"
+          "    return WAVE_OK;\n"
+          "  }\n";
   text +=
       "  for (u64 wave_g = group_begin; wave_g < group_end; ++wave_g) {\n"
       "    if (wave_stopped(wave_stop) || wave_stopped(L->failed)) return WAVE_STOPPED;\n"
@@ -130,7 +163,7 @@ std::string CppEmitter::run() {
         ") {\n"
         "        for (u32 wave_x = 0; wave_x < wave_count; ++wave_x) {\n"
         "          const u32 wave_code = wave_thread_proven(wave_gx, wave_gy, wave_gz, wave_base0, wave_base1, "
-        "wave_base2, wave_x, 0, 0, wave_x);\n"
+        "wave_base2, wave_x, 0, 0, wave_x, wave_base0 + wave_x);\n"
         "          if (wave_code != WAVE_OK) [[unlikely]] return wave_code;\n"
         "        }\n"
         "        continue;\n"
@@ -139,7 +172,7 @@ std::string CppEmitter::run() {
   text +=
       "      for (u32 wave_x = 0; wave_x < wave_count; ++wave_x) {\n"
       "        const u32 wave_code = wave_thread(wave_gx, wave_gy, wave_gz, wave_base0, wave_base1, wave_base2, "
-      "wave_x, 0, 0, wave_x);\n"
+      "wave_x, 0, 0, wave_x, wave_base0 + wave_x);\n"
       "        if (wave_code != WAVE_OK) [[unlikely]] return wave_code;\n"
       "      }\n"
       "      continue;\n"
@@ -149,7 +182,7 @@ std::string CppEmitter::run() {
       "      if (wave_base0 + wave_l0 < wave_limit0 && wave_base1 + wave_l1 < wave_limit1 &&\n"
       "          wave_base2 + wave_l2 < wave_limit2) {\n"
       "        const u32 wave_code = wave_thread(wave_gx, wave_gy, wave_gz, wave_base0, wave_base1, wave_base2, "
-      "wave_l0, wave_l1, wave_l2, wave_t);\n"
+      "wave_l0, wave_l1, wave_l2, wave_t, wave_base0 + wave_l0);\n"
       "        if (wave_code != WAVE_OK) [[unlikely]] return wave_code;\n"
       "      }\n"
       "      if (++wave_l0 == wave_wg0) {\n"

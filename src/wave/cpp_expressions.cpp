@@ -185,7 +185,7 @@ std::string CppEmitter::geometry(const Stmt& s) const {
   const std::string d = std::to_string(s.dim);
   switch (s.op) {
     case Opcode::ThreadId:
-      return "(i32)(wave_base" + d + " + wave_l" + d + ")";
+      return s.dim == 0 ? "(i32)wave_id0" : "(i32)(wave_base" + d + " + wave_l" + d + ")";
     case Opcode::LocalId:
       return "(i32)wave_l" + d;
     case Opcode::WorkgroupId:
