@@ -117,7 +117,8 @@ void bind_wave_ir(nb::module_& module) {
   static nb::exception<wave::IrError> ir_error(module, "IrError", PyExc_ValueError);
   static nb::exception<wave::LaunchTimeout> launch_timeout(module, "LaunchTimeout", PyExc_TimeoutError);
   static nb::exception<wave::LaunchStopped> launch_stopped(module, "LaunchStopped", PyExc_RuntimeError);
-  static nb::exception<wave::UnsupportedOnCpu> unsupported_on_cpu(module, "UnsupportedOnCpu", PyExc_NotImplementedError);
+  static nb::exception<wave::UnsupportedOnCpu> unsupported_on_cpu(module, "UnsupportedOnCpu",
+                                                                  PyExc_NotImplementedError);
 
   nb::class_<wave::Module>(module, "Module")
       .def_prop_ro("name", [](const wave::Module& m) { return m.name; })
@@ -167,8 +168,8 @@ void bind_wave_ir(nb::module_& module) {
       .def(
           "__init__", [](wave::Program* p, const wave::Module& m) { new (p) wave::Program(m); }, "module"_a)
       .def_prop_ro("module", &wave::Program::module, nb::rv_policy::reference_internal)
-      .def("launch", &launch<wave::Program>, "arguments"_a, "grid"_a, "workgroup"_a, "wave_width"_a = 32, "deterministic"_a = false,
-           "limit"_a = nb::none(), "timeout"_a = 0.0,
+      .def("launch", &launch<wave::Program>, "arguments"_a, "grid"_a, "workgroup"_a, "wave_width"_a = 32,
+           "deterministic"_a = false, "limit"_a = nb::none(), "timeout"_a = 0.0,
            "Runs the kernel on the emulator; buffers are updated in place. Threads with a global id at or past "
            "`limit` are not launched; Ctrl-C and `timeout` (seconds, > 0) stop it.");
 

@@ -47,11 +47,12 @@ std::string CppEmitter::frame_begin() const {
 // WAVE_OK or a fault's code.
 std::string CppEmitter::thread_function(const std::string& name, bool proven) {
   proven_ = proven;
-  std::string p = "  auto " + name +
-                  " = [&](u32 wave_gx, u32 wave_gy, u32 wave_gz, u32 wave_base0, u32 wave_base1, u32 wave_base2, "
-                  "u32 wave_l0, u32 wave_l1, u32 wave_l2, u32 wave_t, u32 wave_id0) __attribute__((always_inline)) -> u32 {\n"
-                  "    (void)wave_gx; (void)wave_gy; (void)wave_gz; (void)wave_base0; (void)wave_base1; (void)wave_base2;\n"
-                  "    (void)wave_l0; (void)wave_l1; (void)wave_l2; (void)wave_t; (void)wave_id0;\n";
+  std::string p =
+      "  auto " + name +
+      " = [&](u32 wave_gx, u32 wave_gy, u32 wave_gz, u32 wave_base0, u32 wave_base1, u32 wave_base2, "
+      "u32 wave_l0, u32 wave_l1, u32 wave_l2, u32 wave_t, u32 wave_id0) __attribute__((always_inline)) -> u32 {\n"
+      "    (void)wave_gx; (void)wave_gy; (void)wave_gz; (void)wave_base0; (void)wave_base1; (void)wave_base2;\n"
+      "    (void)wave_l0; (void)wave_l1; (void)wave_l2; (void)wave_t; (void)wave_id0;\n";
   for (size_t reg = 0; reg < m_.registers.size(); ++reg) {
     p += "    " + cpp_type(m_.registers[reg]) + " r" + std::to_string(reg) + " = " +
          cpp_literal(m_.registers[reg], Value{.u64 = 0}) + ";\n";
@@ -158,16 +159,15 @@ std::string CppEmitter::run() {
       "      if (wave_base1 >= wave_limit1 || wave_base2 >= wave_limit2 || wave_base0 >= wave_limit0) continue;\n"
       "      const u32 wave_count = wave_limit0 - wave_base0 < wave_wg0 ? wave_limit0 - wave_base0 : wave_wg0;\n";
   if (has_proven) {
-    text +=
-        "      if (" + inside +
-        ") {\n"
-        "        for (u32 wave_x = 0; wave_x < wave_count; ++wave_x) {\n"
-        "          const u32 wave_code = wave_thread_proven(wave_gx, wave_gy, wave_gz, wave_base0, wave_base1, "
-        "wave_base2, wave_x, 0, 0, wave_x, wave_base0 + wave_x);\n"
-        "          if (wave_code != WAVE_OK) [[unlikely]] return wave_code;\n"
-        "        }\n"
-        "        continue;\n"
-        "      }\n";
+    text += "      if (" + inside +
+            ") {\n"
+            "        for (u32 wave_x = 0; wave_x < wave_count; ++wave_x) {\n"
+            "          const u32 wave_code = wave_thread_proven(wave_gx, wave_gy, wave_gz, wave_base0, wave_base1, "
+            "wave_base2, wave_x, 0, 0, wave_x, wave_base0 + wave_x);\n"
+            "          if (wave_code != WAVE_OK) [[unlikely]] return wave_code;\n"
+            "        }\n"
+            "        continue;\n"
+            "      }\n";
   }
   text +=
       "      for (u32 wave_x = 0; wave_x < wave_count; ++wave_x) {\n"

@@ -43,9 +43,8 @@ class CppEmitter {
   void atomic(const Stmt& s, std::string& out, const std::string& pad) const;
   void check_index(const Stmt& s, std::string& out, const std::string& pad) const;
   // `return wave_fault(...)` with the thread's place: the fault record's fields in order.
-  static std::string fault(const std::string& code, uint32_t line, const std::string& mem,
-                           const std::string& is_signed, const std::string& value, const std::string& size,
-                           const std::string& dim);
+  static std::string fault(const std::string& code, uint32_t line, const std::string& mem, const std::string& is_signed,
+                           const std::string& value, const std::string& size, const std::string& dim);
 
   std::string r(Reg reg) const { return "r" + std::to_string(reg); }
   ScalarType type_of(Reg reg) const { return m_.registers[reg]; }

@@ -36,9 +36,8 @@ std::string atomic_helper(Opcode op) {
 std::string CppEmitter::fault(const std::string& code, uint32_t line, const std::string& mem,
                               const std::string& is_signed, const std::string& value, const std::string& size,
                               const std::string& dim) {
-  return "return wave_fault(wave_out, " + code + ", " + std::to_string(line) +
-         ", wave_gx, wave_gy, wave_gz, wave_t, " + mem + ", " + is_signed + ", " + value + ", " + size + ", " + dim +
-         ");\n";
+  return "return wave_fault(wave_out, " + code + ", " + std::to_string(line) + ", wave_gx, wave_gy, wave_gz, wave_t, " +
+         mem + ", " + is_signed + ", " + value + ", " + size + ", " + dim + ");\n";
 }
 
 void CppEmitter::memory(const Stmt& s, std::string& out, const std::string& pad) const {
@@ -48,8 +47,8 @@ void CppEmitter::memory(const Stmt& s, std::string& out, const std::string& pad)
   const bool proven = proven_ && s.mem.kind == MemRef::Kind::Buffer && thread_x_registers_.count(s.args[0]) != 0;
   if (target_.bounds_checks && !proven) {
     out += pad + "if ((u64)(i64)" + index + " >= (u64)n" + k + ") [[unlikely]] " +
-           fault("WAVE_OUT_OF_BOUNDS", s.line, k, is_signed(type_of(s.args[0])) ? "1" : "0", "(u64)(i64)" + index,
-                 "0", "0");
+           fault("WAVE_OUT_OF_BOUNDS", s.line, k, is_signed(type_of(s.args[0])) ? "1" : "0", "(u64)(i64)" + index, "0",
+                 "0");
   }
   const bool half = m_.buffers[s.mem.index].element == ScalarType::F16;
   const std::string cell = "b" + k + "[" + position + "]";
@@ -65,9 +64,9 @@ void CppEmitter::atomic(const Stmt& s, std::string& out, const std::string& pad)
   const std::string k = std::to_string(s.mem.index);
   const std::string index = r(s.args[0]);
   // The emulator checks atomics' indices whatever the kernel's bounds_checks says.
-  out += pad + "if ((u64)(i64)" + index + " >= (u64)n" + k + ") [[unlikely]] " +
-         fault("WAVE_OUT_OF_BOUNDS", s.line, k, is_signed(type_of(s.args[0])) ? "1" : "0", "(u64)(i64)" + index,
-               "0", "0");
+  out +=
+      pad + "if ((u64)(i64)" + index + " >= (u64)n" + k + ") [[unlikely]] " +
+      fault("WAVE_OUT_OF_BOUNDS", s.line, k, is_signed(type_of(s.args[0])) ? "1" : "0", "(u64)(i64)" + index, "0", "0");
   const std::string type = cpp_type(m_.buffers[s.mem.index].element);
   std::string call = atomic_helper(s.op) + "<" + type + ">(&b" + k + "[(i64)" + index + "], " + r(s.args[1]);
   if (s.op == Opcode::AtomicCas) call += ", " + r(s.args[2]);

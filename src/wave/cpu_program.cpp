@@ -104,8 +104,7 @@ void CpuProgram::launch(std::span<const Argument> arguments, const LaunchConfig&
 
   const uint64_t groups = static_cast<uint64_t>(config.grid[0]) * config.grid[1] * config.grid[2];
   auto& pool = runtime::ThreadPool::shared();
-  const uint64_t chunks =
-      config.deterministic || pool.size() == 1 ? 1 : std::min<uint64_t>(groups, pool.size() * 8);
+  const uint64_t chunks = config.deterministic || pool.size() == 1 ? 1 : std::min<uint64_t>(groups, pool.size() * 8);
   std::vector<cpu_abi::Fault> faults(chunks);
   std::vector<uint32_t> codes(chunks, cpu_abi::kNoFault);
   auto run_chunk = [&](size_t chunk) {
