@@ -68,7 +68,7 @@ std::string cpp_literal(ScalarType type, Value value) {
 }
 
 std::string CppEmitter::unary(const Stmt& s) const {
-  const std::string a = r(s.args[0]);
+  std::string a = r(s.args[0]);  // not const: `return a` moves it
   const ScalarType t = type_of(s.dst);
   switch (s.op) {
     case Opcode::Mov:
