@@ -18,7 +18,9 @@ void CppEmitter::unsupported(const std::string& what, uint32_t line) const {
 // Launch geometry and arguments once per call.
 std::string CppEmitter::frame_begin() const {
   std::string p =
-      "extern \"C\" u32 wave_cpu_kernel(const WaveLaunch* L, u64 group_begin, u64 group_end, WaveFault* wave_out) {\n"
+      "extern \"C\" u32 wave_cpu_kernel(const WaveLaunch* L, u64 group_begin, u64 group_end, WaveFault* wave_out, "
+      "void* wave_scratch) {\n"
+      "  (void)wave_scratch;\n"
       "  const u32 wave_grid0 = L->grid[0], wave_grid1 = L->grid[1], wave_grid2 = L->grid[2];\n"
       "  const u32 wave_wg0 = L->workgroup[0], wave_wg1 = L->workgroup[1], wave_wg2 = L->workgroup[2];\n"
       "  const u32 wave_limit0 = L->limit[0], wave_limit1 = L->limit[1], wave_limit2 = L->limit[2];\n"
@@ -107,7 +109,7 @@ void CppEmitter::find_thread_x_registers() {
 // (with the proven thread when its range is inside every buffer it indexes); any other shape
 // walks its local coordinates, x fastest, skipping threads at or past the limit.
 std::string CppEmitter::run() {
-  for (const auto& shared : m_.shared) unsupported("shared arrays ('" + shared.name + "')", 0);
+  if (uses_workgroup_mode(m_)) return run_workgroup();
   find_thread_x_registers();
   const bool has_proven = target_.bounds_checks && !proven_buffers_.empty();
   std::string text = frame_begin() + thread_function("wave_thread", false);
@@ -249,8 +251,8 @@ void CppEmitter::statement(const Stmt& s, std::string& out, int depth, int loop)
 void CppEmitter::control(const Stmt& s, std::string& out, int depth, int loop) {
   const std::string pad(static_cast<size_t>(depth) * 2, ' ');
   switch (s.op) {
-    case Opcode::Barrier:
-      unsupported("barriers", s.line);
+    case Opcode::Barrier:  // workgroup mode splits the kernel at barriers before it gets here
+      unsupported("a barrier here", s.line);
     case Opcode::If:
       out += pad + "if (" + r(s.args[0]) + ") {\n";
       block(s.body, out, depth + 1, loop);
@@ -272,13 +274,20 @@ void CppEmitter::control(const Stmt& s, std::string& out, int depth, int loop) {
       return;
     }
     case Opcode::Break:
-      out += pad + "goto wave_break" + std::to_string(loop) + ";\n";
-      return;
     case Opcode::Continue:
-      out += pad + "goto wave_continue" + std::to_string(loop) + ";\n";
+      if (loop < 0) {  // the innermost loop runs at the workgroup level (cpp_workgroup.cpp)
+        out += pad + "wave_state[wave_t] = " + (s.op == Opcode::Break ? "2" : "3") + ";\n" + pad +
+               "goto wave_lane_end" + std::to_string(phase_) + ";\n";
+      } else {
+        out += pad + "goto wave_" + (s.op == Opcode::Break ? "break" : "continue") + std::to_string(loop) + ";\n";
+      }
       return;
     case Opcode::Return:
-      out += pad + "return WAVE_OK;\n";
+      if (lanes_) {
+        out += pad + "wave_state[wave_t] = 1;\n" + pad + "goto wave_lane_end" + std::to_string(phase_) + ";\n";
+      } else {
+        out += pad + "return WAVE_OK;\n";
+      }
       return;
     default:
       return;
@@ -286,6 +295,21 @@ void CppEmitter::control(const Stmt& s, std::string& out, int depth, int loop) {
 }
 
 }  // namespace cpp_detail
+
+bool uses_workgroup_mode(const Module& module) {
+  bool barriers = false;
+  for (const auto& s : module.body) barriers = barriers || cpp_detail::CppEmitter::has_barrier(s);
+  return barriers || !module.shared.empty();
+}
+
+uint64_t workgroup_scratch_bytes(const Module& module, uint32_t group_threads) {
+  if (!uses_workgroup_mode(module)) return 0;
+  uint64_t bytes = module.registers.size() * uint64_t{8} * group_threads + (group_threads + uint64_t{7}) / 8 * 8;
+  for (const auto& shared : module.shared) {
+    bytes += (static_cast<uint64_t>(shared.count) * type_size(shared.element) + 7) / 8 * 8;
+  }
+  return bytes;
+}
 
 std::string emit_cpp(const Module& module, const CppTarget& target) {
   return cpp_detail::CppEmitter(module, target).run();

@@ -31,6 +31,18 @@ class CppEmitter {
   void statement(const Stmt& s, std::string& out, int depth, int loop);
   void control(const Stmt& s, std::string& out, int depth, int loop);
 
+  // ---- cpp_workgroup.cpp ----
+ public:
+  static bool has_barrier(const Stmt& s);
+
+ private:
+  static uint32_t first_barrier_line(const std::vector<Stmt>& stmts);
+  static std::string barrier_check(uint32_t line, const std::string& pad);
+  std::string run_workgroup();
+  void workgroup_block(const std::vector<Stmt>& stmts, std::string& out, int depth, int loop, uint32_t loop_line);
+  void lane_phase(const std::vector<Stmt>& stmts, std::string& out, int depth, bool in_workgroup_loop);
+  static void resolve_exits(int loop, uint32_t line, std::string& out, const std::string& pad);
+
   // ---- cpp_expressions.cpp ----
   std::string unary(const Stmt& s) const;
   std::string binary(const Stmt& s, std::string& checks, const std::string& pad) const;
@@ -46,7 +58,8 @@ class CppEmitter {
   static std::string fault(const std::string& code, uint32_t line, const std::string& mem, const std::string& is_signed,
                            const std::string& value, const std::string& size, const std::string& dim);
 
-  std::string r(Reg reg) const { return "r" + std::to_string(reg); }
+  // A register: a local variable, or in workgroup mode this lane's slot of its array.
+  std::string r(Reg reg) const { return "r" + std::to_string(reg) + (lanes_ ? "[wave_t]" : ""); }
   ScalarType type_of(Reg reg) const { return m_.registers[reg]; }
 
   const Module& m_;
@@ -55,6 +68,10 @@ class CppEmitter {
   std::set<Reg> thread_x_registers_;   // registers holding only thread_id(0)
   std::set<uint32_t> proven_buffers_;  // buffers some load or store indexes with one of them
   bool proven_ = false;                // emitting the thread whose range is proven in bounds
+  bool lanes_ = false;                 // workgroup mode: registers are per-lane arrays
+  int phase_ = 0;                      // the lane loop being emitted (its end label)
+  int phases_ = 0;
+  int workgroup_loops_ = 0;
 };
 
 }  // namespace wavestack::wave::cpp_detail

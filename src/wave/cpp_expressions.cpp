@@ -199,6 +199,7 @@ std::string CppEmitter::geometry(const Stmt& s) const {
     case Opcode::WaveWidth:
       return "(i32)wave_width";
     default: {  // Length
+      if (s.mem.kind == MemRef::Kind::Shared) return "(i32)" + std::to_string(m_.shared[s.mem.index].count);
       const std::string n = "n" + std::to_string(s.mem.index);
       return "(i32)(" + n + " < 2147483647 ? " + n + " : 2147483647)";
     }

@@ -40,18 +40,33 @@ std::string CppEmitter::fault(const std::string& code, uint32_t line, const std:
          mem + ", " + is_signed + ", " + value + ", " + size + ", " + dim + ");\n";
 }
 
+namespace {
+
+// A buffer's or shared array's pointer, length and fault number (shared arrays after buffers).
+struct Memory {
+  std::string pointer, length, number;
+};
+
+Memory memory_of(const Module& m, MemRef ref) {
+  const std::string k = std::to_string(ref.index);
+  if (ref.kind == MemRef::Kind::Buffer) return {"b" + k, "n" + k, k};
+  return {"sh" + k, "(i64)" + std::to_string(m.shared[ref.index].count), std::to_string(m.buffers.size() + ref.index)};
+}
+
+}  // namespace
+
 void CppEmitter::memory(const Stmt& s, std::string& out, const std::string& pad) const {
-  const std::string k = std::to_string(s.mem.index);
+  const Memory where = memory_of(m_, s.mem);
   const std::string index = r(s.args[0]);
   const std::string position = "(i64)" + index;
   const bool proven = proven_ && s.mem.kind == MemRef::Kind::Buffer && thread_x_registers_.count(s.args[0]) != 0;
   if (target_.bounds_checks && !proven) {
-    out += pad + "if ((u64)(i64)" + index + " >= (u64)n" + k + ") [[unlikely]] " +
-           fault("WAVE_OUT_OF_BOUNDS", s.line, k, is_signed(type_of(s.args[0])) ? "1" : "0", "(u64)(i64)" + index, "0",
-                 "0");
+    out += pad + "if ((u64)(i64)" + index + " >= (u64)" + where.length + ") [[unlikely]] " +
+           fault("WAVE_OUT_OF_BOUNDS", s.line, where.number, is_signed(type_of(s.args[0])) ? "1" : "0",
+                 "(u64)(i64)" + index, "0", "0");
   }
-  const bool half = m_.buffers[s.mem.index].element == ScalarType::F16;
-  const std::string cell = "b" + k + "[" + position + "]";
+  const bool half = m_.mem_element(s.mem) == ScalarType::F16;
+  const std::string cell = where.pointer + "[" + position + "]";
   if (s.op == Opcode::Load) {
     out += pad + r(s.dst) + " = " + (half ? "L->half_to_float(" + cell + ")" : cell) + ";\n";
   } else {
@@ -61,14 +76,14 @@ void CppEmitter::memory(const Stmt& s, std::string& out, const std::string& pad)
 }
 
 void CppEmitter::atomic(const Stmt& s, std::string& out, const std::string& pad) const {
-  const std::string k = std::to_string(s.mem.index);
+  const Memory where = memory_of(m_, s.mem);
   const std::string index = r(s.args[0]);
   // The emulator checks atomics' indices whatever the kernel's bounds_checks says.
-  out +=
-      pad + "if ((u64)(i64)" + index + " >= (u64)n" + k + ") [[unlikely]] " +
-      fault("WAVE_OUT_OF_BOUNDS", s.line, k, is_signed(type_of(s.args[0])) ? "1" : "0", "(u64)(i64)" + index, "0", "0");
-  const std::string type = cpp_type(m_.buffers[s.mem.index].element);
-  std::string call = atomic_helper(s.op) + "<" + type + ">(&b" + k + "[(i64)" + index + "], " + r(s.args[1]);
+  out += pad + "if ((u64)(i64)" + index + " >= (u64)" + where.length + ") [[unlikely]] " +
+         fault("WAVE_OUT_OF_BOUNDS", s.line, where.number, is_signed(type_of(s.args[0])) ? "1" : "0",
+               "(u64)(i64)" + index, "0", "0");
+  const std::string type = cpp_type(m_.mem_element(s.mem));
+  std::string call = atomic_helper(s.op) + "<" + type + ">(&" + where.pointer + "[(i64)" + index + "], " + r(s.args[1]);
   if (s.op == Opcode::AtomicCas) call += ", " + r(s.args[2]);
   out += pad + (s.dst == kNoReg ? "" : r(s.dst) + " = ") + call + ");\n";
 }

@@ -18,6 +18,8 @@ enum FaultCode : uint32_t {
   kDivisionByZero = 3,    // integer / // or % by zero
   kNegativeExponent = 4,  // integer ** with a negative exponent: value
   kStopped = 5,           // the launch's stop flag (Ctrl-C, timeout) or another chunk's fault
+  kBarrierDivergent = 6,  // mem: the wave; value: lanes that arrived; size: lanes missing; is_signed: one returned
+  kDeadlock = 7,          // mem: the waiting wave; value: the wave that finished without arriving
 };
 
 struct Buffer {
@@ -57,8 +59,10 @@ static_assert(sizeof(Launch) == 88);
 static_assert(sizeof(std::atomic<int>) == sizeof(int));
 
 // The generated entry point: runs workgroups [group_begin, group_end) (linear indices, x
-// fastest), returns kNoFault or the code it recorded in `fault`.
-using KernelEntry = uint32_t (*)(const Launch* launch, uint64_t group_begin, uint64_t group_end, Fault* fault);
+// fastest), returns kNoFault or the code it recorded in `fault`. `scratch`: the chunk's own
+// memory for a kernel in workgroup mode (scratch_bytes), else unused.
+using KernelEntry = uint32_t (*)(const Launch* launch, uint64_t group_begin, uint64_t group_end, Fault* fault,
+                                 void* scratch);
 
 inline constexpr const char* kEntrySymbol = "wave_cpu_kernel";
 

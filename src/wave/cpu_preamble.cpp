@@ -41,7 +41,9 @@ constexpr const char* kPreamble = R"CPP(
     WAVE_INDEX_RANGE = 2,
     WAVE_DIV_ZERO = 3,
     WAVE_NEG_EXPONENT = 4,
-    WAVE_STOPPED = 5
+    WAVE_STOPPED = 5,
+    WAVE_BARRIER_DIVERGENT = 6,
+    WAVE_DEADLOCK = 7
   };
 
   // Records a fault with the thread's place; the kernel returns its code.
@@ -60,6 +62,43 @@ constexpr const char* kPreamble = R"CPP(
     f->size = size;
     f->dim = dim;
     return code;
+  }
+  // At a barrier in workgroup mode (lane states: cpp_workgroup.cpp): the emulator's checks in
+  // its order. A wave whose launched lanes did not all arrive is divergent (value: the lanes
+  // that arrived, size: those missing, is_signed: whether a missing one returned); a wave with
+  // none arrived, while another waits, is a deadlock (value: that wave).
+  inline u32 wave_barrier_check(const unsigned char* state, u32 n, u32 width, WaveFault* f, u32 line, u32 gx, u32 gy,
+                                u32 gz) {
+    const u32 waves = (n + width - 1) / width;
+    int waiting = -1;
+    for (u32 w = 0; w < waves; ++w) {
+      u64 launched = 0, reached = 0, returned = 0;
+      for (u32 l = 0; l < width && w * width + l < n; ++l) {
+        const unsigned char s = state[w * width + l];
+        if (s != 4) launched |= 1ULL << l;
+        if (s == 0) reached |= 1ULL << l;
+        if (s == 1) returned |= 1ULL << l;
+      }
+      if (launched == 0 || reached == 0) continue;
+      if (reached != launched) {
+        const u64 missing = launched & ~reached;
+        return wave_fault(f, WAVE_BARRIER_DIVERGENT, line, gx, gy, gz, w * width + (u32)__builtin_ctzll(missing), w,
+                          (missing & returned) != 0, reached, missing, 0);
+      }
+      if (waiting < 0) waiting = (int)w;
+    }
+    if (waiting < 0) return WAVE_OK;
+    for (u32 w = 0; w < waves; ++w) {
+      bool launched = false, reached = false;
+      for (u32 l = 0; l < width && w * width + l < n; ++l) {
+        launched = launched || state[w * width + l] != 4;
+        reached = reached || state[w * width + l] == 0;
+      }
+      if (launched && !reached) {
+        return wave_fault(f, WAVE_DEADLOCK, line, gx, gy, gz, (u32)waiting * width, (u32)waiting, 0, w, 0, 0);
+      }
+    }
+    return WAVE_OK;
   }
   inline bool wave_stopped(const int* flag) {
     return __atomic_load_n(flag, __ATOMIC_RELAXED) != 0;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <chrono>
 #include <cstring>
 #include <string>
@@ -24,6 +25,14 @@ uint16_t float_to_half_entry(float value) {
   return float_to_half(value);
 }
 
+std::string lane_list(uint64_t mask) {
+  std::string text;
+  for (uint64_t bits = mask; bits != 0; bits &= bits - 1) {
+    text += (text.empty() ? "" : ", ") + std::to_string(std::countr_zero(bits));
+  }
+  return text;
+}
+
 std::string shown(uint64_t bits, bool is_signed) {
   return is_signed ? std::to_string(static_cast<int64_t>(bits)) : std::to_string(bits);
 }
@@ -35,6 +44,12 @@ std::string shown(uint64_t bits, bool is_signed) {
   std::string what;
   switch (f.code) {
     case cpu_abi::kOutOfBounds: {
+      if (f.mem >= m.buffers.size()) {  // a shared array
+        const SharedDecl& shared = m.shared[f.mem - m.buffers.size()];
+        what = "index " + shown(f.value, f.is_signed != 0) + " is out of bounds of shared array '" + shared.name +
+               "' (length " + std::to_string(shared.count) + ")";
+        break;
+      }
       int64_t length = 0;
       for (size_t p = 0; p < m.params.size(); ++p) {
         if (m.params[p].kind == Param::Kind::Buffer && m.params[p].index == f.mem) length = arguments[p].buffer.length;
@@ -43,6 +58,15 @@ std::string shown(uint64_t bits, bool is_signed) {
              "' (length " + std::to_string(length) + ")";
       break;
     }
+    case cpu_abi::kBarrierDivergent:
+      what = "barrier in divergent control flow: lanes " + lane_list(f.value) + " of wave " + std::to_string(f.mem) +
+             " reached it but lanes " + lane_list(f.size) + " " +
+             (f.is_signed != 0 ? "returned earlier" : "took another branch");
+      break;
+    case cpu_abi::kDeadlock:
+      what = "deadlock: wave " + std::to_string(f.mem) + " waits at this barrier but wave " + std::to_string(f.value) +
+             " finished without reaching it";
+      break;
     case cpu_abi::kIndexOutOfRange:
       what = "index " + shown(f.value, f.is_signed != 0) + " out of range for dimension " +
              shown(f.dim, f.is_signed != 0) + " of size " + shown(f.size, f.is_signed != 0);
@@ -106,11 +130,14 @@ void CpuProgram::launch(std::span<const Argument> arguments, const LaunchConfig&
   auto& pool = runtime::ThreadPool::shared();
   const uint64_t chunks = config.deterministic || pool.size() == 1 ? 1 : std::min<uint64_t>(groups, pool.size() * 8);
   std::vector<cpu_abi::Fault> faults(chunks);
+  const uint64_t scratch_bytes =
+      workgroup_scratch_bytes(module_, config.workgroup[0] * config.workgroup[1] * config.workgroup[2]);
   std::vector<uint32_t> codes(chunks, cpu_abi::kNoFault);
   auto run_chunk = [&](size_t chunk) {
     const uint64_t begin = groups * chunk / chunks;
     const uint64_t end = groups * (chunk + 1) / chunks;
-    codes[chunk] = entry_(&launch, begin, end, &faults[chunk]);
+    std::vector<uint64_t> scratch((scratch_bytes + 7) / 8);  // the chunk's registers and shared memory
+    codes[chunk] = entry_(&launch, begin, end, &faults[chunk], scratch.data());
     if (codes[chunk] != cpu_abi::kNoFault && codes[chunk] != cpu_abi::kStopped) failed.store(1);
   };
   if (chunks == 1) {
