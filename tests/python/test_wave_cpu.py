@@ -403,8 +403,66 @@ def wave_total(a: f32[:], out: f32[:]):
 def test_what_the_cpu_device_does_not_run_yet_is_a_clear_error_never_a_wrong_result():
     a = np.ones(64, np.float32)
     out = np.zeros(64, np.float32)
-    with pytest.raises(NotImplementedError, match="shared arrays .'tile'.*device='emulator'"):
-        tile_sum(a, out, workgroup=(64, 1, 1), device="cpu")
-    with pytest.raises(NotImplementedError, match="wave operations .wave_sum."):
+    with pytest.raises(NotImplementedError, match="wave operations .wave_sum.*device='emulator'"):
         wave_total(a, out, device="cpu")
     assert (out == 0).all()
+
+
+# ---- shared arrays and barriers (workgroup mode) -----------------------------------------
+
+@pytest.mark.parametrize("threads", [1, None])
+def test_shared_arrays_and_barriers_match_the_emulator(rng, threads):
+    a = rng.standard_normal(640, dtype=np.float32)
+    run_both(tile_sum, a, np.zeros(640, np.float32), workgroup=(64, 1, 1), threads=threads)
+    run_both(tile_sum, a, np.zeros(640, np.float32), dim=600, workgroup=(64, 1, 1), threads=threads)
+    assert "wave_barrier_check" in tile_sum.cpu_program().source
+
+
+@wave_gpu.kernel
+def divergent(out: f32[:]):
+    if wave_gpu.local_id() < 16:
+        wave_gpu.barrier()
+    out[thread_id()] = 1.0
+
+
+@wave_gpu.kernel
+def early_return(out: f32[:]):
+    if thread_id() >= len(out):
+        return
+    wave_gpu.barrier()
+    out[thread_id()] = 1.0
+
+
+@wave_gpu.kernel
+def skipping_wave(out: f32[:]):
+    if wave_gpu.local_id() < 32:
+        wave_gpu.barrier()
+    out[thread_id()] = 1.0
+
+
+@wave_gpu.kernel
+def shared_negative(out: f32[:]):
+    tile = wave_gpu.shared(8, f32)
+    tile[wave_gpu.local_id() - 1] = 1.0
+    wave_gpu.barrier()
+    out[thread_id()] = tile[0]
+
+
+@wave_gpu.kernel
+def loop_barrier(out: f32[:], rounds: i32):
+    k = 0
+    while k < rounds:
+        wave_gpu.barrier()
+        if wave_gpu.local_id() == 5 and k == 2:
+            break
+        k += 1
+    out[thread_id()] = f32(k)
+
+
+@pytest.mark.parametrize("kernel,length,workgroup,extra", [
+    (divergent, 32, 32, ()), (early_return, 20, 32, ()), (skipping_wave, 64, 64, ()), (shared_negative, 8, 8, ()),
+    (loop_barrier, 64, 64, (4,))])
+def test_barrier_faults_raise_the_emulators_kernel_error_word_for_word(kernel, length, workgroup, extra):
+    launch = {"grid": (1, 1, 1), "workgroup": (workgroup, 1, 1)}
+    expected = error_on(kernel, "emulator", np.zeros(length, np.float32), *extra, **launch)
+    assert error_on(kernel, "cpu", np.zeros(length, np.float32), *extra, **launch) == expected
