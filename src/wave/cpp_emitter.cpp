@@ -275,9 +275,10 @@ void CppEmitter::control(const Stmt& s, std::string& out, int depth, int loop) {
     }
     case Opcode::Break:
     case Opcode::Continue:
-      if (loop < 0) {  // the innermost loop runs at the workgroup level (cpp_workgroup.cpp)
-        out += pad + "wave_state[wave_t] = " + (s.op == Opcode::Break ? "2" : "3") + ";\n" + pad +
-               "goto wave_lane_end" + std::to_string(phase_) + ";\n";
+      if (loop < 0) {  // the innermost loop runs at the workgroup level: its lane states (cpp_workgroup.cpp)
+        const int construct = -1 - loop;
+        out += pad + "wave_state[wave_t] = " + std::to_string(16 + 4 * construct + (s.op == Opcode::Break ? 2 : 3)) +
+               ";\n" + pad + "goto wave_lane_end" + std::to_string(phase_) + ";\n";
       } else {
         out += pad + "goto wave_" + (s.op == Opcode::Break ? "break" : "continue") + std::to_string(loop) + ";\n";
       }
@@ -304,7 +305,7 @@ bool uses_workgroup_mode(const Module& module) {
 
 uint64_t workgroup_scratch_bytes(const Module& module, uint32_t group_threads) {
   if (!uses_workgroup_mode(module)) return 0;
-  uint64_t bytes = module.registers.size() * uint64_t{8} * group_threads + (group_threads + uint64_t{7}) / 8 * 8;
+  uint64_t bytes = module.registers.size() * uint64_t{8} * group_threads + (uint64_t{2} * group_threads + 7) / 8 * 8;
   for (const auto& shared : module.shared) {
     bytes += (static_cast<uint64_t>(shared.count) * type_size(shared.element) + 7) / 8 * 8;
   }

@@ -36,12 +36,11 @@ class CppEmitter {
   static bool has_barrier(const Stmt& s);
 
  private:
-  static uint32_t first_barrier_line(const std::vector<Stmt>& stmts);
   static std::string barrier_check(uint32_t line, const std::string& pad);
   std::string run_workgroup();
-  void workgroup_block(const std::vector<Stmt>& stmts, std::string& out, int depth, int loop, uint32_t loop_line);
-  void lane_phase(const std::vector<Stmt>& stmts, std::string& out, int depth, bool in_workgroup_loop);
-  static void resolve_exits(int loop, uint32_t line, std::string& out, const std::string& pad);
+  void workgroup_block(const std::vector<Stmt>& stmts, std::string& out, int depth, int loop);
+  void lane_phase(const std::vector<Stmt>& stmts, std::string& out, int depth, int loop);
+  void wave_phase(const Stmt& s, std::string& out, const std::string& pad);
 
   // ---- cpp_expressions.cpp ----
   std::string unary(const Stmt& s) const;
@@ -71,7 +70,7 @@ class CppEmitter {
   bool lanes_ = false;                 // workgroup mode: registers are per-lane arrays
   int phase_ = 0;                      // the lane loop being emitted (its end label)
   int phases_ = 0;
-  int workgroup_loops_ = 0;
+  int constructs_ = 0;  // workgroup-level Ifs and Loops (their lane states)
 };
 
 }  // namespace wavestack::wave::cpp_detail

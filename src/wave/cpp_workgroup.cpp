@@ -1,19 +1,34 @@
-// Workgroup mode of the C++ emitter, for kernels with shared arrays or barriers: a workgroup's
-// threads run as loops over its lanes between barriers. Registers live in per-lane arrays in
-// the chunk's scratch memory, so a value survives the barriers it crosses. A statement holding
-// a barrier (an If or a Loop around one) runs at the workgroup level: its condition or its
-// loop exit must be the same for every running lane, as the emulator requires of control flow
-// around a barrier. Lane states: 0 running, 1 returned, 2 left the innermost workgroup-level
-// loop, 3 continued it, 4 not launched (past the limit), 5 in the other branch of an If.
+// Workgroup mode of the C++ emitter, for kernels with shared arrays, barriers or wave
+// operations: a workgroup's lanes run as loops over its lanes between them. Registers live in
+// per-lane arrays in the chunk's scratch memory, so a value survives the barriers it crosses.
+// A statement holding a barrier or a wave operation (an If or a Loop around one) runs at the
+// workgroup level with the emulator's masks as lane states: lanes of a divergent If wait while
+// the other branch runs (then first, as on the emulator), lanes that left or continued a loop
+// wait for its end or its continuing block. Lane states: 0 running, 1 returned, 4 not
+// launched (past the limit), and per workgroup-level construct c: 16 + 4c waiting for the else
+// branch, 17 + 4c waiting after the then branch, 18 + 4c left loop c, 19 + 4c continued it.
 #include <string>
 #include <vector>
 
 #include "wave/cpp_emitter_internal.hpp"
 
 namespace wavestack::wave::cpp_detail {
+namespace {
+
+std::string state_code(int construct, int kind) {
+  return std::to_string(16 + 4 * construct + kind);
+}
+
+// Sets the state of every lane in state `from` to `to`.
+std::string move_lanes(const std::string& from, const std::string& to, const std::string& pad) {
+  return pad + "for (u32 wave_t = 0; wave_t < wave_n; ++wave_t) {\n" + pad + "  if (wave_state[wave_t] == " + from +
+         ") wave_state[wave_t] = " + to + ";\n" + pad + "}\n";
+}
+
+}  // namespace
 
 bool CppEmitter::has_barrier(const Stmt& s) {
-  if (s.op == Opcode::Barrier) return true;
+  if (s.op == Opcode::Barrier || op_info(s.op).op_class == OpClass::Wave) return true;
   for (const auto& inner : s.body) {
     if (has_barrier(inner)) return true;
   }
@@ -23,24 +38,15 @@ bool CppEmitter::has_barrier(const Stmt& s) {
   return false;
 }
 
-// The line of the first barrier in `stmts` (what a divergence is reported at), or 0.
-uint32_t CppEmitter::first_barrier_line(const std::vector<Stmt>& stmts) {
-  for (const auto& s : stmts) {
-    if (s.op == Opcode::Barrier) return s.line;
-    if (const uint32_t line = first_barrier_line(s.body); line != 0) return line;
-    if (const uint32_t line = first_barrier_line(s.other); line != 0) return line;
-  }
-  return 0;
-}
-
 std::string CppEmitter::barrier_check(uint32_t line, const std::string& pad) {
   return pad + "{\n" + pad + "  const u32 wave_code = wave_barrier_check(wave_state, wave_n, wave_width, wave_out, " +
          std::to_string(line) + ", wave_gx, wave_gy, wave_gz);\n" + pad +
          "  if (wave_code != WAVE_OK) return wave_code;\n" + pad + "}\n";
 }
 
-// Barrier-free statements for every running lane in order.
-void CppEmitter::lane_phase(const std::vector<Stmt>& stmts, std::string& out, int depth, bool in_workgroup_loop) {
+// Barrier-free statements for every running lane in order. `loop`: the innermost
+// workgroup-level loop's construct (-1 when none), which break and continue leave.
+void CppEmitter::lane_phase(const std::vector<Stmt>& stmts, std::string& out, int depth, int loop) {
   const std::string pad(static_cast<size_t>(depth) * 2, ' ');
   phase_ = ++phases_;
   out += pad + "for (u32 wave_t = 0; wave_t < wave_n; ++wave_t) {\n" + pad +
@@ -49,35 +55,73 @@ void CppEmitter::lane_phase(const std::vector<Stmt>& stmts, std::string& out, in
          "(wave_wg0 * wave_wg1);\n" +
          pad + "  const u32 wave_id0 = wave_base0 + wave_l0;\n" + pad +
          "  (void)wave_l1; (void)wave_l2; (void)wave_id0;\n";
-  block(stmts, out, depth + 1, in_workgroup_loop ? -1 : 0);
+  // A negative loop number: break and continue of a workgroup-level loop (control()).
+  block(stmts, out, depth + 1, loop >= 0 ? -1 - loop : 0);
   out += pad + "wave_lane_end" + std::to_string(phase_) + ":;\n" + pad + "}\n";
 }
 
-// After a phase inside a workgroup-level loop: lanes that left or continued it must all have.
-void CppEmitter::resolve_exits(int loop, uint32_t line, std::string& out, const std::string& pad) {
-  const std::string id = std::to_string(loop);
-  out += pad + "{\n" + pad + "  u32 wave_exits = 0, wave_running = 0, wave_continued = 0;\n" + pad +
-         "  for (u32 wave_t = 0; wave_t < wave_n; ++wave_t) {\n" + pad +
-         "    wave_exits += wave_state[wave_t] == 2 || wave_state[wave_t] == 3;\n" + pad +
-         "    wave_continued += wave_state[wave_t] == 3;\n" + pad + "    wave_running += wave_state[wave_t] == 0;\n" +
-         pad + "  }\n" + pad + "  if (wave_exits != 0) {\n" + pad +
-         "    if (wave_running != 0 || (wave_continued != 0 && wave_continued != wave_exits)) {\n" +
-         barrier_check(line, pad + "      ") + pad + "      return wave_fault(wave_out, WAVE_BARRIER_DIVERGENT, " +
-         std::to_string(line) + ", wave_gx, wave_gy, wave_gz, 0, 0, 0, 0, 0, 0);\n" + pad + "    }\n" + pad +
-         "    for (u32 wave_t = 0; wave_t < wave_n; ++wave_t) {\n" + pad +
-         "      if (wave_state[wave_t] == 2 || wave_state[wave_t] == 3) wave_state[wave_t] = 0;\n" + pad + "    }\n" +
-         pad + "    if (wave_continued != 0) goto wave_wg_continue" + id + ";\n" + pad + "    goto wave_wg_break" + id +
-         ";\n" + pad + "  }\n" + pad + "}\n";
+// A wave operation for each wave over its running lanes, in lane order, as the emulator's.
+void CppEmitter::wave_phase(const Stmt& s, std::string& out, const std::string& pad) {
+  const std::string d = "r" + std::to_string(s.dst);
+  const std::string a = "r" + std::to_string(s.args[0]);
+  const std::string type = cpp_type(type_of(s.dst));
+  out += pad + "for (u32 wave_w = 0; wave_w < wave_n; wave_w += wave_width) {\n" + pad +
+         "  const u32 wave_end = wave_w + wave_width < wave_n ? wave_w + wave_width : wave_n;\n" + pad +
+         "  u64 wave_active = 0;\n" + pad + "  for (u32 wave_t = wave_w; wave_t < wave_end; ++wave_t) {\n" + pad +
+         "    if (wave_state[wave_t] == 0) wave_active |= 1ULL << (wave_t - wave_w);\n" + pad + "  }\n" + pad +
+         "  if (wave_active == 0) continue;\n";
+  const std::string each = pad + "  for (u32 wave_t = wave_w; wave_t < wave_end; ++wave_t) {\n" + pad +
+                           "    if (wave_state[wave_t] != 0) continue;\n";
+  switch (s.op) {
+    case Opcode::WaveSum:
+    case Opcode::WaveMin:
+    case Opcode::WaveMax: {
+      const std::string combine = s.op == Opcode::WaveSum   ? "wave_add"
+                                  : s.op == Opcode::WaveMin ? "wave_min"
+                                                            : "wave_max";
+      out += pad + "  bool wave_first = true;\n" + pad + "  " + type + " wave_total = " + type + "();\n" + each + pad +
+             "    wave_total = wave_first ? " + a + "[wave_t] : " + combine + "<" + type + ">(wave_total, " + a +
+             "[wave_t]);\n" + pad + "    wave_first = false;\n" + pad + "  }\n" + each + pad + "    " + d +
+             "[wave_t] = wave_total;\n" + pad + "  }\n";
+      break;
+    }
+    case Opcode::WavePrefixSum:
+      out += pad + "  " + type + " wave_running = " + type + "();\n" + each + pad + "    const " + type +
+             " wave_value = " + a + "[wave_t];\n" + pad + "    " + d + "[wave_t] = wave_running;\n" + pad +
+             "    wave_running = wave_add<" + type + ">(wave_running, wave_value);\n" + pad + "  }\n";
+      break;
+    case Opcode::WaveAny:
+    case Opcode::WaveAll:
+    case Opcode::WaveBallot: {
+      out += pad + "  u64 wave_ballot = 0;\n" + each + pad + "    if (" + a +
+             "[wave_t]) wave_ballot |= 1ULL << (wave_t - wave_w);\n" + pad + "  }\n";
+      const std::string value = s.op == Opcode::WaveBallot ? "wave_ballot"
+                                : s.op == Opcode::WaveAny  ? "wave_ballot != 0"
+                                                           : "wave_ballot == wave_active";
+      out += each + pad + "    " + d + "[wave_t] = " + value + ";\n" + pad + "  }\n";
+      break;
+    }
+    default: {  // WaveBroadcast, WaveShuffle: another running lane's value
+      const std::string from = "r" + std::to_string(s.args[1]);
+      out += pad + "  " + type + " wave_values[64];\n" + pad +
+             "  for (u32 wave_t = wave_w; wave_t < wave_end; ++wave_t) wave_values[wave_t - wave_w] = " + a +
+             "[wave_t];\n" + each + pad + "    const i64 wave_from = (i64)" + from + "[wave_t];\n" + pad +
+             "    if (wave_from < 0 || wave_from >= (i64)wave_width || ((wave_active >> wave_from) & 1) == 0) "
+             "[[unlikely]]\n" +
+             pad + "      " + fault("WAVE_INACTIVE_LANE", s.line, "0", "1", "(u64)wave_from", "0", "0") + pad + "    " +
+             d + "[wave_t] = wave_values[wave_from];\n" + pad + "  }\n";
+      break;
+    }
+  }
+  out += pad + "}\n";
 }
 
-void CppEmitter::workgroup_block(const std::vector<Stmt>& stmts, std::string& out, int depth, int loop,
-                                 uint32_t loop_line) {
+void CppEmitter::workgroup_block(const std::vector<Stmt>& stmts, std::string& out, int depth, int loop) {
   const std::string pad(static_cast<size_t>(depth) * 2, ' ');
   std::vector<Stmt> run;
   auto flush = [&] {
     if (run.empty()) return;
-    lane_phase(run, out, depth, loop != 0);
-    if (loop != 0) resolve_exits(loop, loop_line, out, pad);
+    lane_phase(run, out, depth, loop);
     run.clear();
   };
   for (const auto& s : stmts) {
@@ -88,43 +132,50 @@ void CppEmitter::workgroup_block(const std::vector<Stmt>& stmts, std::string& ou
     flush();
     if (s.op == Opcode::Barrier) {
       out += barrier_check(s.line, pad);
+    } else if (op_info(s.op).op_class == OpClass::Wave) {
+      wave_phase(s, out, pad);
     } else if (s.op == Opcode::If) {
-      // The condition of the first running lane; lanes that disagree are in the other branch,
-      // which the barrier check reports as the emulator does.
-      const std::string c = "r" + std::to_string(s.args[0]);
-      const uint32_t line = first_barrier_line(s.body) != 0 ? first_barrier_line(s.body) : first_barrier_line(s.other);
-      out += pad + "{\n" + pad + "  int wave_first = -1;\n" + pad + "  bool wave_mixed = false;\n" + pad +
+      // Uniform: the one branch. Divergent: the then branch with the other lanes waiting, then
+      // the else branch with the then lanes waiting (the condition is read before either runs).
+      const int c = ++constructs_;
+      const std::string cond = "r" + std::to_string(s.args[0]);
+      out += pad + "{\n" + pad + "  bool wave_any_true = false, wave_any_false = false;\n" + pad +
              "  for (u32 wave_t = 0; wave_t < wave_n; ++wave_t) {\n" + pad +
-             "    if (wave_state[wave_t] != 0) continue;\n" + pad +
-             "    if (wave_first < 0) wave_first = (int)wave_t;\n" + pad + "    else if (" + c + "[wave_t] != " + c +
-             "[wave_first]) wave_mixed = true;\n" + pad + "  }\n" + pad + "  if (wave_mixed) {\n" + pad +
-             "    for (u32 wave_t = 0; wave_t < wave_n; ++wave_t) {\n" + pad + "      if (wave_state[wave_t] == 0 && " +
-             c + "[wave_t] != " + c + "[wave_first]) wave_state[wave_t] = 5;\n" + pad + "    }\n" +
-             barrier_check(line, pad + "    ") + pad + "    return wave_fault(wave_out, WAVE_BARRIER_DIVERGENT, " +
-             std::to_string(line) + ", wave_gx, wave_gy, wave_gz, 0, 0, 0, 0, 0, 0);\n" + pad + "  }\n" + pad +
-             "  if (wave_first >= 0) {\n" + pad + "    if (" + c + "[wave_first]) {\n";
-      workgroup_block(s.body, out, depth + 3, loop, loop_line);
-      out += pad + "    } else {\n";
-      workgroup_block(s.other, out, depth + 3, loop, loop_line);
-      out += pad + "    }\n" + pad + "  }\n" + pad + "}\n";
+             "    if (wave_state[wave_t] != 0) continue;\n" + pad + "    if (" + cond +
+             "[wave_t]) wave_any_true = true; else wave_any_false = true;\n" + pad + "  }\n" + pad +
+             "  if (wave_any_true && wave_any_false) {\n" + pad +
+             "    for (u32 wave_t = 0; wave_t < wave_n; ++wave_t) {\n" + pad +
+             "      if (wave_state[wave_t] == 0 && !" + cond + "[wave_t]) wave_state[wave_t] = " + state_code(c, 0) +
+             ";\n" + pad + "    }\n" + pad + "  }\n" + pad + "  if (wave_any_true) {\n";
+      workgroup_block(s.body, out, depth + 2, loop);
+      out += pad + "  }\n" + pad + "  if (wave_any_true && wave_any_false) {\n" +
+             move_lanes("0", state_code(c, 1), pad + "    ") + move_lanes(state_code(c, 0), "0", pad + "    ") + pad +
+             "  }\n" + pad + "  if (wave_any_false) {\n";
+      workgroup_block(s.other, out, depth + 2, loop);
+      out += pad + "  }\n" + move_lanes(state_code(c, 1), "0", pad + "  ") + pad + "}\n";
     } else if (s.op == Opcode::Loop) {
-      const int id = ++workgroup_loops_;
-      const uint32_t line = first_barrier_line(s.body) != 0 ? first_barrier_line(s.body) : first_barrier_line(s.other);
+      // Runs while some lane runs; lanes that continued rejoin for the continuing block, lanes
+      // that left it rejoin after it.
+      const int c = ++constructs_;
       out += pad + "for (;;) {\n";
-      workgroup_block(s.body, out, depth + 1, id, line);
-      out += pad + "wave_wg_continue" + std::to_string(id) + ":;\n";
-      workgroup_block(s.other, out, depth + 1, id, line);
-      out += pad + "  if (wave_stopped(wave_stop)) [[unlikely]] return WAVE_STOPPED;\n" + pad + "}\n" + pad +
-             "wave_wg_break" + std::to_string(id) + ":;\n";
+      workgroup_block(s.body, out, depth + 1, c);
+      out += move_lanes(state_code(c, 3), "0", pad + "  ");
+      workgroup_block(s.other, out, depth + 1, c);
+      out += pad + "  bool wave_running = false;\n" + pad +
+             "  for (u32 wave_t = 0; wave_t < wave_n; ++wave_t) wave_running = wave_running || wave_state[wave_t] == "
+             "0;\n" +
+             pad + "  if (!wave_running) break;\n" + pad +
+             "  if (wave_stopped(wave_stop)) [[unlikely]] return WAVE_STOPPED;\n" + pad + "}\n" +
+             move_lanes(state_code(c, 2), "0", pad);
     } else {
-      unsupported("a barrier inside this construct", s.line);
+      unsupported("a barrier or wave operation inside this construct", s.line);
     }
   }
   flush();
 }
 
 // The kernel in workgroup mode: scratch holds the registers (8 bytes per lane each), the lane
-// states and the shared arrays (cpu_program.cpp sizes it the same way).
+// states (2 bytes per lane) and the shared arrays (workgroup_scratch_bytes sizes it).
 std::string CppEmitter::run_workgroup() {
   lanes_ = true;
   std::string text = frame_begin();
@@ -135,8 +186,8 @@ std::string CppEmitter::run_workgroup() {
     text += "  " + type + "* r" + std::to_string(reg) + " = (" + type + "*)(wave_bytes + (u64)" + std::to_string(reg) +
             " * 8 * wave_n);\n";
   }
-  text += "  unsigned char* wave_state = wave_bytes + (u64)" + registers + " * 8 * wave_n;\n";
-  text += "  unsigned char* wave_shared = wave_state + (wave_n + 7) / 8 * 8;\n";
+  text += "  u16* wave_state = (u16*)(wave_bytes + (u64)" + registers + " * 8 * wave_n);\n";
+  text += "  unsigned char* wave_shared = (unsigned char*)wave_state + (2 * (u64)wave_n + 7) / 8 * 8;\n";
   uint64_t offset = 0;
   for (size_t i = 0; i < m_.shared.size(); ++i) {
     const auto& shared = m_.shared[i];
@@ -165,7 +216,7 @@ std::string CppEmitter::run_workgroup() {
     text += "      r" + std::to_string(m_.scalars[i].reg) + "[wave_t] = s" + std::to_string(i) + ";\n";
   }
   text += "    }\n";
-  workgroup_block(m_.body, text, 2, 0, 0);
+  workgroup_block(m_.body, text, 2, -1);
   text += "  }\n  return WAVE_OK;\n}\n";
   lanes_ = false;
   return text;

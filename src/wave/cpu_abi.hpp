@@ -20,6 +20,7 @@ enum FaultCode : uint32_t {
   kStopped = 5,           // the launch's stop flag (Ctrl-C, timeout) or another chunk's fault
   kBarrierDivergent = 6,  // mem: the wave; value: lanes that arrived; size: lanes missing; is_signed: one returned
   kDeadlock = 7,          // mem: the waiting wave; value: the wave that finished without arriving
+  kInactiveLane = 8,      // wave_broadcast / wave_shuffle from a lane that is not active: value
 };
 
 struct Buffer {

@@ -43,7 +43,8 @@ constexpr const char* kPreamble = R"CPP(
     WAVE_NEG_EXPONENT = 4,
     WAVE_STOPPED = 5,
     WAVE_BARRIER_DIVERGENT = 6,
-    WAVE_DEADLOCK = 7
+    WAVE_DEADLOCK = 7,
+    WAVE_INACTIVE_LANE = 8
   };
 
   // Records a fault with the thread's place; the kernel returns its code.
@@ -67,14 +68,13 @@ constexpr const char* kPreamble = R"CPP(
   // its order. A wave whose launched lanes did not all arrive is divergent (value: the lanes
   // that arrived, size: those missing, is_signed: whether a missing one returned); a wave with
   // none arrived, while another waits, is a deadlock (value: that wave).
-  inline u32 wave_barrier_check(const unsigned char* state, u32 n, u32 width, WaveFault* f, u32 line, u32 gx, u32 gy,
-                                u32 gz) {
+  inline u32 wave_barrier_check(const u16* state, u32 n, u32 width, WaveFault* f, u32 line, u32 gx, u32 gy, u32 gz) {
     const u32 waves = (n + width - 1) / width;
     int waiting = -1;
     for (u32 w = 0; w < waves; ++w) {
       u64 launched = 0, reached = 0, returned = 0;
       for (u32 l = 0; l < width && w * width + l < n; ++l) {
-        const unsigned char s = state[w * width + l];
+        const u16 s = state[w * width + l];
         if (s != 4) launched |= 1ULL << l;
         if (s == 0) reached |= 1ULL << l;
         if (s == 1) returned |= 1ULL << l;

@@ -63,6 +63,9 @@ std::string shown(uint64_t bits, bool is_signed) {
              " reached it but lanes " + lane_list(f.size) + " " +
              (f.is_signed != 0 ? "returned earlier" : "took another branch");
       break;
+    case cpu_abi::kInactiveLane:
+      what = "reads lane " + shown(f.value, true) + ", which is not an active lane of the wave";
+      break;
     case cpu_abi::kDeadlock:
       what = "deadlock: wave " + std::to_string(f.mem) + " waits at this barrier but wave " + std::to_string(f.value) +
              " finished without reaching it";

@@ -400,12 +400,45 @@ def wave_total(a: f32[:], out: f32[:]):
     out[i] = wave_gpu.wave_sum(a[i])
 
 
-def test_what_the_cpu_device_does_not_run_yet_is_a_clear_error_never_a_wrong_result():
+@wave_gpu.kernel
+def divergent_waves(a: f32[:], out: f32[:], counts: i32[:]):
+    i = thread_id()
+    v = a[i]
+    if v > 0.0:
+        out[i] = wave_gpu.wave_sum(v) + wave_gpu.wave_min(v)
+        counts[i] = wave_gpu.wave_prefix_sum(1)
+    else:
+        out[i] = wave_gpu.wave_max(v) - wave_gpu.wave_broadcast(v, wave_gpu.lane_id() ^ 0)
+        counts[i] = i32(wave_gpu.wave_ballot(v < -1.0) & 0xFFFF) + (1 if wave_gpu.wave_all(v <= 0.0) else 0)
+    k = 0
+    while k < i % 5:
+        if wave_gpu.wave_any(v > 1.5):
+            break
+        k += 1
+    counts[i] += k * 100
+
+
+@pytest.mark.parametrize("wave_width", [32, 8, 64])
+@pytest.mark.parametrize("threads", [1, None])
+def test_wave_operations_in_divergent_control_flow_match_the_emulator(rng, wave_width, threads):
+    a = rng.standard_normal(1000, dtype=np.float32)
+    run_both(divergent_waves, a, np.zeros(1000, np.float32), np.zeros(1000, np.int32), wave_width=wave_width,
+             threads=threads)
+    run_both(wave_total, a, np.zeros(1000, np.float32), wave_width=wave_width, threads=threads)
+
+
+@wave_gpu.kernel
+def read_other_lane(a: f32[:], out: f32[:]):
+    i = thread_id()
+    if i % 3 != 0:
+        out[i] = wave_gpu.wave_shuffle(a[i], wave_gpu.lane_id() + 1)
+
+
+def test_a_wave_read_of_an_inactive_lane_raises_the_emulators_error():
     a = np.ones(64, np.float32)
-    out = np.zeros(64, np.float32)
-    with pytest.raises(NotImplementedError, match="wave operations .wave_sum.*device='emulator'"):
-        wave_total(a, out, device="cpu")
-    assert (out == 0).all()
+    expected = error_on(read_other_lane, "emulator", a, np.zeros(64, np.float32))
+    assert error_on(read_other_lane, "cpu", a, np.zeros(64, np.float32)) == expected
+    assert "which is not an active lane" in expected
 
 
 # ---- shared arrays and barriers (workgroup mode) -----------------------------------------
