@@ -499,3 +499,27 @@ def test_barrier_faults_raise_the_emulators_kernel_error_word_for_word(kernel, l
     launch = {"grid": (1, 1, 1), "workgroup": (workgroup, 1, 1)}
     expected = error_on(kernel, "emulator", np.zeros(length, np.float32), *extra, **launch)
     assert error_on(kernel, "cpu", np.zeros(length, np.float32), *extra, **launch) == expected
+
+
+def test_without_the_in_process_compiler_the_cpu_device_says_why(tmp_path):
+    script = tmp_path / "no_jit.py"
+    script.write_text(textwrap.dedent("""
+        import numpy as np, wave_gpu
+        from wave_gpu import f32, thread_id
+
+        @wave_gpu.kernel
+        def copy(a: f32[:], out: f32[:]):
+            out[thread_id()] = a[thread_id()]
+
+        try:
+            copy(np.ones(4, np.float32), np.zeros(4, np.float32), device="cpu")
+        except RuntimeError as error:
+            print("raised:", error)
+        copy(np.ones(4, np.float32), np.zeros(4, np.float32), device="emulator")  # the emulator still runs
+    """))
+    env = dict(os.environ, WAVESTACK_JIT_LIBRARY=str(tmp_path / "missing.so"),
+               WAVESTACK_CACHE_DIR=str(tmp_path / "cache"))
+    run = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert "raised: device='cpu' compiles kernels with the in-process compiler, which is unavailable" in run.stdout
+    assert "missing.so" in run.stdout
