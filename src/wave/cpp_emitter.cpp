@@ -305,7 +305,9 @@ bool uses_workgroup_mode(const Module& module) {
 
 uint64_t workgroup_scratch_bytes(const Module& module, uint32_t group_threads) {
   if (!uses_workgroup_mode(module)) return 0;
-  uint64_t bytes = module.registers.size() * uint64_t{8} * group_threads + (uint64_t{2} * group_threads + 7) / 8 * 8;
+  // Registers, lane states, the lanes' local coordinates (cpp_workgroup.cpp's layout).
+  uint64_t bytes = module.registers.size() * uint64_t{8} * group_threads + (uint64_t{2} * group_threads + 7) / 8 * 8 +
+                   (uint64_t{12} * group_threads + 7) / 8 * 8;
   for (const auto& shared : module.shared) {
     bytes += (static_cast<uint64_t>(shared.count) * type_size(shared.element) + 7) / 8 * 8;
   }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "wave/cpp_emitter_internal.hpp"
+#include "wave/emulator_internal.hpp"
 
 namespace wavestack::wave::cpp_detail {
 namespace {
@@ -51,9 +52,8 @@ void CppEmitter::lane_phase(const std::vector<Stmt>& stmts, std::string& out, in
   phase_ = ++phases_;
   out += pad + "for (u32 wave_t = 0; wave_t < wave_n; ++wave_t) {\n" + pad +
          "  if (wave_state[wave_t] != 0) continue;\n" + pad +
-         "  const u32 wave_l0 = wave_t % wave_wg0, wave_l1 = (wave_t / wave_wg0) % wave_wg1, wave_l2 = wave_t / "
-         "(wave_wg0 * wave_wg1);\n" +
-         pad + "  const u32 wave_id0 = wave_base0 + wave_l0;\n" + pad +
+         "  const u32 wave_l0 = wave_lx[wave_t], wave_l1 = wave_ly[wave_t], wave_l2 = wave_lz[wave_t];\n" + pad +
+         "  const u32 wave_id0 = wave_base0 + wave_l0;\n" + pad +
          "  (void)wave_l1; (void)wave_l2; (void)wave_id0;\n";
   // A negative loop number: break and continue of a workgroup-level loop (control()).
   block(stmts, out, depth + 1, loop >= 0 ? -1 - loop : 0);
@@ -175,7 +175,8 @@ void CppEmitter::workgroup_block(const std::vector<Stmt>& stmts, std::string& ou
 }
 
 // The kernel in workgroup mode: scratch holds the registers (8 bytes per lane each), the lane
-// states (2 bytes per lane) and the shared arrays (workgroup_scratch_bytes sizes it).
+// states (2 bytes per lane), the lanes' local coordinates (3 x 4 bytes, 8-aligned) and the
+// shared arrays (workgroup_scratch_bytes sizes it).
 std::string CppEmitter::run_workgroup() {
   lanes_ = true;
   std::string text = frame_begin();
@@ -187,7 +188,16 @@ std::string CppEmitter::run_workgroup() {
             " * 8 * wave_n);\n";
   }
   text += "  u16* wave_state = (u16*)(wave_bytes + (u64)" + registers + " * 8 * wave_n);\n";
-  text += "  unsigned char* wave_shared = (unsigned char*)wave_state + (2 * (u64)wave_n + 7) / 8 * 8;\n";
+  // Each lane's local coordinates, once per chunk (divisions per lane and phase cost more
+  // than the kernels themselves).
+  text += "  u32* wave_lx = (u32*)((unsigned char*)wave_state + (2 * (u64)wave_n + 7) / 8 * 8);\n"
+          "  u32* wave_ly = wave_lx + wave_n;\n  u32* wave_lz = wave_ly + wave_n;\n"
+          "  for (u32 wave_t = 0; wave_t < wave_n; ++wave_t) {\n"
+          "    wave_lx[wave_t] = wave_t % wave_wg0;\n"
+          "    wave_ly[wave_t] = (wave_t / wave_wg0) % wave_wg1;\n"
+          "    wave_lz[wave_t] = wave_t / (wave_wg0 * wave_wg1);\n"
+          "  }\n"
+          "  unsigned char* wave_shared = (unsigned char*)(wave_lz + wave_n + (wave_n & 1));\n";
   uint64_t offset = 0;
   for (size_t i = 0; i < m_.shared.size(); ++i) {
     const auto& shared = m_.shared[i];
@@ -196,6 +206,12 @@ std::string CppEmitter::run_workgroup() {
             std::to_string(offset) + ");\n";
     offset += (static_cast<uint64_t>(shared.count) * type_size(shared.element) + 7) / 8 * 8;
   }
+  // Registers some path may read before writing them start at zero, as on the emulator (before
+  // the scalar parameters' registers are set).
+  std::string zero_registers;
+  for (const uint32_t reg : lower(m_).maybe_unset) {
+    zero_registers += "    __builtin_memset(r" + std::to_string(reg) + ", 0, 8 * (u64)wave_n);\n";
+  }
   text +=
       "  for (u64 wave_g = group_begin; wave_g < group_end; ++wave_g) {\n"
       "    if (wave_stopped(wave_stop) || wave_stopped(L->failed)) return WAVE_STOPPED;\n"
@@ -203,15 +219,13 @@ std::string CppEmitter::run_workgroup() {
       "    const u32 wave_gy = (u32)((wave_g / wave_grid0) % wave_grid1);\n"
       "    const u32 wave_gz = (u32)(wave_g / ((u64)wave_grid0 * wave_grid1));\n"
       "    const u32 wave_base0 = wave_gx * wave_wg0, wave_base1 = wave_gy * wave_wg1, wave_base2 = wave_gz * "
-      "wave_wg2;\n"
-      "    __builtin_memset(wave_bytes, 0, (u64)" +
-      registers + " * 8 * wave_n);\n" + "    __builtin_memset(wave_shared, 0, " + std::to_string(offset) +
+      "wave_wg2;\n" +
+      zero_registers + "    __builtin_memset(wave_shared, 0, " +
+      std::to_string(offset) +
       ");\n"
       "    for (u32 wave_t = 0; wave_t < wave_n; ++wave_t) {\n"
-      "      const u32 wave_l0 = wave_t % wave_wg0, wave_l1 = (wave_t / wave_wg0) % wave_wg1, wave_l2 = wave_t / "
-      "(wave_wg0 * wave_wg1);\n"
-      "      wave_state[wave_t] = wave_base0 + wave_l0 < wave_limit0 && wave_base1 + wave_l1 < wave_limit1 && "
-      "wave_base2 + wave_l2 < wave_limit2 ? 0 : 4;\n";
+      "      wave_state[wave_t] = wave_base0 + wave_lx[wave_t] < wave_limit0 && wave_base1 + wave_ly[wave_t] < "
+      "wave_limit1 && wave_base2 + wave_lz[wave_t] < wave_limit2 ? 0 : 4;\n";
   for (size_t i = 0; i < m_.scalars.size(); ++i) {
     text += "      r" + std::to_string(m_.scalars[i].reg) + "[wave_t] = s" + std::to_string(i) + ";\n";
   }

@@ -133,8 +133,9 @@ TEST(WaveCpu, SharedArraysAndBarriersRunInWorkgroupMode) {
   const Module module = parse_module(kReverse);
   EXPECT_TRUE(uses_workgroup_mode(module));
   EXPECT_FALSE(uses_workgroup_mode(parse_module(kSaxpy)));
-  // 6 registers of 8 bytes and a 2-byte state per lane, then 256 bytes of shared floats.
-  EXPECT_EQ(workgroup_scratch_bytes(module, 64), 6U * 8 * 64 + 128 + 256);
+  // 6 registers of 8 bytes, a 2-byte state and 3 local coordinates per lane, then 256 bytes
+  // of shared floats.
+  EXPECT_EQ(workgroup_scratch_bytes(module, 64), 6U * 8 * 64 + 128 + 768 + 256);
   EXPECT_EQ(workgroup_scratch_bytes(parse_module(kSaxpy), 64), 0U);
   EXPECT_NE(emit_cpp(module, CppTarget{}).find("wave_barrier_check"), std::string::npos);
   if (!have_compiler()) GTEST_SKIP() << "this build has no in-process compiler";
