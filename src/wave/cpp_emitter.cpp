@@ -278,14 +278,15 @@ void CppEmitter::control(const Stmt& s, std::string& out, int depth, int loop) {
       if (loop < 0) {  // the innermost loop runs at the workgroup level: its lane states (cpp_workgroup.cpp)
         const int construct = -1 - loop;
         out += pad + "wave_state[wave_t] = " + std::to_string(16 + 4 * construct + (s.op == Opcode::Break ? 2 : 3)) +
-               ";\n" + pad + "goto wave_lane_end" + std::to_string(phase_) + ";\n";
+               ";\n" + pad + "++wave_left;\n" + pad + "goto wave_lane_end" + std::to_string(phase_) + ";\n";
       } else {
         out += pad + "goto wave_" + (s.op == Opcode::Break ? "break" : "continue") + std::to_string(loop) + ";\n";
       }
       return;
     case Opcode::Return:
       if (lanes_) {
-        out += pad + "wave_state[wave_t] = 1;\n" + pad + "goto wave_lane_end" + std::to_string(phase_) + ";\n";
+        out += pad + "wave_state[wave_t] = 1;\n" + pad + "++wave_left;\n" + pad + "goto wave_lane_end" +
+               std::to_string(phase_) + ";\n";
       } else {
         out += pad + "return WAVE_OK;\n";
       }

@@ -20,10 +20,12 @@ std::string state_code(int construct, int kind) {
   return std::to_string(16 + 4 * construct + kind);
 }
 
-// Sets the state of every lane in state `from` to `to`.
+// Sets the state of every lane in state `from` to `to`. `wave_left` counts the times a lane
+// left state 0 in this workgroup: while it is 0 every launched lane runs, and the scans of
+// lane states (here, at barriers, at loop ends) are skipped.
 std::string move_lanes(const std::string& from, const std::string& to, const std::string& pad) {
-  return pad + "for (u32 wave_t = 0; wave_t < wave_n; ++wave_t) {\n" + pad + "  if (wave_state[wave_t] == " + from +
-         ") wave_state[wave_t] = " + to + ";\n" + pad + "}\n";
+  return pad + "if (wave_left != 0) {\n" + pad + "  for (u32 wave_t = 0; wave_t < wave_n; ++wave_t) {\n" + pad +
+         "    if (wave_state[wave_t] == " + from + ") wave_state[wave_t] = " + to + ";\n" + pad + "  }\n" + pad + "}\n";
 }
 
 }  // namespace
@@ -53,8 +55,7 @@ void CppEmitter::lane_phase(const std::vector<Stmt>& stmts, std::string& out, in
   out += pad + "for (u32 wave_t = 0; wave_t < wave_n; ++wave_t) {\n" + pad +
          "  if (wave_state[wave_t] != 0) continue;\n" + pad +
          "  const u32 wave_l0 = wave_lx[wave_t], wave_l1 = wave_ly[wave_t], wave_l2 = wave_lz[wave_t];\n" + pad +
-         "  const u32 wave_id0 = wave_base0 + wave_l0;\n" + pad +
-         "  (void)wave_l1; (void)wave_l2; (void)wave_id0;\n";
+         "  const u32 wave_id0 = wave_base0 + wave_l0;\n" + pad + "  (void)wave_l1; (void)wave_l2; (void)wave_id0;\n";
   // A negative loop number: break and continue of a workgroup-level loop (control()).
   block(stmts, out, depth + 1, loop >= 0 ? -1 - loop : 0);
   out += pad + "wave_lane_end" + std::to_string(phase_) + ":;\n" + pad + "}\n";
@@ -143,7 +144,7 @@ void CppEmitter::workgroup_block(const std::vector<Stmt>& stmts, std::string& ou
              "  for (u32 wave_t = 0; wave_t < wave_n; ++wave_t) {\n" + pad +
              "    if (wave_state[wave_t] != 0) continue;\n" + pad + "    if (" + cond +
              "[wave_t]) wave_any_true = true; else wave_any_false = true;\n" + pad + "  }\n" + pad +
-             "  if (wave_any_true && wave_any_false) {\n" + pad +
+             "  if (wave_any_true && wave_any_false) {\n" + pad + "    ++wave_left;\n" + pad +
              "    for (u32 wave_t = 0; wave_t < wave_n; ++wave_t) {\n" + pad +
              "      if (wave_state[wave_t] == 0 && !" + cond + "[wave_t]) wave_state[wave_t] = " + state_code(c, 0) +
              ";\n" + pad + "    }\n" + pad + "  }\n" + pad + "  if (wave_any_true) {\n";
@@ -161,10 +162,10 @@ void CppEmitter::workgroup_block(const std::vector<Stmt>& stmts, std::string& ou
       workgroup_block(s.body, out, depth + 1, c);
       out += move_lanes(state_code(c, 3), "0", pad + "  ");
       workgroup_block(s.other, out, depth + 1, c);
-      out += pad + "  bool wave_running = false;\n" + pad +
-             "  for (u32 wave_t = 0; wave_t < wave_n; ++wave_t) wave_running = wave_running || wave_state[wave_t] == "
+      out += pad + "  if (wave_left != 0) {\n" + pad + "    bool wave_running = false;\n" + pad +
+             "    for (u32 wave_t = 0; wave_t < wave_n; ++wave_t) wave_running = wave_running || wave_state[wave_t] == "
              "0;\n" +
-             pad + "  if (!wave_running) break;\n" + pad +
+             pad + "    if (!wave_running) break;\n" + pad + "  }\n" + pad +
              "  if (wave_stopped(wave_stop)) [[unlikely]] return WAVE_STOPPED;\n" + pad + "}\n" +
              move_lanes(state_code(c, 2), "0", pad);
     } else {
@@ -190,14 +191,15 @@ std::string CppEmitter::run_workgroup() {
   text += "  u16* wave_state = (u16*)(wave_bytes + (u64)" + registers + " * 8 * wave_n);\n";
   // Each lane's local coordinates, once per chunk (divisions per lane and phase cost more
   // than the kernels themselves).
-  text += "  u32* wave_lx = (u32*)((unsigned char*)wave_state + (2 * (u64)wave_n + 7) / 8 * 8);\n"
-          "  u32* wave_ly = wave_lx + wave_n;\n  u32* wave_lz = wave_ly + wave_n;\n"
-          "  for (u32 wave_t = 0; wave_t < wave_n; ++wave_t) {\n"
-          "    wave_lx[wave_t] = wave_t % wave_wg0;\n"
-          "    wave_ly[wave_t] = (wave_t / wave_wg0) % wave_wg1;\n"
-          "    wave_lz[wave_t] = wave_t / (wave_wg0 * wave_wg1);\n"
-          "  }\n"
-          "  unsigned char* wave_shared = (unsigned char*)(wave_lz + wave_n + (wave_n & 1));\n";
+  text +=
+      "  u32* wave_lx = (u32*)((unsigned char*)wave_state + (2 * (u64)wave_n + 7) / 8 * 8);\n"
+      "  u32* wave_ly = wave_lx + wave_n;\n  u32* wave_lz = wave_ly + wave_n;\n"
+      "  for (u32 wave_t = 0; wave_t < wave_n; ++wave_t) {\n"
+      "    wave_lx[wave_t] = wave_t % wave_wg0;\n"
+      "    wave_ly[wave_t] = (wave_t / wave_wg0) % wave_wg1;\n"
+      "    wave_lz[wave_t] = wave_t / (wave_wg0 * wave_wg1);\n"
+      "  }\n"
+      "  unsigned char* wave_shared = (unsigned char*)(wave_lz + wave_n + (wave_n & 1));\n";
   uint64_t offset = 0;
   for (size_t i = 0; i < m_.shared.size(); ++i) {
     const auto& shared = m_.shared[i];
@@ -220,16 +222,17 @@ std::string CppEmitter::run_workgroup() {
       "    const u32 wave_gz = (u32)(wave_g / ((u64)wave_grid0 * wave_grid1));\n"
       "    const u32 wave_base0 = wave_gx * wave_wg0, wave_base1 = wave_gy * wave_wg1, wave_base2 = wave_gz * "
       "wave_wg2;\n" +
-      zero_registers + "    __builtin_memset(wave_shared, 0, " +
+      zero_registers + "    u32 wave_left = 0, wave_launched = 0;\n    __builtin_memset(wave_shared, 0, " +
       std::to_string(offset) +
       ");\n"
       "    for (u32 wave_t = 0; wave_t < wave_n; ++wave_t) {\n"
       "      wave_state[wave_t] = wave_base0 + wave_lx[wave_t] < wave_limit0 && wave_base1 + wave_ly[wave_t] < "
-      "wave_limit1 && wave_base2 + wave_lz[wave_t] < wave_limit2 ? 0 : 4;\n";
+      "wave_limit1 && wave_base2 + wave_lz[wave_t] < wave_limit2 ? 0 : 4;\n"
+      "      wave_launched += wave_state[wave_t] == 0;\n";
   for (size_t i = 0; i < m_.scalars.size(); ++i) {
     text += "      r" + std::to_string(m_.scalars[i].reg) + "[wave_t] = s" + std::to_string(i) + ";\n";
   }
-  text += "    }\n";
+  text += "    }\n    if (wave_launched == 0) continue;  // as on the emulator: no wave exists\n";
   workgroup_block(m_.body, text, 2, -1);
   text += "  }\n  return WAVE_OK;\n}\n";
   lanes_ = false;
