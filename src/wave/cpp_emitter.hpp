@@ -23,7 +23,7 @@ struct CppTarget {
 [[nodiscard]] uint64_t workgroup_scratch_bytes(const Module& module, uint32_t group_threads);
 
 // The translation unit (to compile after cpu_preamble()). Throws UnsupportedOnCpu naming the
-// first construct the cpu device does not run yet (barriers, shared memory, wave operations).
+// first construct it cannot place (none of the verified IR the frontend builds; a guard).
 [[nodiscard]] std::string emit_cpp(const Module& module, const CppTarget& target);
 
 }  // namespace wavestack::wave
