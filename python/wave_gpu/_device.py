@@ -1,6 +1,7 @@
 """Device query and selection (DESIGN decisions 3 and 4).
 
-A device is named by "emulator", "gpu" (the GPU the runtime selects), a Vulkan device index
+A device is named by "emulator", "cpu" (kernels compiled to native host code and run on the
+thread pool: src/wave/cpu_program.hpp), "gpu" (the GPU the runtime selects), a Vulkan device index
 (an int or a string of digits), or a device name: the exact name (any case), else the first
 device, hardware first, whose name contains it or whose vendor it is ("nvidia"). The request comes from the call's device=, then
 set_device(), then WAVE_GPU_DEVICE; without one, kernels run on the first hardware GPU and on
@@ -33,6 +34,8 @@ class DeviceInfo(NamedTuple):
 
 
 EMULATOR = DeviceInfo("emulator", "WAVE emulator")
+# The native cpu device: never chosen automatically (the emulator stays the fallback without a GPU).
+CPU = DeviceInfo("cpu", "WAVE native CPU")
 
 
 def _info(device: dict) -> DeviceInfo:
@@ -62,19 +65,23 @@ def devices() -> list:
 
 def _allowed_names() -> str:
     names = ", ".join(repr(d["name"]) for d in _vulkan_devices())
-    return "'emulator', 'gpu', a device index" + (f" or a device name ({names})" if names else "")
+    return "'emulator', 'cpu', 'gpu', a device index" + (f" or a device name ({names})" if names else "")
 
 
 def _lookup(spec, argument: str):
-    """"emulator", or the Vulkan device dict `spec` names; ValueError naming `argument` otherwise."""
+    """"emulator", "cpu", or the Vulkan device dict `spec` names; ValueError naming `argument` otherwise."""
     if isinstance(spec, DeviceInfo):
-        return "emulator" if spec.index is None else _lookup(spec.index, argument)
+        if spec.index is None:
+            return "cpu" if spec.vendor == "cpu" else "emulator"
+        return _lookup(spec.index, argument)
     if isinstance(spec, bool) or not isinstance(spec, (str, int)):
         raise TypeError(f"{argument}: expected a device name or index, got {type(spec).__name__}")
     if isinstance(spec, str):
         spec = spec.strip()
         if spec.lower() == "emulator":
             return "emulator"
+        if spec.lower() == "cpu":
+            return "cpu"
         if spec.lower() == "gpu":
             return "gpu"
         if spec.isdigit():
@@ -95,10 +102,10 @@ def _lookup(spec, argument: str):
 
 
 def set_device(name) -> None:
-    """Selects where kernels run: "emulator", "gpu", a device index or name, or None for automatic.
+    """Selects where kernels run: "emulator", "cpu", "gpu", a device index or name, or None for automatic.
 
     Args:
-        name: "emulator", "gpu", a Vulkan index (``0``, ``"1"``), a name or vendor (``"nvidia"``),
+        name: "emulator", "cpu" (the native cpu device), "gpu", a Vulkan index (``0``, ``"1"``), a name or vendor (``"nvidia"``),
             a :class:`DeviceInfo`, or None.
 
     Raises:
@@ -107,9 +114,9 @@ def set_device(name) -> None:
     """
     global _selected
     if name is not None:
-        _lookup(name, "name")
+        found = _lookup(name, "name")
         if isinstance(name, DeviceInfo):
-            name = "emulator" if name.index is None else name.index
+            name = found if isinstance(found, str) else name.index
     _selected = name
 
 
@@ -126,7 +133,7 @@ def _requested(explicit=None):
 
 
 def requested(explicit=None) -> Optional[str]:
-    """"emulator", "gpu", a device name, or None when nothing was requested (validated)."""
+    """"emulator", "cpu", "gpu", a device name, or None when nothing was requested (validated)."""
     spec, argument = _requested(explicit)
     if spec is None:
         return None
@@ -141,11 +148,11 @@ def _usable(device: dict) -> dict:
 
 
 def resolve(explicit=None):
-    """Where a call runs: "emulator" or the Vulkan device dict; raises when a request cannot be met."""
+    """Where a call runs: "emulator", "cpu" or the Vulkan device dict; raises when a request cannot be met."""
     spec, argument = _requested(explicit)
     found = None if spec is None else _lookup(spec, argument)
-    if found == "emulator":
-        return "emulator"
+    if found in ("emulator", "cpu"):
+        return found
     if found is None or found == "gpu":
         gpu = _detect_gpu()
         if gpu is None:
@@ -166,6 +173,8 @@ def device() -> DeviceInfo:
             software adapter without ``WAVESTACK_ALLOW_SOFTWARE_GPU=1``.
     """
     where = resolve()
+    if where == "cpu":
+        return CPU
     return EMULATOR if where == "emulator" else _info(where)
 
 

@@ -118,6 +118,7 @@ class Kernel:
         self._annotations = None
         self._programs: dict = {}
         self._gpu_programs: dict = {}  # (signature, device index) -> GpuProgram
+        self._cpu_programs: dict = {}  # signature -> CpuProgram (the native cpu device)
         self._last_signature = None
         self.last_timings: Optional[dict] = None  # phase timings of the latest GPU call
         self._lock = threading.Lock()
@@ -330,12 +331,15 @@ class Kernel:
             raise ValueError(f"wave_width: must be a power of two from 1 to 64, got {wave_width!r}")
         grid_dims, workgroup_dims, limit = _launch.launch_shape(self.__name__, grid, workgroup, dim, first_length)
         where = _device.resolve(device)
-        if where != "emulator" and wave_width is not None and wave_width != where["subgroup_size"]:
+        if where not in ("emulator", "cpu") and wave_width is not None and wave_width != where["subgroup_size"]:
             raise ValueError(f"wave_width: {where['name']} runs waves of {where['subgroup_size']} lanes, "
                              f"not {wave_width} (wave_width= chooses the width on the emulator only)")
         program = self._program(signature)
         if grid_dims is None:
             return None  # an empty first buffer or dim=0: nothing to run
+        if where == "cpu":
+            return self._launch_cpu(signature, program, native, grid_dims, workgroup_dims, limit, wave_width,
+                                    threads, timeout)
         if where != "emulator":
             return self._launch_gpu(where, signature, program, native, grid_dims, workgroup_dims, limit, timeout)
         storages = [_shaped.host_storage(v) for v in native]
@@ -345,6 +349,35 @@ class Kernel:
         try:
             program.launch(storages, list(grid_dims), list(workgroup_dims), wave_width or 32, threads == 1,
                            limit=limit, timeout=timeout or 0.0)
+        except KernelError as error:
+            raise self._with_source(error) from None
+        return None
+
+    def cpu_program(self, signature=None):
+        """The native cpu device's compiled program of `signature` (default: the latest
+        compilation's), compiled on first use: `.source` is its C++, `.from_cache` whether the
+        object came from the disk cache."""
+        signature = self._last_signature if signature is None else signature
+        if signature is None:
+            raise TypeError(f"{self.__name__}: call the kernel once before asking for its cpu program")
+        program = self._program(signature)
+        with self._lock:
+            cpu_program = self._cpu_programs.get(signature)
+            if cpu_program is None:
+                cpu_program = _native.CpuProgram(program.module, self.bounds_checks)
+                self._cpu_programs[signature] = cpu_program
+        return cpu_program
+
+    def _launch_cpu(self, signature, program, native, grid_dims, workgroup_dims, limit, wave_width, threads,
+                    timeout):
+        cpu_program = self.cpu_program(signature)
+        storages = [_shaped.host_storage(v) for v in native]
+        for value in native:
+            if isinstance(value, WaveArray):
+                value._host_changed = True  # the cpu device writes the host copy
+        try:
+            cpu_program.launch(storages, list(grid_dims), list(workgroup_dims), wave_width or 32, threads == 1,
+                               limit=limit, timeout=timeout or 0.0)
         except KernelError as error:
             raise self._with_source(error) from None
         return None
@@ -375,8 +408,8 @@ class Kernel:
         if device is None:
             return _native.emit_glsl(module, bounds_checks=self.bounds_checks)
         where = _device.resolve(device)
-        if where == "emulator":
-            raise ValueError("device: the emulator runs WAVE IR, not GLSL")
+        if where in ("emulator", "cpu"):
+            raise ValueError(f"device: the {where} device runs no GLSL")
         return _native.GpuProgram(_device.open_gpu(where["index"]), module, self.bounds_checks).glsl
 
     def _with_source(self, error: Exception) -> Exception:
@@ -401,12 +434,13 @@ class Kernel:
 def kernel(function=None, *, bounds_checks: bool = True):
     """Decorator: the function becomes a kernel, compiled on its first call.
 
-    `@kernel(bounds_checks=False)` drops the index checks of the GPU code (an out-of-bounds
-    access is then undefined behaviour there, as in CUDA); the emulator always checks.
+    `@kernel(bounds_checks=False)` drops the index checks of loads and stores in the GPU and
+    native cpu code (an out-of-bounds access is then undefined behaviour there, as in CUDA);
+    the emulator always checks.
 
     Args:
         function: the Python function (parameters annotated ``wave_gpu.f32[:]`` and the like).
-        bounds_checks: whether GPU code checks every index.
+        bounds_checks: whether GPU and native cpu code check every index.
 
     Returns:
         A :class:`Kernel`.

@@ -17,6 +17,7 @@
 #include "runtime/disk_cache.hpp"
 #include "runtime/error.hpp"
 #include "wave/builder.hpp"
+#include "wave/cpu_program.hpp"
 #include "wave/emulator.hpp"
 #include "wave/errors.hpp"
 #include "wave/ir_text.hpp"
@@ -52,7 +53,9 @@ std::array<uint32_t, 3> dims(const std::vector<uint32_t>& values, const char* wh
   return {values[0], values[1], values[2]};
 }
 
-void launch(const wave::Program& program, const nb::list& arguments, const std::vector<uint32_t>& grid,
+// Runs a launch on the emulator (wave::Program) or the native cpu device (wave::CpuProgram).
+template <class AnyProgram>
+void launch(const AnyProgram& program, const nb::list& arguments, const std::vector<uint32_t>& grid,
             const std::vector<uint32_t>& workgroup, uint32_t wave_width, bool deterministic,
             const std::optional<std::vector<uint32_t>>& limit, double timeout) {
   const auto& m = program.module();
@@ -114,6 +117,8 @@ void bind_wave_ir(nb::module_& module) {
   static nb::exception<wave::IrError> ir_error(module, "IrError", PyExc_ValueError);
   static nb::exception<wave::LaunchTimeout> launch_timeout(module, "LaunchTimeout", PyExc_TimeoutError);
   static nb::exception<wave::LaunchStopped> launch_stopped(module, "LaunchStopped", PyExc_RuntimeError);
+  static nb::exception<wave::UnsupportedOnCpu> unsupported_on_cpu(module, "UnsupportedOnCpu",
+                                                                  PyExc_NotImplementedError);
 
   nb::class_<wave::Module>(module, "Module")
       .def_prop_ro("name", [](const wave::Module& m) { return m.name; })
@@ -163,10 +168,27 @@ void bind_wave_ir(nb::module_& module) {
       .def(
           "__init__", [](wave::Program* p, const wave::Module& m) { new (p) wave::Program(m); }, "module"_a)
       .def_prop_ro("module", &wave::Program::module, nb::rv_policy::reference_internal)
-      .def("launch", &launch, "arguments"_a, "grid"_a, "workgroup"_a, "wave_width"_a = 32, "deterministic"_a = false,
-           "limit"_a = nb::none(), "timeout"_a = 0.0,
+      .def("launch", &launch<wave::Program>, "arguments"_a, "grid"_a, "workgroup"_a, "wave_width"_a = 32,
+           "deterministic"_a = false, "limit"_a = nb::none(), "timeout"_a = 0.0,
            "Runs the kernel on the emulator; buffers are updated in place. Threads with a global id at or past "
            "`limit` are not launched; Ctrl-C and `timeout` (seconds, > 0) stop it.");
+
+  nb::class_<wave::CpuProgram>(module, "CpuProgram")
+      .def(
+          "__init__",
+          [](wave::CpuProgram* p, const wave::Module& m, bool bounds_checks) {
+            const nb::gil_scoped_release release;  // compiling takes tens of milliseconds
+            new (p) wave::CpuProgram(m, bounds_checks);
+          },
+          "module"_a, "bounds_checks"_a = true)
+      .def_prop_ro("module", &wave::CpuProgram::module, nb::rv_policy::reference_internal)
+      .def_prop_ro("source", &wave::CpuProgram::source, "The C++ the kernel was compiled from.")
+      .def_prop_ro("from_cache", &wave::CpuProgram::from_cache)
+      .def_prop_ro("compile_seconds", &wave::CpuProgram::compile_seconds)
+      .def("launch", &launch<wave::CpuProgram>, "arguments"_a, "grid"_a, "workgroup"_a, "wave_width"_a = 32,
+           "deterministic"_a = false, "limit"_a = nb::none(), "timeout"_a = 0.0,
+           "Runs the kernel as native code on the thread pool (deterministic: in order on the calling thread); "
+           "as Program.launch otherwise.");
 
   module.def(
       "cache_key",

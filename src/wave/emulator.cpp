@@ -292,6 +292,8 @@ constexpr size_t kMaxSharedBytes = 64 * 1024;
 constexpr uint64_t kMaxGlobalThreads = uint64_t{1} << 31;  // ids 0 .. 2^31 - 1
 constexpr int64_t kMaxBufferLength = INT32_MAX;
 
+}  // namespace
+
 void check_launch(const Module& m, std::span<const Argument> args, const LaunchConfig& config) {
   using runtime::InvalidArgument;
   if (args.size() != m.params.size()) {
@@ -349,8 +351,6 @@ void check_launch(const Module& m, std::span<const Argument> args, const LaunchC
                                         " are available");
   }
 }
-
-}  // namespace
 
 Program::Program(Module module) : module_(std::move(module)) {
   verify(module_);

@@ -41,6 +41,10 @@ struct Argument {
   Value scalar{};  // read through the parameter's declared type
 };
 
+// Checks every argument and the configuration against `module` (InvalidArgument naming the
+// culprit): what every device's launch checks before it runs anything.
+void check_launch(const Module& module, std::span<const Argument> arguments, const LaunchConfig& config);
+
 struct LoweredCode;
 
 class Program {

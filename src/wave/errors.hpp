@@ -29,6 +29,13 @@ class LaunchStopped : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A kernel uses a construct the native cpu device does not run yet (cpp_emitter.hpp). Python
+// sees a NotImplementedError naming the construct; the emulator runs such kernels.
+class UnsupportedOnCpu : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 // A launch ran past its time budget (`timeout=`). Python sees a TimeoutError.
 class LaunchTimeout : public std::runtime_error {
  public:

@@ -253,7 +253,7 @@ def shaped_reference(source: str, x: np.ndarray, y: np.ndarray) -> np.ndarray:
 # The emulator compiles a kernel in milliseconds, lavapipe in about 1.5 s (measured: 25 kernels
 # in 0.3 s and 36 s; 10 in 106 s on the loaded shared machine), so the Vulkan run takes fewer;
 # WAVE_FUZZ_CASES sets both.
-SHAPED_CASES = {"emulator": 100, "vulkan": 10}
+SHAPED_CASES = {"emulator": 100, "cpu": 100, "vulkan": 10}
 
 
 def _shaped_seeds(rng, on_device):

@@ -194,7 +194,7 @@ def test_kernels_can_be_called_from_several_threads_at_once(device, tmp_path):
         import concurrent.futures, sys, numpy as np, wave_gpu
         from wave_gpu import f32, thread_id
         sys.setswitchinterval(1e-6)  # switch threads often, so that first calls really overlap
-        wave_gpu.set_device({'"emulator"' if device == "emulator" else "'gpu'"})
+        wave_gpu.set_device({'"gpu"' if device == "vulkan" else repr(device)})
 
         @wave_gpu.kernel
         def add_one(x: f32[:], out: f32[:]):
@@ -356,8 +356,9 @@ def test_a_dispatch_that_returns_after_its_timeout_raises_with_nothing_downloade
     assert (out == -1).all()
 
 
-# (Only the emulator: a Vulkan dispatch cannot be interrupted from the host; timeout= bounds it.)
-@pytest.mark.parametrize("device", ["emulator"], indirect=True)
+# (The emulator and the native cpu device: a Vulkan dispatch cannot be interrupted from the
+# host; timeout= bounds it.)
+@pytest.mark.parametrize("device", ["emulator", "cpu"], indirect=True)
 @pytest.mark.parametrize("timeout", [None, 600])  # inline, and on a helper thread watching the clock
 def test_ctrl_c_interrupts_a_kernel_that_never_ends_on_the_emulator(device, tmp_path, timeout):
     script = textwrap.dedent(f"""
@@ -366,7 +367,7 @@ def test_ctrl_c_interrupts_a_kernel_that_never_ends_on_the_emulator(device, tmp_
         # Python's Ctrl-C handler even when SIGINT came ignored (a background job of a
         # non-interactive shell starts so, and Python then installs no handler).
         signal.signal(signal.SIGINT, signal.default_int_handler)
-        wave_gpu.set_device("emulator")
+        wave_gpu.set_device("{device}")
 
         @wave_gpu.kernel
         def spin(out: i32[:], n: i32):
@@ -378,6 +379,8 @@ def test_ctrl_c_interrupts_a_kernel_that_never_ends_on_the_emulator(device, tmp_
 
         out = np.zeros(64, np.int32)
         spin.ir  # compiled now, so the signal arrives during the launch
+        if "{device}" == "cpu":
+            spin.cpu_program()  # native code too
         print("running", flush=True)
         try:
             spin(out, 1, timeout={timeout})
