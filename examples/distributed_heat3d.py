@@ -64,6 +64,12 @@ def rank_device(comm: MPI.Comm) -> str:
     return str(gpus[local_rank % len(gpus)].index) if gpus else "emulator"
 
 
+def device_label(device: str) -> str:
+    """A device's name for the report ("0" is the Vulkan device with index 0)."""
+    named = [d.name for d in wave_gpu.devices() if d.index is not None and str(d.index) == device]
+    return f"{named[0]} (device {device})" if named else device
+
+
 def initial_temperature(gdims, dtype) -> np.ndarray:
     """The whole grid at t = 0, shape (gz, gy, gx): a smooth field plus seeded noise (every rank
     computes the same array; each keeps its own part)."""
@@ -148,7 +154,7 @@ def main(argv=None) -> int:
     device = rank_device(comm)  # the one line that says where this rank's kernels run
     gdims = tuple(args.gdims)
     info, interior, (halo_s, kernel_s) = run(comm, gdims, args.steps, args.dtype, device)
-    timings = comm.gather((comm.rank, device, interior.shape, halo_s, kernel_s), root=0)
+    timings = comm.gather((comm.rank, device_label(device), interior.shape, halo_s, kernel_s), root=0)
     whole = gather_whole(comm, gdims, info, interior, DTYPES[args.dtype])
     ok = True
     if comm.rank == 0:

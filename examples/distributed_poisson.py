@@ -57,6 +57,12 @@ def rank_device(comm: MPI.Comm) -> str:
     return str(gpus[local_rank % len(gpus)].index) if gpus else "emulator"
 
 
+def device_label(device: str) -> str:
+    """A device's name for the report ("0" is the Vulkan device with index 0)."""
+    named = [d.name for d in wave_gpu.devices() if d.index is not None and str(d.index) == device]
+    return f"{named[0]} (device {device})" if named else device
+
+
 def array_axis(info, dim: int) -> int:
     """The array axis (slowest first) of global dimension dim in a pencil of this layout."""
     return 2 - list(info.order).index(dim)
@@ -144,7 +150,7 @@ def main(argv=None) -> int:
     start = time.perf_counter()
     x_info, phi, seconds = solve(grid, gdims, device, f_whole)
     total = time.perf_counter() - start
-    parts = comm.gather((x_info, phi, device, seconds, total), root=0)
+    parts = comm.gather((x_info, phi, device_label(device), seconds, total), root=0)
     grid.destroy()
     handle.finalize()
     ok = True

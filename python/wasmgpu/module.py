@@ -294,7 +294,7 @@ class Module:
     def spawn(self, count: int, *, memory_pages: Optional[int] = None, table_elements: Optional[int] = None,
               stack_size: int = 256, call_depth: int = 64, fuel: Optional[int] = 10_000_000, quantum: int = 4096,
               batch_size: Optional[int] = None, max_resident_bytes: Optional[int] = 512 * 1024 * 1024, wasi=None,
-              device: Optional[str] = None, allow_software: bool = False) -> "Instances":
+              device: Optional[Union[str, int]] = None, allow_software: bool = False) -> "Instances":
         """Creates ``count`` independent instances (a context manager; ``close()`` releases them).
 
         The resource controls are the original package's; ``device`` and ``allow_software``

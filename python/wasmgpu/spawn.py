@@ -22,7 +22,7 @@ The controls and their defaults are the original wasmgpu package's:
   with ``Wasi()``.
 
 Ours: ``device`` (None or "gpu": the best hardware Vulkan GPU; "cpu": the interpreter on a
-thread pool; or a Vulkan device's name) and ``allow_software`` (lavapipe and other software
+thread pool; a Vulkan device's name, or its index as an int) and ``allow_software`` (lavapipe and other software
 adapters; also WAVESTACK_ALLOW_SOFTWARE_GPU=1). There is no fallback between devices.
 """
 
@@ -71,14 +71,26 @@ def _vulkan_adapter_info(device: Dict[str, Any]) -> Dict[str, Any]:
 
 def resolve_device(device, allow_software):
     """'cpu', or the Vulkan device's description (list_devices())."""
-    if device is not None and not isinstance(device, str):
-        raise TypeError(f"device: expected None, 'cpu', 'gpu' or a device name, got {type(device).__name__}")
+    if device is not None and (isinstance(device, bool) or not isinstance(device, (str, int))):
+        raise TypeError(f"device: expected None, 'cpu', 'gpu', a device name or a Vulkan device index, "
+                        f"got {type(device).__name__}")
     if not isinstance(allow_software, bool):
         raise TypeError(f"allow_software: expected a bool, got {type(allow_software).__name__}")
     if device == "cpu":
         return "cpu"
     hint = ("software adapters such as lavapipe need allow_software=True or WAVESTACK_ALLOW_SOFTWARE_GPU=1; "
             "device='cpu' runs on the CPU")
+    if isinstance(device, int):
+        # By index, as wave_gpu's devices: two GPUs of one model share a name (wasmgpu.mpi gives each
+        # rank of a machine its own GPU this way).
+        allowed = allow_software or os.environ.get("WAVESTACK_ALLOW_SOFTWARE_GPU") == "1"
+        found = [d for d in _native.list_devices() if d["index"] == device]
+        if not found:
+            indices = ", ".join(str(d["index"]) for d in _native.list_devices()) or "none"
+            raise GPUUnavailableError(f"device: no Vulkan device has index {device} (indices: {indices})")
+        if found[0]["is_software"] and not allowed:
+            raise GPUUnavailableError(f"device: {device} ({found[0]['name']}) is a software adapter ({hint})")
+        return found[0]
     if device is None or device == "gpu":
         gpu = _native.select_device(allow_software)
         if gpu is None:
