@@ -213,8 +213,14 @@ class MpiInstances:
         as ``Instances.call`` takes them) is read on rank ``root`` only and scattered; the results
         of every instance are returned on every rank in global order. A trap anywhere raises one
         ``Trap`` on every rank, with ``traps`` and ``results`` by global index."""
-        if isinstance(root, bool) or not isinstance(root, int) or not 0 <= root < self.comm.size:
-            raise ValueError(f"root: expected a rank of the communicator (0 to {self.comm.size - 1}), got {root!r}")
+        valid = not isinstance(root, bool) and isinstance(root, int) and 0 <= root < self.comm.size
+        roots = self.comm.allgather(root if valid else None)
+        error = None
+        if not valid:
+            error = ValueError(f"root: expected a rank of the communicator (0 to {self.comm.size - 1}), got {root!r}")
+        elif len(set(roots)) != 1:
+            error = ValueError(f"root: every rank must pass the same root, got {roots} (by rank)")
+        _agree(self.comm, error)
         rows = self._scatter_inputs(inputs, root)
         outcome, error = _attempt(lambda: self.local.call(name, rows, fuel=fuel, results=results))
         trap = error if isinstance(error, Trap) else None

@@ -163,6 +163,15 @@ def check_failures_reach_every_rank(module, count, device):
         except ValueError as error:
             expect(f"expected {count} rows" in str(error), str(error))
             expect(any("raised on rank 0" in note for note in error.__notes__), f"notes {error.__notes__}")
+        # A root that differs between ranks, or is no rank: refused on every rank, nothing scattered.
+        for root, message in ((comm.rank, "every rank must pass the same root"), (comm.size, "expected a rank")):
+            if message.startswith("every") and comm.size == 1:
+                continue
+            try:
+                instances.call("maybe_trap", list(range(count)), root=root)
+                raise AssertionError(f"root={root} was accepted")
+            except ValueError as error:
+                expect(str(error).startswith("root: ") and message in str(error), str(error))
         # A memory access out of range on the last instance's rank only.
         last = count - 1
         try:
