@@ -198,11 +198,34 @@ def check_failures_reach_every_rank(module, count, device):
         expect("every rank must pass the same count" in str(error), str(error))
 
 
+class Unpicklable(Exception):
+    """An exception another rank cannot rebuild: its constructor needs two arguments."""
+
+    def __init__(self, what, where):
+        super().__init__(f"{what} at {where}")
+
+
+def check_agreement_on_an_exception_that_does_not_pickle():
+    last = comm.size - 1
+    error = Unpicklable("bad state", comm.rank) if comm.rank == last else None
+    try:
+        wasmgpu.mpi._agree(comm, error)
+        raise AssertionError("_agree returned although a rank failed")
+    except Unpicklable as raised:
+        expect(comm.rank == last and raised is error, "the failing rank raises its own exception object")
+    except wasmgpu.mpi.RankError as raised:
+        expect(comm.rank != last, "only the other ranks get a RankError")
+        expect(raised.rank == last and raised.type_name.endswith("Unpicklable"), f"{raised.rank} {raised.type_name}")
+        expect(f"bad state at {last}" in str(raised), str(raised))
+    wasmgpu.mpi._agree(comm, None)  # and nothing is raised when no rank failed
+
+
 def main():
     device_arg = sys.argv[1]
     device = None if device_arg == "default" else device_arg
     counts = [int(c) for c in sys.argv[2:]]
     module = wasmgpu.Module(BINARY)
+    check_agreement_on_an_exception_that_does_not_pickle()
     for count in counts:
         devices = check_results_and_layout(module, count, device)
         check_against_a_single_process_spawn(module, count, device)
