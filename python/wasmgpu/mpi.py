@@ -136,7 +136,9 @@ def spawn(module, count: int, *, comm=None, device=None, allow_software: bool = 
         check_int("count", count, 0, 2**32 - 1)
         where = rank_device(comm, allow_software) if device is None else device
         block = block_ranges(count, comm.size)[comm.rank]
-        return module.spawn(len(block), device=where, allow_software=allow_software, **options), block
+        # first_instance: WASI random streams keyed by global index, as in one whole spawn.
+        return module.spawn(len(block), device=where, allow_software=allow_software, first_instance=block.start,
+                            **options), block
 
     spawned, error = _attempt(local_spawn)
     # A count that differs between ranks would split the instances inconsistently: refuse it.

@@ -20,6 +20,9 @@ The controls and their defaults are the original wasmgpu package's:
   unlimited, ours); exceeding it raises ``ResourceLimitError`` before anything is allocated.
 - ``wasi``: a ``wasmgpu.Wasi`` configuration; a module that imports WASI and gets none runs
   with ``Wasi()``.
+- ``first_instance`` (ours): the index instance 0 has in a larger logical set (default 0).
+  WASI's ``random_get`` keys each instance's stream by ``first_instance + i``, so the block of a
+  ``wasmgpu.mpi`` spawn on one rank draws what the same instances of one whole spawn draw.
 
 Ours: ``device`` (None or "gpu": the best hardware Vulkan GPU; "cpu": the interpreter on a
 thread pool; a Vulkan device's name, or its index as an int) and ``allow_software`` (lavapipe and other software
@@ -119,7 +122,7 @@ def _check_wasi(module, wasi):
 
 
 def spawn(module, count, *, memory_pages, table_elements, stack_size, call_depth, fuel, quantum, batch_size,
-          max_resident_bytes, wasi, device, allow_software):
+          max_resident_bytes, wasi, device, allow_software, first_instance=0):
     from wasmgpu.instances import Instances
 
     count = check_int("count", count, 0, _U32)
@@ -133,6 +136,7 @@ def spawn(module, count, *, memory_pages, table_elements, stack_size, call_depth
     quantum = check_int("quantum", quantum, 1, _U32)
     batch_size = check_int("batch_size", batch_size, 1, _U32, allow_none=True)
     max_resident_bytes = check_int("max_resident_bytes", max_resident_bytes, 1, _U64, allow_none=True)
+    first_instance = check_int("first_instance", first_instance, 0, _U32 - count)
     budget = _U64 if max_resident_bytes is None else max_resident_bytes
     wasi = _check_wasi(module, wasi)
     files = wasi.merged_files(module.files) if wasi is not None else {}
@@ -142,7 +146,7 @@ def spawn(module, count, *, memory_pages, table_elements, stack_size, call_depth
         _native.cpu_tier_plan()  # a bad WAVESTACK_WASM_CPU_TIERS is a ValueError naming it, before any work
     options = {"compiled": compiled, "memory_pages": memory_pages, "table_elements": table_elements, "stack_size": stack_size,
                "call_depth": call_depth, "fuel": fuel, "quantum": quantum, "batch_size": batch_size,
-               "max_resident_bytes": budget}
+               "max_resident_bytes": budget, "first_instance": first_instance}
     try:
         if device == "cpu":
             native = _native.spawn_cpu(module._native, count, options, wasi, files)

@@ -19,12 +19,13 @@ comm = MPI.COMM_WORLD
 MASK64 = 2**64 - 1
 
 # mix: arithmetic on an i64 and an i32; maybe_trap: unreachable when n % 5 == 3, else 2 n;
-# speak: writes one letter and a newline to stdout and one digit to stderr, then proc_exit(n % 100)
+# draw: 8 bytes of random_get; speak: writes one letter and a newline to stdout and one digit to stderr, then proc_exit(n % 100)
 # when n % 3 == 0.
 WAT = r"""
 (module
   (import "wasi_snapshot_preview1" "fd_write" (func $fd_write (param i32 i32 i32 i32) (result i32)))
   (import "wasi_snapshot_preview1" "proc_exit" (func $proc_exit (param i32)))
+  (import "wasi_snapshot_preview1" "random_get" (func $random_get (param i32 i32) (result i32)))
   (memory (export "memory") 1)
   (func (export "mix") (param $x i64) (param $y i32) (result i64)
     (i64.add (i64.mul (local.get $x) (i64.const 6364136223846793005))
@@ -38,6 +39,9 @@ WAT = r"""
     (i32.store (i32.const 0) (i32.const 16))
     (i32.store (i32.const 4) (local.get $length))
     (drop (call $fd_write (local.get $fd) (i32.const 0) (i32.const 1) (i32.const 8))))
+  (func (export "draw") (result i64)
+    (drop (call $random_get (i32.const 32) (i32.const 8)))
+    (i64.load (i32.const 32)))
   (func (export "speak") (param $n i32)
     (call $write (i32.const 1) (i32.add (i32.const 97) (i32.rem_u (local.get $n) (i32.const 26))) (i32.const 2))
     (call $write (i32.const 2) (i32.add (i32.const 48) (i32.rem_u (local.get $n) (i32.const 10))) (i32.const 1))
@@ -118,6 +122,11 @@ def check_against_a_single_process_spawn(module, count, device):
             expect(exits == [g for g in range(count) if g % 3 == 0], f"proc_exit traps at {exits}")
             expect(all(reason == "WASI proc_exit" for reason in trap.traps.values()), "trap reasons")
         stdout, stderr, codes = instances.stdout, instances.stderr, instances.exit_codes
+    with wasmgpu.mpi.spawn(module, count, device=device) as instances:
+        draws = instances.call("draw")
+    with module.spawn(count, device="cpu") as single:
+        expect(single.call("draw") == draws, "random_get differs from a single-process spawn")
+        expect(len(set(draws)) == count, f"random_get draws repeat: {draws}")
     with module.spawn(count, device="cpu") as single:
         try:
             single.call("speak", list(range(count)))
