@@ -82,6 +82,14 @@ def _vulkan_devices() -> list:
     return _native.list_devices()
 
 
+def test_wasmgpu_mpi_default_device_is_cpu_without_a_hardware_gpu(monkeypatch):
+    monkeypatch.delenv("WAVESTACK_ALLOW_SOFTWARE_GPU", raising=False)
+    if any(not device["is_software"] for device in _vulkan_devices()):
+        pytest.skip("this machine has a hardware GPU: the default is each rank's GPU (the next test's case)")
+    run = run_mpi(4, "wasmgpu_mpi_worker.py", "default", "5", timeout=240)
+    assert "count 5: devices ['cpu', 'cpu', 'cpu', 'cpu']" in run.output, run.output
+
+
 @pytest.mark.parametrize("ranks", [2])
 def test_wasmgpu_mpi_on_each_ranks_vulkan_device(ranks, monkeypatch):
     if not _vulkan_devices():
