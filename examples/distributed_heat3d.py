@@ -144,10 +144,18 @@ def gather_whole(comm, gdims, info, interior, dtype):
     return whole
 
 
+def positive(text: str) -> int:
+    """argparse type: an int >= 1 (argparse names the option in its error)."""
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--gdims", type=int, nargs=3, default=(24, 20, 16), metavar=("GX", "GY", "GZ"))
-    parser.add_argument("--steps", type=int, default=10)
+    parser.add_argument("--gdims", type=positive, nargs=3, default=(24, 20, 16), metavar=("GX", "GY", "GZ"))
+    parser.add_argument("--steps", type=positive, default=10)
     parser.add_argument("--dtype", choices=sorted(DTYPES), default="f64")
     args = parser.parse_args(argv)
     comm = MPI.COMM_WORLD

@@ -132,9 +132,17 @@ def numpy_reference(f_whole, gdims) -> np.ndarray:
     return np.fft.ifftn(np.fft.fftn(f_whole) * scale)
 
 
+def positive(text: str) -> int:
+    """argparse type: an int >= 1 (argparse names the option in its error)."""
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--gdims", type=int, nargs=3, default=(32, 24, 16), metavar=("GX", "GY", "GZ"))
+    parser.add_argument("--gdims", type=positive, nargs=3, default=(32, 24, 16), metavar=("GX", "GY", "GZ"))
     args = parser.parse_args(argv)
     gdims = tuple(args.gdims)
     comm = MPI.COMM_WORLD
