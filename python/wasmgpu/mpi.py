@@ -105,6 +105,8 @@ def _agree(comm, error: Optional[BaseException]) -> None:
     raised = error if first == comm.rank else _rebuild(payloads[first], first)
     others = f"; ranks that failed: {failed}" if len(failed) > 1 else ""
     raised.add_note(f"wasmgpu.mpi: raised on rank {first} of {comm.size}{others}")
+    if error is not None and raised is not error:
+        raise raised from error  # this rank's own failure stays visible as the cause
     raise raised
 
 
