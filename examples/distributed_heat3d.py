@@ -56,9 +56,11 @@ DTYPES = {"f64": np.float64, "f32": np.float32}
 def rank_device(comm: MPI.Comm) -> str:
     """This rank's device: its own GPU (GPU index = rank on this machine, modulo the GPUs), else the
     emulator. (When wave_gpu's native CPU device exists, "cpu" is the better fallback here.)"""
+    node = comm.Split_type(MPI.COMM_TYPE_SHARED)  # the ranks on this machine (collective: first)
+    local_rank = node.rank
+    node.Free()
     if os.environ.get("WAVE_GPU_DEVICE"):
         return os.environ["WAVE_GPU_DEVICE"]  # the user's choice, as for any wave_gpu program
-    local_rank = comm.Split_type(MPI.COMM_TYPE_SHARED).rank
     allow_software = os.environ.get("WAVESTACK_ALLOW_SOFTWARE_GPU") == "1"
     gpus = [d for d in wave_gpu.devices() if d.index is not None and (allow_software or not d.software)]
     return str(gpus[local_rank % len(gpus)].index) if gpus else "emulator"

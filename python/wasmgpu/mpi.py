@@ -62,14 +62,22 @@ def block_ranges(count: int, size: int) -> List[range]:
     return ranges
 
 
-def rank_device(comm, allow_software: bool = False):
-    """This rank's own device: the hardware Vulkan GPU ``local rank mod GPUs`` of its machine (by
-    index), else "cpu". Software adapters count only where allowed."""
+def local_rank(comm) -> int:
+    """Collective: this rank's index among the ranks of ``comm`` on its machine."""
+    node = comm.Split_type(_mpi().COMM_TYPE_SHARED)
+    try:
+        return node.rank
+    finally:
+        node.Free()
+
+
+def rank_device(local_rank: int, allow_software: bool = False):
+    """The device of the rank ``local_rank`` on its machine: the Vulkan GPU ``local_rank mod GPUs``
+    (by index), else "cpu". Software adapters count only where allowed."""
     import os
 
     from wasmgpu import _native
 
-    local_rank = comm.Split_type(_mpi().COMM_TYPE_SHARED).rank
     allowed = allow_software or os.environ.get("WAVESTACK_ALLOW_SOFTWARE_GPU") == "1"
     gpus = [d["index"] for d in _native.list_devices() if allowed or not d["is_software"]]
     return gpus[local_rank % len(gpus)] if gpus else "cpu"
@@ -128,6 +136,7 @@ def spawn(module, count: int, *, comm=None, device=None, allow_software: bool = 
     comm = MPI.COMM_WORLD if comm is None else comm
     if not isinstance(comm, MPI.Comm) or comm == MPI.COMM_NULL:
         raise TypeError(f"comm: expected an mpi4py communicator, got {type(comm).__name__}")
+    on_machine = local_rank(comm)  # collective, so every rank runs it before anything can fail
 
     def local_spawn():
         from wasmgpu.module import Module
@@ -136,7 +145,7 @@ def spawn(module, count: int, *, comm=None, device=None, allow_software: bool = 
         if not isinstance(module, Module):
             raise TypeError(f"module: expected a wasmgpu.Module, got {type(module).__name__}")
         check_int("count", count, 0, 2**32 - 1)
-        where = rank_device(comm, allow_software) if device is None else device
+        where = rank_device(on_machine, allow_software) if device is None else device
         block = block_ranges(count, comm.size)[comm.rank]
         # first_instance: WASI random streams keyed by global index, as in one whole spawn.
         return module.spawn(len(block), device=where, allow_software=allow_software, first_instance=block.start,
@@ -333,4 +342,4 @@ def _concatenate(parts: List, results: str):
     return np.concatenate(present)
 
 
-__all__ = ["spawn", "MpiInstances", "RankError", "block_ranges", "rank_device"]
+__all__ = ["spawn", "MpiInstances", "RankError", "block_ranges", "local_rank", "rank_device"]

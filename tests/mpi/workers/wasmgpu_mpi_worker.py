@@ -200,6 +200,12 @@ def check_failures_reach_every_rank(module, count, device):
         instances.write_memory(100, bytes([last % 256, 7]), instance=last)
         expect(instances.read_memory(100, 2, instance=last) == bytes([last % 256, 7]), "memory of the last instance")
         expect(instances.read_memory(100, 2, instance=0) == b"\0\0" or last == 0, "memory of instance 0")
+    # A bad argument on the last rank only: every rank raises it (the others were spawned, then closed).
+    try:
+        wasmgpu.mpi.spawn(module if comm.rank != comm.size - 1 else "not a module", count, device=device)
+        raise AssertionError("a bad module on one rank was accepted")
+    except TypeError as error:
+        expect(str(error).startswith("module: expected a wasmgpu.Module"), str(error))
     try:
         wasmgpu.mpi.spawn(module, count + comm.rank, device=device)
         expect(comm.size == 1, "counts that differ between ranks were accepted")
