@@ -1,5 +1,5 @@
 # The two commands of the README: `make demo` and `make test`. Everything else is a step of
-# theirs. The project is installed into .venv in editable mode; its CMake build directory is
+# theirs, except `make docs`, which builds the documentation site (docs/) into build/docs. The project is installed into .venv in editable mode; its CMake build directory is
 # build/py, which also holds the C++ tests that ctest runs.
 SHELL := /bin/bash
 VENV := .venv
@@ -16,13 +16,22 @@ CMAKE_ARGS := -Cbuild-dir=$(BUILD_DIR) -Ccmake.define.WAVESTACK_BUILD_TESTS=ON \
               -Ccmake.define.WAVESTACK_JIT=$(if $(CI),ON,AUTO) \
               -Ccmake.define.WAVESTACK_CUDECOMP_PYTHON_GPU=$(PYTHON_GPU)
 
-.PHONY: demo test build bootstrap format-check tidy clean
+.PHONY: demo test docs build bootstrap format-check tidy clean
 
 demo: build
 	$(PY) examples/demo.py
 
 test: build
 	$(PY) scripts/run_tests.py --build-dir $(BUILD_DIR)
+
+# The documentation site (docs/, Sphinx with MyST Markdown) into build/docs, warnings as errors.
+# The API reference imports the built packages; the performance page's plots are drawn first
+# from the benchmark reports in docs/benchmark-data. tests/docs runs the pages' examples.
+DOCS_OUT := build/docs
+docs: build
+	$(PY) scripts/plot_benchmarks.py --output build/docs-plots
+	$(PY) -m sphinx -W --keep-going -q -b html -d build/docs-doctrees docs $(DOCS_OUT)
+	@echo "docs: open $(DOCS_OUT)/index.html"
 
 bootstrap:
 	@scripts/bootstrap.sh

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Prepares a fresh Debian 12 machine for `make demo` and `make test`: system packages (when
+# Prepares a fresh Debian 12 machine for `make demo`, `make test` and `make docs`: system packages (when
 # run as root; otherwise prints the exact apt-get line), then .venv with the Python build and
 # test dependencies from PyPI. Safe to rerun: it only installs what is missing.
 set -euo pipefail
@@ -58,4 +58,16 @@ if [[ ! -f $stamp || $(cat "$stamp") != "$wanted" ]]; then
   echo "bootstrap: installing Python requirements into .venv"
   .venv/bin/python -m pip install -q --upgrade "${python_requirements[@]}"
   echo "$wanted" >"$stamp"
+fi
+
+# `make docs`: the documentation site (Sphinx with Markdown pages) and its plots. Pinned to
+# versions that work together on Python 3.11; a stamp of its own, so that changing them does
+# not reinstall the build requirements.
+docs_requirements=("sphinx==8.1.3" "myst-parser==4.0.1" "furo==2024.8.6" "matplotlib==3.9.4")
+docs_stamp=.venv/.wavestack-docs-requirements
+docs_wanted="${docs_requirements[*]}"
+if [[ ! -f $docs_stamp || $(cat "$docs_stamp") != "$docs_wanted" ]]; then
+  echo "bootstrap: installing the documentation requirements into .venv"
+  .venv/bin/python -m pip install -q "${docs_requirements[@]}"
+  echo "$docs_wanted" >"$docs_stamp"
 fi

@@ -15,12 +15,26 @@ __version__: str = _native.__version__
 
 
 def transpose_comm_backend_to_string(backend: TransposeCommBackend) -> str:
-    """cudecompTransposeCommBackendToString."""
+    """Upstream's name of a transpose backend (cudecompTransposeCommBackendToString).
+
+    Args:
+        backend: a :class:`TransposeCommBackend` member.
+
+    Returns:
+        The name, such as ``"MPI_P2P (pipelined)"``, or ``"ERROR"`` for a value outside the enum.
+    """
     return _native.transpose_backend_to_string(backend)
 
 
 def halo_comm_backend_to_string(backend: HaloCommBackend) -> str:
-    """cudecompHaloCommBackendToString."""
+    """Upstream's name of a halo backend (cudecompHaloCommBackendToString).
+
+    Args:
+        backend: a :class:`HaloCommBackend` member.
+
+    Returns:
+        The name, such as ``"MPI (blocking)"``, or ``"ERROR"`` for a value outside the enum.
+    """
     return _native.halo_backend_to_string(backend)
 
 

@@ -37,6 +37,7 @@ class PencilInfo:
 
     @property
     def array_shape(self) -> tuple:
+        """The shape of a C-contiguous NumPy array holding this pencil: ``shape`` reversed."""
         return tuple(reversed(self.shape))
 
     @property
@@ -120,7 +121,17 @@ def _check_axis(name: str, value) -> int:
 
 
 class Handle:
-    """Collectively initializes cudecomp over an mpi4py communicator (cudecompInit)."""
+    """Collectively initializes cudecomp over an mpi4py communicator (cudecompInit).
+
+    Args:
+        mpi_comm: an ``mpi4py.MPI.Comm``; every rank of it must create the handle.
+
+    Raises:
+        TypeError: ``mpi_comm`` is not an mpi4py communicator.
+        ValueError: ``mpi_comm`` is ``MPI.COMM_NULL``, or MPI is not initialized or already
+            finalized.
+        CudecompError: the library's initialization failed (its ``code`` says why).
+    """
 
     def __init__(self, mpi_comm):
         from mpi4py import MPI  # imported here so that importing cudecomp starts no MPI work
@@ -136,14 +147,31 @@ class Handle:
 
     @property
     def rank(self) -> int:
+        """This process's rank in the handle's communicator."""
         return self._native.rank
 
     @property
     def size(self) -> int:
+        """The number of ranks in the handle's communicator."""
         return self._native.size
 
     def create_grid(self, config: GridDescConfig, options: GridDescAutotuneOptions | None = None) -> "GridDesc":
-        """Creates a grid descriptor (collective). Autotuning results are written back into ``config``."""
+        """Creates a grid descriptor (collective). Autotuning results are written back into ``config``.
+
+        Args:
+            config: the grid's configuration; ``pdims`` (0, 0) or backends chosen by ``options``
+                are autotuned, and the chosen values are written back into it.
+            options: autotuning options, or None for no autotuning (``pdims`` must then be set).
+
+        Returns:
+            The new :class:`GridDesc`.
+
+        Raises:
+            TypeError: ``config`` or ``options`` has the wrong type.
+            CudecompError: the library refused the configuration (``code`` is
+                ``Result.INVALID_USAGE`` for bad values, ``Result.NOT_SUPPORTED`` for a backend
+                this build cannot run, such as NCCL in the NumPy package).
+        """
         if not isinstance(config, GridDescConfig):
             raise TypeError(f"config: expected a cudecomp.GridDescConfig, got {type(config).__name__}")
         if options is not None and not isinstance(options, GridDescAutotuneOptions):
@@ -156,7 +184,11 @@ class Handle:
         return GridDesc._create(self, native)
 
     def finalize(self) -> None:
-        """Releases the handle (collective); grids created from it are destroyed first."""
+        """Releases the handle (collective); grids created from it are destroyed first.
+
+        Raises:
+            CudecompError: the library failed to release it.
+        """
         self._native.finalize()
 
 
@@ -192,20 +224,61 @@ class GridDesc:
         return tuple(self._native.coords)
 
     def get_pencil_info(self, axis: int, halo_extents=None, padding=None) -> PencilInfo:
+        """This rank's pencil along ``axis`` (cudecompGetPencilInfo).
+
+        Args:
+            axis: 0 (X), 1 (Y) or 2 (Z).
+            halo_extents: halo width per global dimension (three ints >= 0), or None for none.
+            padding: padding per global dimension (three ints >= 0), or None for none.
+
+        Returns:
+            The pencil's :class:`PencilInfo`.
+
+        Raises:
+            TypeError: an argument has the wrong type.
+            ValueError: ``axis`` is not 0, 1 or 2, or a triple has the wrong length or a negative value.
+            CudecompError: the library refused the query (a pencil too large to describe).
+        """
         axis = _check_axis("axis", axis)
         info = self._native.pencil_info(axis, _triple("halo_extents", halo_extents), _triple("padding", padding))
         return PencilInfo(**info)
 
     def get_transpose_workspace_size(self) -> int:
+        """Elements a transpose's ``work`` array must hold (cudecompGetTransposeWorkspaceSize)."""
         return self._native.transpose_workspace_size()
 
     def get_halo_workspace_size(self, axis: int, halo_extents) -> int:
+        """Elements a halo update's ``work`` array must hold (cudecompGetHaloWorkspaceSize).
+
+        Args:
+            axis: the pencil, 0 (X), 1 (Y) or 2 (Z).
+            halo_extents: halo width per global dimension (three ints >= 0); required.
+
+        Raises:
+            TypeError: ``halo_extents`` is None or an argument has the wrong type.
+            ValueError: ``axis`` is not 0, 1 or 2, or ``halo_extents`` is not three values >= 0.
+        """
         axis = _check_axis("axis", axis)
         if halo_extents is None:
             raise TypeError("halo_extents: required")
         return self._native.halo_workspace_size(axis, _triple("halo_extents", halo_extents))
 
     def get_shifted_rank(self, axis: int, dim: int, displacement: int, periodic: bool) -> int:
+        """The rank that holds the neighbouring pencil (cudecompGetShiftedRank).
+
+        Args:
+            axis: the pencil, 0 (X), 1 (Y) or 2 (Z).
+            dim: the global dimension to move along, 0, 1 or 2.
+            displacement: how many pencils to move (negative: backwards).
+            periodic: whether the grid wraps around along ``dim``.
+
+        Returns:
+            The neighbour's rank, or -1 where a non-periodic grid has none.
+
+        Raises:
+            TypeError: an argument has the wrong type.
+            ValueError: ``axis`` or ``dim`` is not 0, 1 or 2.
+        """
         axis = _check_axis("axis", axis)
         dim = _check_axis("dim", dim)
         if isinstance(displacement, (bool, np.bool_)) or not isinstance(displacement, (int, np.integer)):
@@ -215,7 +288,11 @@ class GridDesc:
         return self._native.shifted_rank(axis, dim, int(displacement), bool(periodic))
 
     def destroy(self) -> None:
-        """Releases the grid's communicators (collective)."""
+        """Releases the grid's communicators and workspace (collective).
+
+        Raises:
+            CudecompError: the library failed to release them.
+        """
         self._work = None
         self._native.destroy()
 
@@ -285,25 +362,125 @@ class GridDesc:
 
     def transpose_x_to_y(self, input, out=None, work=None, dtype=None, input_halo_extents=None,
                          output_halo_extents=None, input_padding=None, output_padding=None, stream=None):
-        """X-pencils to Y-pencils; returns the output array (``out``, a new array, or a view of ``input`` in place)."""
+        """X-pencils to Y-pencils (collective); returns the output array (``out``, a new
+        array, or a view of ``input`` in place).
+
+        Args:
+            input: the X pencil array (shaped like ``get_pencil_info(0, input_halo_extents,
+                input_padding).array_shape``; float32, float64, complex64 or complex128).
+            out: the output array, None for a new one, or ``input`` itself (in place).
+            work: a workspace of at least ``get_transpose_workspace_size()`` elements, or None for
+                one kept with the grid.
+            dtype: a :class:`DataType`, or None for the input's.
+            input_halo_extents: halo widths of the input pencil (three ints), or None.
+            output_halo_extents: halo widths of the output pencil, or None.
+            input_padding: padding of the input pencil, or None.
+            output_padding: padding of the output pencil, or None.
+            stream: accepted as cuDecomp documents it; host operations are synchronous.
+
+        Returns:
+            The Y pencil array.
+
+        Raises:
+            TypeError: an array has the wrong type or dtype (no conversion is done).
+            ValueError: an array has the wrong shape, is not C-contiguous or writable, overlaps
+                another, or the grid was destroyed.
+            CudecompError: the operation failed (``Result.NOT_SUPPORTED`` on a grid that leaves
+                some rank's pencil empty in C; see the guide).
+        """
         return self._transpose("x_to_y", input, out, work, dtype, input_halo_extents, output_halo_extents,
                                input_padding, output_padding, stream)
 
     def transpose_y_to_z(self, input, out=None, work=None, dtype=None, input_halo_extents=None,
                          output_halo_extents=None, input_padding=None, output_padding=None, stream=None):
-        """Y-pencils to Z-pencils."""
+        """Y-pencils to Z-pencils (collective); returns the output array (``out``, a new
+        array, or a view of ``input`` in place).
+
+        Args:
+            input: the Y pencil array (shaped like ``get_pencil_info(1, input_halo_extents,
+                input_padding).array_shape``; float32, float64, complex64 or complex128).
+            out: the output array, None for a new one, or ``input`` itself (in place).
+            work: a workspace of at least ``get_transpose_workspace_size()`` elements, or None for
+                one kept with the grid.
+            dtype: a :class:`DataType`, or None for the input's.
+            input_halo_extents: halo widths of the input pencil (three ints), or None.
+            output_halo_extents: halo widths of the output pencil, or None.
+            input_padding: padding of the input pencil, or None.
+            output_padding: padding of the output pencil, or None.
+            stream: accepted as cuDecomp documents it; host operations are synchronous.
+
+        Returns:
+            The Z pencil array.
+
+        Raises:
+            TypeError: an array has the wrong type or dtype (no conversion is done).
+            ValueError: an array has the wrong shape, is not C-contiguous or writable, overlaps
+                another, or the grid was destroyed.
+            CudecompError: the operation failed (``Result.NOT_SUPPORTED`` on a grid that leaves
+                some rank's pencil empty in C; see the guide).
+        """
         return self._transpose("y_to_z", input, out, work, dtype, input_halo_extents, output_halo_extents,
                                input_padding, output_padding, stream)
 
     def transpose_z_to_y(self, input, out=None, work=None, dtype=None, input_halo_extents=None,
                          output_halo_extents=None, input_padding=None, output_padding=None, stream=None):
-        """Z-pencils to Y-pencils."""
+        """Z-pencils to Y-pencils (collective); returns the output array (``out``, a new
+        array, or a view of ``input`` in place).
+
+        Args:
+            input: the Z pencil array (shaped like ``get_pencil_info(2, input_halo_extents,
+                input_padding).array_shape``; float32, float64, complex64 or complex128).
+            out: the output array, None for a new one, or ``input`` itself (in place).
+            work: a workspace of at least ``get_transpose_workspace_size()`` elements, or None for
+                one kept with the grid.
+            dtype: a :class:`DataType`, or None for the input's.
+            input_halo_extents: halo widths of the input pencil (three ints), or None.
+            output_halo_extents: halo widths of the output pencil, or None.
+            input_padding: padding of the input pencil, or None.
+            output_padding: padding of the output pencil, or None.
+            stream: accepted as cuDecomp documents it; host operations are synchronous.
+
+        Returns:
+            The Y pencil array.
+
+        Raises:
+            TypeError: an array has the wrong type or dtype (no conversion is done).
+            ValueError: an array has the wrong shape, is not C-contiguous or writable, overlaps
+                another, or the grid was destroyed.
+            CudecompError: the operation failed (``Result.NOT_SUPPORTED`` on a grid that leaves
+                some rank's pencil empty in C; see the guide).
+        """
         return self._transpose("z_to_y", input, out, work, dtype, input_halo_extents, output_halo_extents,
                                input_padding, output_padding, stream)
 
     def transpose_y_to_x(self, input, out=None, work=None, dtype=None, input_halo_extents=None,
                          output_halo_extents=None, input_padding=None, output_padding=None, stream=None):
-        """Y-pencils to X-pencils."""
+        """Y-pencils to X-pencils (collective); returns the output array (``out``, a new
+        array, or a view of ``input`` in place).
+
+        Args:
+            input: the Y pencil array (shaped like ``get_pencil_info(1, input_halo_extents,
+                input_padding).array_shape``; float32, float64, complex64 or complex128).
+            out: the output array, None for a new one, or ``input`` itself (in place).
+            work: a workspace of at least ``get_transpose_workspace_size()`` elements, or None for
+                one kept with the grid.
+            dtype: a :class:`DataType`, or None for the input's.
+            input_halo_extents: halo widths of the input pencil (three ints), or None.
+            output_halo_extents: halo widths of the output pencil, or None.
+            input_padding: padding of the input pencil, or None.
+            output_padding: padding of the output pencil, or None.
+            stream: accepted as cuDecomp documents it; host operations are synchronous.
+
+        Returns:
+            The X pencil array.
+
+        Raises:
+            TypeError: an array has the wrong type or dtype (no conversion is done).
+            ValueError: an array has the wrong shape, is not C-contiguous or writable, overlaps
+                another, or the grid was destroyed.
+            CudecompError: the operation failed (``Result.NOT_SUPPORTED`` on a grid that leaves
+                some rank's pencil empty in C; see the guide).
+        """
         return self._transpose("y_to_x", input, out, work, dtype, input_halo_extents, output_halo_extents,
                                input_padding, output_padding, stream)
 
@@ -341,22 +518,95 @@ class GridDesc:
 
     def update_halos_x(self, data, dim, halo_extents, halo_periods=None, padding=None, work=None, dtype=None,
                        stream=None):
-        """Updates the halos of X-pencil ``data`` along global dimension ``dim``, in place."""
+        """Updates the halos of X-pencil ``data`` along global dimension ``dim``, in place (collective).
+
+        Args:
+            data: the X pencil array with its halos (shaped like ``get_pencil_info(0,
+                halo_extents, padding).array_shape``); updated in place.
+            dim: the global dimension whose halos are exchanged, 0, 1 or 2.
+            halo_extents: halo width per global dimension (three ints >= 0); required.
+            halo_periods: whether each global dimension wraps around (three bools), or None for none.
+            padding: padding per global dimension, or None.
+            work: a workspace of at least ``get_halo_workspace_size(0, halo_extents)`` elements, or
+                None for one kept with the grid.
+            dtype: a :class:`DataType`, or None for the data's.
+            stream: accepted as cuDecomp documents it; host operations are synchronous.
+
+        Returns:
+            ``data``.
+
+        Raises:
+            TypeError: ``halo_extents`` is missing, or an argument has the wrong type or dtype.
+            ValueError: ``dim`` is not 0, 1 or 2, ``data`` has the wrong shape or is not
+                writable, ``work`` overlaps it, or the grid was destroyed.
+            CudecompError: the operation failed.
+        """
         return self._update_halos(0, data, dim, halo_extents, halo_periods, padding, work, dtype, stream)
 
     def update_halos_y(self, data, dim, halo_extents, halo_periods=None, padding=None, work=None, dtype=None,
                        stream=None):
-        """Updates the halos of Y-pencil ``data`` along global dimension ``dim``, in place."""
+        """Updates the halos of Y-pencil ``data`` along global dimension ``dim``, in place (collective).
+
+        Args:
+            data: the Y pencil array with its halos (shaped like ``get_pencil_info(1,
+                halo_extents, padding).array_shape``); updated in place.
+            dim: the global dimension whose halos are exchanged, 0, 1 or 2.
+            halo_extents: halo width per global dimension (three ints >= 0); required.
+            halo_periods: whether each global dimension wraps around (three bools), or None for none.
+            padding: padding per global dimension, or None.
+            work: a workspace of at least ``get_halo_workspace_size(1, halo_extents)`` elements, or
+                None for one kept with the grid.
+            dtype: a :class:`DataType`, or None for the data's.
+            stream: accepted as cuDecomp documents it; host operations are synchronous.
+
+        Returns:
+            ``data``.
+
+        Raises:
+            TypeError: ``halo_extents`` is missing, or an argument has the wrong type or dtype.
+            ValueError: ``dim`` is not 0, 1 or 2, ``data`` has the wrong shape or is not
+                writable, ``work`` overlaps it, or the grid was destroyed.
+            CudecompError: the operation failed.
+        """
         return self._update_halos(1, data, dim, halo_extents, halo_periods, padding, work, dtype, stream)
 
     def update_halos_z(self, data, dim, halo_extents, halo_periods=None, padding=None, work=None, dtype=None,
                        stream=None):
-        """Updates the halos of Z-pencil ``data`` along global dimension ``dim``, in place."""
+        """Updates the halos of Z-pencil ``data`` along global dimension ``dim``, in place (collective).
+
+        Args:
+            data: the Z pencil array with its halos (shaped like ``get_pencil_info(2,
+                halo_extents, padding).array_shape``); updated in place.
+            dim: the global dimension whose halos are exchanged, 0, 1 or 2.
+            halo_extents: halo width per global dimension (three ints >= 0); required.
+            halo_periods: whether each global dimension wraps around (three bools), or None for none.
+            padding: padding per global dimension, or None.
+            work: a workspace of at least ``get_halo_workspace_size(2, halo_extents)`` elements, or
+                None for one kept with the grid.
+            dtype: a :class:`DataType`, or None for the data's.
+            stream: accepted as cuDecomp documents it; host operations are synchronous.
+
+        Returns:
+            ``data``.
+
+        Raises:
+            TypeError: ``halo_extents`` is missing, or an argument has the wrong type or dtype.
+            ValueError: ``dim`` is not 0, 1 or 2, ``data`` has the wrong shape or is not
+                writable, ``work`` overlaps it, or the grid was destroyed.
+            CudecompError: the operation failed.
+        """
         return self._update_halos(2, data, dim, halo_extents, halo_periods, padding, work, dtype, stream)
 
 
 def get_data_type_size(dtype: DataType) -> int:
-    """Bytes per element of a cudecomp.DataType (cudecompGetDataTypeSize)."""
+    """Bytes per element of a cudecomp.DataType (cudecompGetDataTypeSize).
+
+    Args:
+        dtype: a :class:`DataType` member.
+
+    Raises:
+        TypeError: ``dtype`` is None or not a :class:`DataType`.
+    """
     check_dtype_argument(dtype)
     if dtype is None:
         raise TypeError("dtype: required")

@@ -143,7 +143,8 @@ class GridDescConfig(_Struct):
     """Configuration of a grid descriptor (cudecompGridDescConfig_t), initialized to defaults.
 
     Fields: gdims, gdims_dist, pdims, rank_order, transpose_comm_backend,
-    transpose_axis_contiguous, transpose_mem_order, halo_comm_backend.
+    transpose_axis_contiguous, transpose_mem_order, halo_comm_backend. Assigning a value of the
+    wrong type or shape to a field raises ``TypeError`` or ``ValueError`` naming the field.
     """
 
     __slots__ = ()
@@ -152,7 +153,16 @@ class GridDescConfig(_Struct):
 
 
 class GridDescAutotuneOptions(_Struct):
-    """Autotuning options (cudecompGridDescAutotuneOptions_t), initialized to defaults."""
+    """Autotuning options (cudecompGridDescAutotuneOptions_t), initialized to defaults.
+
+    Fields as upstream's: grid_mode, dtype, allow_uneven_decompositions, disable_nccl_backends,
+    disable_nvshmem_backends, disable_mpi_backends, skip_threshold, autotune_transpose_backend,
+    autotune_halo_backend, halo_extents, halo_periods, halo_padding, halo_axis,
+    transpose_use_inplace_buffers, transpose_op_weights, transpose_input_halo_extents,
+    transpose_output_halo_extents, transpose_input_padding, transpose_output_padding,
+    n_warmup_trials and n_trials. Assigning a
+    value of the wrong type or shape raises ``TypeError`` or ``ValueError`` naming the field.
+    """
 
     __slots__ = ()
     _dtype = _structured_dtype(_native.options_layout())

@@ -74,6 +74,7 @@ class CallStats:
 
     @property
     def total_seconds(self) -> float:
+        """The call's time: preparation, upload, dispatches, readback and decoding."""
         return (self.preparation_seconds + self.upload_seconds + self.dispatch_seconds + self.readback_seconds +
                 self.decoding_seconds)
 
@@ -157,10 +158,12 @@ class Instances:
 
     @property
     def module(self):
+        """The :class:`Module` these instances were spawned from."""
         return self._module
 
     @property
     def count(self) -> int:
+        """The number of instances."""
         return self._count
 
     @property
@@ -171,10 +174,13 @@ class Instances:
 
     @property
     def adapter_info(self) -> Dict[str, Any]:
+        """The device's description (a copy): ``device``, ``vendor``, ``adapter_type``,
+        ``backend_type`` and more, as the original package's."""
         return dict(self._adapter_info)
 
     @property
     def device(self) -> str:
+        """Where the instances run: "cpu" or the Vulkan device's name."""
         return self._device
 
     # -- WASI streams and files ----------------------------------------------------------------
@@ -319,7 +325,29 @@ class Instances:
         a tuple for several results, None for none; with ``results="numpy"`` (ours) one array
         per result (a tuple of arrays for several, None for none). Raises ``Trap`` if any
         instance trapped (or ran out of ``fuel``: "fuel exhausted"), ``InterruptedError`` when
-        ``cancel()`` returns true before or between dispatches."""
+        ``cancel()`` returns true before or between dispatches.
+
+        Args:
+            name: the exported function.
+            inputs: the arguments, one row per instance, or NumPy arrays (see above); None for a
+                function without parameters.
+            fuel: this call's instruction budget per instance; None uses the spawn's.
+            cancel: a callable checked before the first dispatch and between dispatches.
+            results: "list" or "numpy".
+
+        Returns:
+            The results in instance order.
+
+        Raises:
+            KeyError: ``name`` is not an exported function.
+            TypeError: ``inputs``, ``cancel`` or ``fuel`` has the wrong type, or a row does not
+                match the function's parameters.
+            ValueError: ``results`` is unknown, or an input is out of range for its type.
+            Trap: some instances trapped; ``traps`` maps each to its reason and ``results`` holds
+                every instance's results (None where it trapped).
+            InterruptedError: ``cancel()`` returned true.
+            RuntimeError: the instances are closed.
+        """
         start = time.perf_counter()
         native = self._live()
         function = self._function(name)
@@ -386,7 +414,14 @@ class Instances:
                              f"({size} bytes)")
 
     def read_memory(self, address: int, length: int, instance: int = 0) -> bytes:
-        """Copies ``length`` bytes of instance ``instance``'s linear memory (runs no guest code)."""
+        """Copies ``length`` bytes of instance ``instance``'s linear memory (runs no guest code).
+
+        Raises:
+            IndexError: the bytes lie beyond the memory, or ``instance`` is out of range.
+            TypeError: an argument is not an int.
+            ValueError: ``address``, ``length`` or ``instance`` is negative.
+            RuntimeError: the instances are closed.
+        """
         instance = _check_index("instance", instance, self._count)
         address = _check_size("address", address)
         length = _check_size("length", length)
@@ -394,7 +429,14 @@ class Instances:
         return self._live().read_memory(instance, address, length)
 
     def write_memory(self, address: int, data: bytes, instance: int = 0) -> None:
-        """Writes ``data`` into instance ``instance``'s linear memory (runs no guest code)."""
+        """Writes ``data`` into instance ``instance``'s linear memory (runs no guest code).
+
+        Raises:
+            IndexError: the bytes lie beyond the memory, or ``instance`` is out of range.
+            TypeError: ``data`` is not bytes, or an index is not an int.
+            ValueError: ``address`` or ``instance`` is negative.
+            RuntimeError: the instances are closed.
+        """
         instance = _check_index("instance", instance, self._count)
         address = _check_size("address", address)
         if not isinstance(data, (bytes, bytearray, memoryview)):
@@ -405,7 +447,12 @@ class Instances:
 
     def reset(self) -> None:
         """Restores every instance's memory, globals and tables to the module's initial state
-        (same allocation) and reruns the start function (within the spawn's fuel)."""
+        (same allocation) and reruns the start function (within the spawn's fuel).
+
+        Raises:
+            Trap: the start function trapped.
+            RuntimeError: the instances are closed.
+        """
         from wasmgpu.errors import InstantiationTrapped
 
         native = self._live()

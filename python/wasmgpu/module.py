@@ -33,6 +33,9 @@ class Export(NamedTuple):
 
 
 class Import(NamedTuple):
+    """One import of the module: the importing ``module`` name, the ``name`` and the ``kind``
+    ("function", "memory", "table" or "global")."""
+
     module: str
     name: str
     kind: str
@@ -215,6 +218,28 @@ class Module:
     progress on stderr; ``progress=False`` silences it for this module, ``True`` keeps it
     whatever ``WAVESTACK_PROGRESS`` says (None, the default, follows the variable as it is when
     the module is created: "on", "off" or "0", "always").
+
+    Args:
+        source: a path (``str`` or ``os.PathLike``) of a ``.wasm`` file, or the binary as bytes.
+        files: ``{guest path: bytes}`` embedded into every instance's WASI file system.
+        execution: "auto" (compiled mode on every device), "compiled" or "interpreter".
+        compile_functions: function indices grouped first into units (compiled mode).
+        compile_limit: the most instructions of one unit, 1 to 256.
+        host_modules: names of the host modules whose imports the runtime provides
+            ("wasi_snapshot_preview1" is always known).
+        progress: True or False to show or hide build progress, None to follow
+            ``WAVESTACK_PROGRESS``.
+        precompile: a device ("cpu", "gpu" or a name) to build every unit for now, or None.
+
+    Raises:
+        TypeError: ``source`` or another argument has the wrong type.
+        ValueError: an argument is out of range (``execution``, ``compile_limit``, a
+            ``compile_functions`` index, a ``files`` path).
+        ValidationError: the binary is malformed (``MalformedModule``) or invalid
+            (``InvalidModule``); ``offset`` and ``reason`` say where and why.
+        UnsupportedFeatureError: the module needs a feature outside the supported profile.
+        LinkError: an import that no host module provides, or with another type.
+        OSError: ``source`` is a path that cannot be read.
     """
 
     def __init__(self, source: Union[str, os.PathLike, bytes], *, files: Optional[Mapping[str, bytes]] = None,
@@ -261,6 +286,16 @@ class Module:
         best tier of this process's plan (``WAVESTACK_WASM_CPU_TIERS``, "optimized" by default),
         which a call would otherwise reach only for its hot units. A unit's prefixes (run only
         when fuel runs out inside one of its blocks) are still built on first need.
+
+        Args:
+            device: "cpu", "gpu" or a Vulkan device name.
+            tier: the cpu device's tier ("fast", "optimized" or "host"), or None.
+            allow_software: admit software Vulkan adapters such as lavapipe.
+
+        Raises:
+            ValueError: the module runs in the interpreter (no units), ``tier`` is unknown, or a
+                tier is given for a Vulkan device.
+            GPUUnavailableError: no usable Vulkan device matches ``device``.
         """
         from wasmgpu.spawn import resolve_device
 
@@ -299,7 +334,37 @@ class Module:
         """Creates ``count`` independent instances (a context manager; ``close()`` releases them).
 
         The resource controls are the original package's; ``device`` and ``allow_software``
-        are ours (``wasmgpu.spawn.spawn`` documents every argument).
+        are ours. Every limit is checked before anything is allocated.
+
+        Args:
+            count: the number of instances (0 gives an empty set).
+            memory_pages: pages of linear memory reserved per instance; None gives
+                ``min(declared maximum or 65535, max(initial, 16))``. ``memory.grow`` returns -1
+                beyond it.
+            table_elements: elements reserved per table; None gives ``min(maximum, max(minimum, 256))``.
+            stack_size: value-stack slots (64-bit) per instance.
+            call_depth: the deepest nesting of calls.
+            fuel: each call's default instruction budget per instance (None: no limit); it also
+                bounds the start function.
+            quantum: instructions per instance per dispatch.
+            batch_size: instances per dispatch, or None for the device's choice.
+            max_resident_bytes: the most memory the spawn may occupy (None: no limit).
+            wasi: a :class:`Wasi` configuration; None gives ``Wasi()`` to a module that imports WASI.
+            device: None or "gpu" (the best hardware Vulkan GPU), "cpu", or a Vulkan device name.
+            allow_software: admit software Vulkan adapters such as lavapipe (as
+                ``WAVESTACK_ALLOW_SOFTWARE_GPU=1`` does).
+
+        Returns:
+            The new :class:`Instances`.
+
+        Raises:
+            TypeError: an argument has the wrong type.
+            ValueError: an argument is out of range, or the cpu device's tier plan
+                (``WAVESTACK_WASM_CPU_TIERS``) is malformed.
+            ResourceLimitError: the spawn exceeds ``max_resident_bytes``, a device limit, a WASI
+                quota, or ``stack_size`` is too small for the module's largest frame.
+            GPUUnavailableError: no usable Vulkan device for ``device``.
+            Trap: an active segment or the start function trapped.
         """
         from wasmgpu.spawn import spawn
 

@@ -1,4 +1,4 @@
-"""wasmgpu over MPI: one logical spawn of N instances spread over the ranks of a communicator.
+"""wasmgpu over MPI: one logical spawn of N instances spread over the ranks of a communicator::
 
     from mpi4py import MPI
     import wasmgpu, wasmgpu.mpi
@@ -129,9 +129,26 @@ def _attempt(action: Callable[[], Any]):
 # ---- spawn and the instances ----------------------------------------------------------------
 
 def spawn(module, count: int, *, comm=None, device=None, allow_software: bool = False, **options) -> "MpiInstances":
-    """Collective: ``count`` instances of ``module`` over the ranks of ``comm`` (default
-    MPI.COMM_WORLD). ``options`` are ``Module.spawn``'s (``wasi=``, ``fuel=``, ``memory_pages=``,
-    ...), the same on every rank; ``device`` as the module docstring says."""
+    """Collective: ``count`` instances of ``module`` over the ranks of ``comm``.
+
+    Args:
+        module: a ``wasmgpu.Module`` (the same module on every rank).
+        count: instances in all, the same on every rank; rank r holds ``block_ranges(count, size)[r]``.
+        comm: an mpi4py communicator (default ``MPI.COMM_WORLD``).
+        device: None for each rank's own GPU (``local rank mod GPUs``), else the cpu device;
+            anything else is passed to every rank's ``Module.spawn``.
+        allow_software: whether software Vulkan adapters (lavapipe) count as GPUs.
+        **options: ``Module.spawn``'s other arguments (``wasi=``, ``fuel=``, ``memory_pages=``, ...).
+
+    Returns:
+        An ``MpiInstances`` (a context manager).
+
+    Raises:
+        ImportError: mpi4py is missing.
+        TypeError: ``comm`` is not a communicator (before any communication).
+        Exception: whatever ``Module.spawn`` raises on any rank, raised on every rank; a
+            ``ValueError`` when the ranks pass different counts.
+    """
     MPI = _mpi()
     comm = MPI.COMM_WORLD if comm is None else comm
     if not isinstance(comm, MPI.Comm) or comm == MPI.COMM_NULL:
@@ -188,10 +205,12 @@ class MpiInstances:
         self.close()
 
     def __len__(self) -> int:
+        """Instances in all, over every rank."""
         return self._count
 
     @property
     def count(self) -> int:
+        """Instances in all, over every rank."""
         return self._count
 
     @property
@@ -222,10 +241,25 @@ class MpiInstances:
 
     def call(self, name: str, inputs: Optional[Sequence] = None, *, root: int = 0, fuel: Optional[int] = None,
              results: str = "list"):
-        """Collective ``Instances.call``: ``inputs`` (one row per global instance, or NumPy arrays,
-        as ``Instances.call`` takes them) is read on rank ``root`` only and scattered; the results
-        of every instance are returned on every rank in global order. A trap anywhere raises one
-        ``Trap`` on every rank, with ``traps`` and ``results`` by global index."""
+        """Collective ``Instances.call`` over every instance.
+
+        Args:
+            name: the exported function.
+            inputs: one row per global instance, or NumPy arrays, as ``Instances.call`` takes
+                them; read on rank ``root`` only and scattered (other ranks may pass None).
+            root: the rank whose ``inputs`` count, the same on every rank.
+            fuel: each instance's budget (None: the spawn's).
+            results: "list" or "numpy", as ``Instances.call``.
+
+        Returns:
+            Every instance's result in global order, on every rank.
+
+        Raises:
+            wasmgpu.Trap: some instances trapped, on any rank: ``traps`` and ``results`` by
+                global index, raised on every rank.
+            ValueError: ``root`` is not a rank or differs between ranks, or ``inputs`` has not
+                one row per instance; any other error of a rank's call, on every rank.
+        """
         valid = not isinstance(root, bool) and isinstance(root, int) and 0 <= root < self.comm.size
         roots = self.comm.allgather(root if valid else None)
         error = None

@@ -103,7 +103,25 @@ class Wasi:
     content including stdin, stdout and stderr; ``max_files`` inodes including directories,
     symlinks and four reserved entries; ``max_fds`` descriptors), the ChaCha20 ``seed`` of
     ``random_get``, and the virtual clock (``clock_epoch_ns`` at the start, advancing
-    ``clock_resolution_ns`` per executed instruction)."""
+    ``clock_resolution_ns`` per executed instruction).
+
+    Args:
+        files: ``{guest path: bytes}`` embedded in every instance.
+        args: the command line (``argv``), strings or bytes.
+        env: ``{name: value}`` environment, strings or bytes.
+        stdin: the bytes standard input reads.
+        storage_size: bytes of file content per instance.
+        max_files: inodes per instance.
+        max_fds: open descriptors per instance.
+        seed: the ``random_get`` key: a nonzero u32, or 32 bytes.
+        clock_epoch_ns: the clocks' reading at the start.
+        clock_resolution_ns: nanoseconds the clocks advance per executed instruction (at least 1).
+        preopen: the name fd 3 is preopened under, or None to preopen nothing.
+
+    Raises:
+        TypeError: an argument has the wrong type.
+        ValueError: a path, quota, seed or clock value is out of range.
+    """
 
     def __init__(self, *, files: Optional[Mapping[str, bytes]] = None, args: Iterable[Text] = (),
                  env: Optional[Mapping[Text, Text]] = None, stdin: bytes = b"", storage_size: int = 65536,

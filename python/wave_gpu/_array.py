@@ -68,7 +68,12 @@ def _convert_vectorised(data, target: np.dtype, name: str):
 
 
 class WaveArray:
-    """Host values used as kernel buffers. Kernels update them in place."""
+    """Host values used as kernel buffers. Kernels update them in place.
+
+    Made by :func:`array`, :func:`zeros` and :func:`ones`; 1-D, 2-D or 3-D. ``numpy.asarray``
+    of it is a view of its storage. On a GPU it keeps its device copy between calls and is
+    uploaded again only after a change on the host.
+    """
 
     __slots__ = ("_storage", "_dtype", "_resident", "_host_changed", "__weakref__")
 
@@ -90,6 +95,7 @@ class WaveArray:
 
     @property
     def ndim(self) -> int:
+        """The number of dimensions: 1, 2 or 3."""
         return self._storage.ndim
 
     @property
@@ -156,7 +162,17 @@ class WaveArray:
 
 
 def array(data, dtype="f32") -> WaveArray:
-    """A WaveArray holding a copy of `data` converted to `dtype`; nested lists give a shaped array."""
+    """A WaveArray holding a copy of `data` converted to `dtype`; nested lists give a shaped array.
+
+    Args:
+        data: a sequence of numbers, nested lists (2-D or 3-D), or a NumPy array.
+        dtype: "f16", "f32", "f64", "i32", "u32" (or ``wave_gpu.f32`` and friends, or a NumPy
+            dtype or scalar type).
+
+    Raises:
+        ValueError: an unknown ``dtype``, ragged nested lists, an element that is not a number,
+            or an integer out of the dtype's range.
+    """
     name = dtype_name(dtype)
     if _shaped.is_nested(data):
         return WaveArray(_shaped.convert_nested(data, name, _convert), name)
@@ -172,14 +188,32 @@ def _count(n) -> int:
 
 
 def zeros(n, dtype="f32") -> WaveArray:
-    """A WaveArray of n zeros; n may be a shape such as (m, n)."""
+    """A WaveArray of n zeros; n may be a shape such as (m, n).
+
+    Args:
+        n: the number of elements, or a shape of two or three dimensions.
+        dtype: as for :func:`array`.
+
+    Raises:
+        TypeError: ``n`` is not an int or a tuple of ints.
+        ValueError: ``n`` is negative or ``dtype`` is unknown.
+    """
     name = dtype_name(dtype)
     shape = _shaped.shape_argument(n) if isinstance(n, (tuple, list)) else _count(n)
     return WaveArray(np.zeros(shape, dtype=NUMPY_DTYPES[name]), name)
 
 
 def ones(n, dtype="f32") -> WaveArray:
-    """A WaveArray of n ones; n may be a shape such as (m, n)."""
+    """A WaveArray of n ones; n may be a shape such as (m, n).
+
+    Args:
+        n: the number of elements, or a shape of two or three dimensions.
+        dtype: as for :func:`array`.
+
+    Raises:
+        TypeError: ``n`` is not an int or a tuple of ints.
+        ValueError: ``n`` is negative or ``dtype`` is unknown.
+    """
     name = dtype_name(dtype)
     shape = _shaped.shape_argument(n) if isinstance(n, (tuple, list)) else _count(n)
     return WaveArray(np.ones(shape, dtype=NUMPY_DTYPES[name]), name)

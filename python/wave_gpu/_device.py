@@ -21,6 +21,10 @@ _selected: Optional[Union[str, int]] = None
 
 
 class DeviceInfo(NamedTuple):
+    """A device kernels can run on: ``vendor`` ("nvidia", "amd", ..., or "emulator"),
+    ``name``, the Vulkan ``index`` (None for the emulator), whether it is a ``software``
+    adapter, and its ``wave_width`` (lanes per wave)."""
+
     vendor: str  # "apple", "nvidia", "amd", "intel", ... or "emulator"
     name: str
     index: Optional[int] = None  # Vulkan device index; None for the emulator
@@ -48,7 +52,11 @@ def _vulkan_devices() -> tuple:
 
 
 def devices() -> list:
-    """Every Vulkan device (software adapters included, marked software=True), then the emulator."""
+    """Every Vulkan device (software adapters included, marked software=True), then the emulator.
+
+    Returns:
+        A list of :class:`DeviceInfo`; without a Vulkan loader or driver, the emulator alone.
+    """
     return [_info(d) for d in _vulkan_devices()] + [EMULATOR]
 
 
@@ -87,7 +95,16 @@ def _lookup(spec, argument: str):
 
 
 def set_device(name) -> None:
-    """Selects where kernels run: "emulator", "gpu", a device index or name, or None for automatic."""
+    """Selects where kernels run: "emulator", "gpu", a device index or name, or None for automatic.
+
+    Args:
+        name: "emulator", "gpu", a Vulkan index (``0``, ``"1"``), a name or vendor (``"nvidia"``),
+            a :class:`DeviceInfo`, or None.
+
+    Raises:
+        TypeError: ``name`` is not a string, an int, a DeviceInfo or None.
+        ValueError: no device has that index or name.
+    """
     global _selected
     if name is not None:
         _lookup(name, "name")
@@ -141,7 +158,13 @@ def resolve(explicit=None):
 
 
 def device() -> DeviceInfo:
-    """The device kernels run on: the requested one, else the first hardware GPU, else the emulator."""
+    """The device kernels run on: the requested one, else the first hardware GPU, else the emulator.
+
+    Raises:
+        ValueError: the requested device (``set_device`` or ``WAVE_GPU_DEVICE``) does not exist.
+        RuntimeError: "gpu" was requested and there is none, or the requested device is a
+            software adapter without ``WAVESTACK_ALLOW_SOFTWARE_GPU=1``.
+    """
     where = resolve()
     return EMULATOR if where == "emulator" else _info(where)
 

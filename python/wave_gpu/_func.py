@@ -27,7 +27,10 @@ from wave_gpu import _typerules as T
 
 
 class Func:
-    """A device function. Called from ordinary Python it runs as plain Python."""
+    """A device function. Called from ordinary Python it runs as plain Python.
+
+    Made by :func:`func`; kernels and other device functions inline each call.
+    """
 
     def __init__(self, function: types.FunctionType):
         if not isinstance(function, types.FunctionType):
@@ -66,6 +69,8 @@ class Func:
         return f"<wave_gpu.func {self.__name__}>"
 
     def namespace(self):
+        """The names the function's body resolves, for the compiler: its closure variables, then
+        its globals."""
         closure = {}
         if self.function.__closure__:
             for name, cell in zip(self.function.__code__.co_freevars, self.function.__closure__):
@@ -78,7 +83,20 @@ class Func:
 
 def func(function=None):
     """Decorator: the function becomes a device function, callable from kernels and from
-    other device functions (inlined, typed by the arguments of each call)."""
+    other device functions (inlined, typed by the arguments of each call).
+
+    Args:
+        function: a function with plain parameters (defaults allowed; no ``*args``,
+            ``**kwargs`` or keyword-only parameters).
+
+    Returns:
+        A :class:`Func`.
+
+    Raises:
+        TypeError: ``function`` is not a function.
+        CompileError: its source is not available or its parameters are not plain. Recursion
+            and calls of undecorated functions are reported when a kernel that calls it compiles.
+    """
     if function is None:
         return func
     return Func(function)

@@ -12,47 +12,102 @@ def _outside(name: str):
 
 
 def thread_id(dim: int = 0) -> int:
-    """Global index of the invocation along `dim` (0, 1, 2): workgroup_id * workgroup_size + local_id."""
+    """Global index of the invocation along `dim` (0, 1, 2): workgroup_id * workgroup_size + local_id.
+
+    Args:
+        dim: 0 (x), 1 (y) or 2 (z).
+
+    Raises:
+        RuntimeError: called outside a kernel.
+    """
     _outside("thread_id")
 
 
 def local_id(dim: int = 0) -> int:
-    """Index of the invocation inside its workgroup along `dim`."""
+    """Index of the invocation inside its workgroup along `dim`.
+
+    Args:
+        dim: 0 (x), 1 (y) or 2 (z).
+
+    Raises:
+        RuntimeError: called outside a kernel.
+    """
     _outside("local_id")
 
 
 def workgroup_id(dim: int = 0) -> int:
-    """Index of the workgroup along `dim`."""
+    """Index of the workgroup along `dim`.
+
+    Args:
+        dim: 0 (x), 1 (y) or 2 (z).
+
+    Raises:
+        RuntimeError: called outside a kernel.
+    """
     _outside("workgroup_id")
 
 
 def workgroup_size(dim: int = 0) -> int:
-    """Threads per workgroup along `dim`."""
+    """Threads per workgroup along `dim`.
+
+    Args:
+        dim: 0 (x), 1 (y) or 2 (z).
+
+    Raises:
+        RuntimeError: called outside a kernel.
+    """
     _outside("workgroup_size")
 
 
 def num_workgroups(dim: int = 0) -> int:
-    """Workgroups in the launch along `dim`."""
+    """Workgroups in the launch along `dim`.
+
+    Args:
+        dim: 0 (x), 1 (y) or 2 (z).
+
+    Raises:
+        RuntimeError: called outside a kernel.
+    """
     _outside("num_workgroups")
 
 
 def lane_id() -> int:
-    """Lane of the invocation in its wave, 0 to wave_width() - 1."""
+    """Lane of the invocation in its wave, 0 to wave_width() - 1.
+
+    Raises:
+        RuntimeError: called outside a kernel.
+    """
     _outside("lane_id")
 
 
 def wave_width() -> int:
-    """Lanes per wave (32 by default on the emulator)."""
+    """Lanes per wave (32 by default on the emulator).
+
+    Raises:
+        RuntimeError: called outside a kernel.
+    """
     _outside("wave_width")
 
 
 def barrier() -> None:
-    """Waits until every invocation of the workgroup arrives. Never in divergent control flow."""
+    """Waits until every invocation of the workgroup arrives. Never in divergent control flow.
+
+    Raises:
+        RuntimeError: called outside a kernel.
+    """
     _outside("barrier")
 
 
 def shared(n: int, dtype):
-    """A workgroup-shared array of n elements of dtype (a wave_gpu type or its name)."""
+    """A workgroup-shared array of n elements of dtype (a wave_gpu type or its name).
+
+    Args:
+        n: the number of elements, a constant.
+        dtype: a wave_gpu type (``wave_gpu.f32``), its name or a NumPy dtype.
+
+    Raises:
+        RuntimeError: called outside a kernel.
+    """
     _outside("shared")
 
 
@@ -61,7 +116,9 @@ def _atomic(name: str):
         _outside(name)
 
     atomic.__name__ = name
-    atomic.__doc__ = f"{name}(array, index, value): atomically updates array[index]; returns the old value."
+    atomic.__doc__ = (f"{name}(array, index, value): atomically updates array[index]; returns the old value.\n\n"
+                      "Args:\n    array: a buffer or shared array.\n    index: the element.\n"
+                      "    value: the operand.\n\nRaises:\n    RuntimeError: called outside a kernel.\n")
     return atomic
 
 
@@ -76,7 +133,17 @@ atomic_exchange = _atomic("atomic_exchange")
 
 
 def atomic_cas(array, index, expected, new):
-    """Stores new at array[index] if it holds expected; returns the old value."""
+    """Stores new at array[index] if it holds expected; returns the old value.
+
+    Args:
+        array: a buffer or shared array of i32, u32, i64, u64, f32 or f64.
+        index: the element.
+        expected: the value ``array[index]`` must hold for the store.
+        new: the value stored.
+
+    Raises:
+        RuntimeError: called outside a kernel.
+    """
     _outside("atomic_cas")
 
 
@@ -85,7 +152,7 @@ def _wave(name: str, doc: str):
         _outside(name)
 
     wave_op.__name__ = name
-    wave_op.__doc__ = doc
+    wave_op.__doc__ = doc + "\n\nRaises:\n    RuntimeError: called outside a kernel.\n"
     return wave_op
 
 

@@ -63,7 +63,31 @@ class Kernel:
     """A Python function compiled to WAVE IR. Call it with its arguments and, optionally,
     dim= (exactly that many threads; default: the first buffer's length) or grid= and
     workgroup= (every thread of the grid), device=, threads= (1: deterministic), wave_width=
-    and timeout= (seconds; TimeoutError past it). See _launch.py."""
+    and timeout= (seconds; TimeoutError past it). See _launch.py.
+
+    Calling a kernel:
+
+    Args:
+        *args: the kernel's arguments: WaveArrays or C-contiguous NumPy arrays for array
+            parameters (updated in place), numbers for scalars.
+        dim: the number of threads (an int, or up to three ints); default: the first array's length.
+        grid: workgroups per dimension (with ``workgroup=``): every thread of the grid runs.
+        workgroup: threads per workgroup (1 to 3 dimensions).
+        device: where this call runs: "emulator", "gpu", a device index or name.
+        threads: the emulator's worker threads (1 runs deterministically); ignored on a GPU.
+        wave_width: lanes per wave on the emulator (default 32, up to 64); on a GPU it must equal
+            the device's subgroup size.
+        timeout: seconds a launch may run.
+
+    Raises:
+        CompileError: the kernel cannot be compiled (unsupported syntax, unknown name, type error).
+        KernelError: a fault while it ran (out-of-bounds access, divergent barrier, deadlock,
+            integer division by zero).
+        TypeError: an argument does not fit its parameter (checked before anything runs).
+        ValueError: a launch or array beyond 32-bit thread ids, or an unknown device.
+        TimeoutError: the launch ran longer than ``timeout``.
+        RuntimeError: the device cannot run the kernel (a missing feature, a limit exceeded).
+    """
 
     def __init__(self, function: types.FunctionType, bounds_checks: bool = True):
         if not isinstance(function, types.FunctionType):
@@ -378,7 +402,19 @@ def kernel(function=None, *, bounds_checks: bool = True):
     """Decorator: the function becomes a kernel, compiled on its first call.
 
     `@kernel(bounds_checks=False)` drops the index checks of the GPU code (an out-of-bounds
-    access is then undefined behaviour there, as in CUDA); the emulator always checks."""
+    access is then undefined behaviour there, as in CUDA); the emulator always checks.
+
+    Args:
+        function: the Python function (parameters annotated ``wave_gpu.f32[:]`` and the like).
+        bounds_checks: whether GPU code checks every index.
+
+    Returns:
+        A :class:`Kernel`.
+
+    Raises:
+        TypeError: ``function`` is not a function, or ``bounds_checks`` is not a bool.
+        CompileError: the function's source is not available (it must be defined in a file).
+    """
     if not isinstance(bounds_checks, bool):
         raise TypeError(f"bounds_checks: expected a bool, got {type(bounds_checks).__name__}")
     if function is None:

@@ -26,7 +26,17 @@ LOCAL_DTYPES = ("f32", "f64", "i32", "u32", "i64", "u64")
 
 def local(n, dtype):
     """A per-thread array of n elements of dtype, zero-initialised (inside kernels only):
-    `acc = wave_gpu.local(4, wave_gpu.f32)`. n must be a constant, at most 64."""
+    `acc = wave_gpu.local(4, wave_gpu.f32)`. n must be a constant, at most 64.
+
+    Args:
+        n: the number of elements, a constant from 1 to 64.
+        dtype: f32, f64, i32, u32, i64 or u64 (a wave_gpu type or its name).
+
+    Raises:
+        RuntimeError: called outside a kernel or device function.
+        CompileError: (when the kernel compiles) ``n`` is not a constant in range or ``dtype``
+            is not allowed.
+    """
     raise RuntimeError("wave_gpu.local() can only be called inside a @wave_gpu.kernel or @wave_gpu.func function")
 
 

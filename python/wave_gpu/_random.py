@@ -35,22 +35,51 @@ def _outside(name: str):
 
 
 def rand_init(seed, offset=0):
-    """A Philox 4x32-10 state for `seed` and stream `offset` (usually the thread id)."""
+    """A Philox 4x32-10 state for `seed` and stream `offset` (usually the thread id).
+
+    Args:
+        seed: an integer, taken mod 2**64.
+        offset: the stream, usually ``thread_id()``; taken mod 2**64.
+
+    Raises:
+        RuntimeError: called outside a kernel.
+    """
     _outside("rand_init")
 
 
 def randf(state):
-    """A uniform f32 in [0, 1); advances `state`."""
+    """A uniform f32 in [0, 1); advances `state`.
+
+    Args:
+        state: a state from ``rand_init``.
+
+    Raises:
+        RuntimeError: called outside a kernel.
+    """
     _outside("randf")
 
 
 def randi(state):
-    """A uniform u32; advances `state`."""
+    """A uniform u32; advances `state`.
+
+    Args:
+        state: a state from ``rand_init``.
+
+    Raises:
+        RuntimeError: called outside a kernel.
+    """
     _outside("randi")
 
 
 def randn(state):
-    """A standard normal f32 (Box-Muller); advances `state`."""
+    """A standard normal f32 (Box-Muller); advances `state`.
+
+    Args:
+        state: a state from ``rand_init``.
+
+    Raises:
+        RuntimeError: called outside a kernel.
+    """
     _outside("randn")
 
 

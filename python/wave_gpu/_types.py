@@ -18,7 +18,12 @@ _FROM_NUMPY = {dtype: name for name, dtype in NUMPY_DTYPES.items()}
 
 
 class DType:
-    """One element type. Indexing with a slice gives the buffer annotation: `f32[:]`."""
+    """One element type. Indexing with a slice gives the buffer annotation: `f32[:]`.
+
+    ``f32[:, :]`` and ``f32[:, :, :]`` annotate 2-D and 3-D arrays; any other index is a
+    ``TypeError``. Called, it converts a number as a kernel would (``wave_gpu.u32(-1)`` is
+    4294967295).
+    """
 
     __slots__ = ("name",)
 
