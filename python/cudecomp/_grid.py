@@ -56,9 +56,22 @@ class PencilInfo:
         return tuple(s.stop - s.start for s in self.interior_slices)
 
     def interior(self, array):
-        """A view of ``array`` (this pencil's buffer, shaped ``array_shape``) without its halos
-        and padding: writing it writes the pencil, so a kernel can fill the interior in place and
-        ``update_halos_*`` then fills the halos of the same array."""
+        """The pencil without its halos and padding, as a view of ``array``.
+
+        Writing the view writes the pencil, so a kernel can fill the interior in place and
+        ``update_halos_*`` then fills the halos of the same array.
+
+        Args:
+            array: this pencil's buffer, shaped ``array_shape`` (NumPy, or any array with
+                ``shape`` and slicing).
+
+        Returns:
+            ``array[interior_slices]``, of shape ``interior_shape``.
+
+        Raises:
+            TypeError: ``array`` has no ``shape``.
+            ValueError: its shape is not ``array_shape``.
+        """
         shape = getattr(array, "shape", None)
         if shape is None:
             raise TypeError(f"array: expected an array of shape {self.array_shape}, got {type(array).__name__}")
@@ -67,11 +80,22 @@ class PencilInfo:
         return array[self.interior_slices]
 
     def from_global(self, whole):
-        """This rank's part of a whole-grid array ``whole`` (shape ``(gz, gy, gx)``: x fastest, as
-        a C-contiguous NumPy array of ``gdims`` reversed), as a view with :meth:`interior`'s shape
-        and axis order. ``info.interior(pencil)[...] = info.from_global(whole)`` scatters a global
-        array into a pencil and ``info.from_global(whole)[...] = info.interior(pencil)`` gathers it
-        back (the pencil's memory order, ``transpose_axis_contiguous`` included, is taken care of)."""
+        """This rank's part of a whole-grid array, in the pencil's axis order.
+
+        ``info.interior(pencil)[...] = info.from_global(whole)`` scatters a global array into a
+        pencil and ``info.from_global(whole)[...] = info.interior(pencil)`` gathers it back (the
+        pencil's memory order, ``transpose_axis_contiguous`` included, is taken care of).
+
+        Args:
+            whole: the whole grid, shape ``(gz, gy, gx)`` (``gdims`` reversed: x fastest).
+
+        Returns:
+            A view of ``whole`` with :meth:`interior`'s shape and axis order.
+
+        Raises:
+            TypeError: ``whole`` is not a 3-D array.
+            ValueError: ``whole`` is smaller than the grid along a dimension this pencil spans.
+        """
         shape = getattr(whole, "shape", None)
         if shape is None or len(shape) != 3:
             raise TypeError(f"whole: expected a 3-D array of shape (gz, gy, gx), got "
