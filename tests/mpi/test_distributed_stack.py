@@ -31,16 +31,17 @@ def test_heat3d_equals_numpy_bit_for_bit(ranks, on_the_emulator):
     assert run.output.count(" on emulator: interior ") == ranks, run.output  # WAVE_GPU_DEVICE was honoured
 
 
+@pytest.mark.parametrize("ranks", [1, 2, 4])
 @pytest.mark.parametrize("example, verdict", [("distributed_heat3d.py", "bit-identical to the NumPy reference"),
                                               ("distributed_poisson.py", "poisson: OK")])
-def test_examples_on_each_ranks_vulkan_device(example, verdict, monkeypatch):
+def test_examples_on_each_ranks_vulkan_device(example, verdict, ranks, monkeypatch):
     if not _vulkan_devices():
         pytest.skip("no Vulkan device (not even lavapipe) on this machine")
     monkeypatch.delenv("WAVE_GPU_DEVICE", raising=False)
     monkeypatch.setenv("WAVESTACK_ALLOW_SOFTWARE_GPU", "1")
-    run = run_mpi(2, EXAMPLES / example, timeout=240)
+    run = run_mpi(ranks, EXAMPLES / example, timeout=240)
     assert verdict in run.output, run.output
-    assert " on emulator:" not in run.output and run.output.count("(device ") == 2, run.output
+    assert " on emulator:" not in run.output and run.output.count("(device ") == ranks, run.output
 
 
 def test_heat3d_in_single_precision_on_uneven_pencils(on_the_emulator):
