@@ -91,7 +91,7 @@ def test_wasmgpu_mpi_default_device_is_cpu_without_a_hardware_gpu(monkeypatch):
     assert "count 5: devices ['cpu', 'cpu', 'cpu', 'cpu']" in run.output, run.output
 
 
-@pytest.mark.parametrize("ranks", [2])
+@pytest.mark.parametrize("ranks", [1, 2, 4])
 def test_wasmgpu_mpi_on_each_ranks_vulkan_device(ranks, monkeypatch):
     if not _vulkan_devices():
         pytest.skip("no Vulkan device (not even lavapipe) on this machine")
