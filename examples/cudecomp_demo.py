@@ -59,10 +59,7 @@ def main() -> int:
     halo = (1, 1, 1)
     info = grid.get_pencil_info(0, halo)
     padded = np.zeros(info.array_shape)
-    interior = tuple(slice(info.halo_extents[info.order[2 - k]],
-                           info.halo_extents[info.order[2 - k]] + info.hi[2 - k] - info.lo[2 - k] + 1)
-                     for k in range(3))
-    padded[interior] = data
+    info.interior(padded)[...] = data  # the pencil without its halo, a view of padded
     for dim in range(3):
         grid.update_halos_x(padded, dim, halo, halo_periods=(True, True, True))
     if not np.array_equal(padded, global_value(info, halo_wrap=True)):

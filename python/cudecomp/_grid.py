@@ -40,6 +40,78 @@ class PencilInfo:
         """The shape of a C-contiguous NumPy array holding this pencil: ``shape`` reversed."""
         return tuple(reversed(self.shape))
 
+    @property
+    def interior_slices(self) -> tuple:
+        """Slices of an ``array_shape`` array (slowest axis first) that select the elements this
+        rank owns: the pencil without its halos and padding."""
+        slices = []
+        for position in (2, 1, 0):  # array axes are local positions reversed
+            start = self.halo_extents[self.order[position]]
+            slices.append(slice(start, start + self.hi[position] - self.lo[position] + 1))
+        return tuple(slices)
+
+    @property
+    def interior_shape(self) -> tuple:
+        """The shape of :meth:`interior`'s view (``array_shape`` less halos and padding)."""
+        return tuple(s.stop - s.start for s in self.interior_slices)
+
+    def interior(self, array):
+        """The pencil without its halos and padding, as a view of ``array``.
+
+        Writing the view writes the pencil, so a kernel can fill the interior in place and
+        ``update_halos_*`` then fills the halos of the same array.
+
+        Args:
+            array: this pencil's buffer, shaped ``array_shape`` (NumPy, or any array with
+                ``shape`` and slicing).
+
+        Returns:
+            ``array[interior_slices]``, of shape ``interior_shape``.
+
+        Raises:
+            TypeError: ``array`` has no ``shape``.
+            ValueError: its shape is not ``array_shape``.
+        """
+        shape = getattr(array, "shape", None)
+        if shape is None:
+            raise TypeError(f"array: expected an array of shape {self.array_shape}, got {type(array).__name__}")
+        if tuple(shape) != self.array_shape:
+            raise ValueError(f"array: expected this pencil's array_shape {self.array_shape}, got {tuple(shape)}")
+        return array[self.interior_slices]
+
+    def from_global(self, whole):
+        """This rank's part of a whole-grid array, in the pencil's axis order.
+
+        ``info.interior(pencil)[...] = info.from_global(whole)`` scatters a global array into a
+        pencil and ``info.from_global(whole)[...] = info.interior(pencil)`` gathers it back (the
+        pencil's memory order, ``transpose_axis_contiguous`` included, is taken care of).
+
+        Args:
+            whole: the whole grid, shape ``(gz, gy, gx)`` (``gdims`` reversed: x fastest).
+
+        Returns:
+            A view of ``whole`` with :meth:`interior`'s shape and axis order.
+
+        Raises:
+            TypeError: ``whole`` is not a 3-D array.
+            ValueError: ``whole`` is smaller than the grid along a dimension this pencil spans.
+        """
+        shape = getattr(whole, "shape", None)
+        if shape is None or len(shape) != 3:
+            raise TypeError(f"whole: expected a 3-D array of shape (gz, gy, gx), got "
+                            f"{type(whole).__name__ if shape is None else f'shape {tuple(shape)}'}")
+        boxes = [slice(0, 0)] * 3
+        for position in range(3):
+            dim = self.order[position]
+            if self.hi[position] >= shape[2 - dim]:
+                raise ValueError(f"whole: dimension {dim} (array axis {2 - dim}) has {shape[2 - dim]} elements; "
+                                 f"this pencil owns up to index {self.hi[position]}: pass the whole grid, "
+                                 "shape (gdims[2], gdims[1], gdims[0])")
+            boxes[2 - dim] = slice(self.lo[position], self.hi[position] + 1)
+        # Local array axis a holds local position 2 - a, which is global dim order[2 - a], which is
+        # the whole array's axis 2 - order[2 - a].
+        return whole[tuple(boxes)].transpose([2 - self.order[2 - axis] for axis in range(3)])
+
 
 def _triple(name: str, value, default=0, kind=int) -> tuple:
     if value is None:

@@ -329,7 +329,8 @@ class Module:
     def spawn(self, count: int, *, memory_pages: Optional[int] = None, table_elements: Optional[int] = None,
               stack_size: int = 256, call_depth: int = 64, fuel: Optional[int] = 10_000_000, quantum: int = 4096,
               batch_size: Optional[int] = None, max_resident_bytes: Optional[int] = 512 * 1024 * 1024, wasi=None,
-              device: Optional[str] = None, allow_software: bool = False) -> "Instances":
+              device: Optional[Union[str, int]] = None, allow_software: bool = False,
+              first_instance: int = 0) -> "Instances":
         """Creates ``count`` independent instances (a context manager; ``close()`` releases them).
 
         The resource controls are the original package's; ``device`` and ``allow_software``
@@ -369,7 +370,8 @@ class Module:
 
         return spawn(self, count, memory_pages=memory_pages, table_elements=table_elements, stack_size=stack_size,
                      call_depth=call_depth, fuel=fuel, quantum=quantum, batch_size=batch_size,
-                     max_resident_bytes=max_resident_bytes, wasi=wasi, device=device, allow_software=allow_software)
+                     max_resident_bytes=max_resident_bytes, wasi=wasi, device=device, allow_software=allow_software,
+                     first_instance=first_instance)
 
     def __repr__(self) -> str:
         return f"<wasmgpu.Module: {len(self.export_list)} exports, {len(self.imports)} imports>"

@@ -20,9 +20,12 @@ The controls and their defaults are the original wasmgpu package's:
   unlimited, ours); exceeding it raises ``ResourceLimitError`` before anything is allocated.
 - ``wasi``: a ``wasmgpu.Wasi`` configuration; a module that imports WASI and gets none runs
   with ``Wasi()``.
+- ``first_instance`` (ours): the index instance 0 has in a larger logical set (default 0).
+  WASI's ``random_get`` keys each instance's stream by ``first_instance + i``, so the block of a
+  ``wasmgpu.mpi`` spawn on one rank draws what the same instances of one whole spawn draw.
 
 Ours: ``device`` (None or "gpu": the best hardware Vulkan GPU; "cpu": the interpreter on a
-thread pool; or a Vulkan device's name) and ``allow_software`` (lavapipe and other software
+thread pool; a Vulkan device's name, or its index as an int) and ``allow_software`` (lavapipe and other software
 adapters; also WAVESTACK_ALLOW_SOFTWARE_GPU=1). There is no fallback between devices.
 """
 
@@ -71,14 +74,26 @@ def _vulkan_adapter_info(device: Dict[str, Any]) -> Dict[str, Any]:
 
 def resolve_device(device, allow_software):
     """'cpu', or the Vulkan device's description (list_devices())."""
-    if device is not None and not isinstance(device, str):
-        raise TypeError(f"device: expected None, 'cpu', 'gpu' or a device name, got {type(device).__name__}")
+    if device is not None and (isinstance(device, bool) or not isinstance(device, (str, int))):
+        raise TypeError(f"device: expected None, 'cpu', 'gpu', a device name or a Vulkan device index, "
+                        f"got {type(device).__name__}")
     if not isinstance(allow_software, bool):
         raise TypeError(f"allow_software: expected a bool, got {type(allow_software).__name__}")
     if device == "cpu":
         return "cpu"
     hint = ("software adapters such as lavapipe need allow_software=True or WAVESTACK_ALLOW_SOFTWARE_GPU=1; "
             "device='cpu' runs on the CPU")
+    if isinstance(device, int):
+        # By index, as wave_gpu's devices: two GPUs of one model share a name (wasmgpu.mpi gives each
+        # rank of a machine its own GPU this way).
+        allowed = allow_software or os.environ.get("WAVESTACK_ALLOW_SOFTWARE_GPU") == "1"
+        found = [d for d in _native.list_devices() if d["index"] == device]
+        if not found:
+            indices = ", ".join(str(d["index"]) for d in _native.list_devices()) or "none"
+            raise GPUUnavailableError(f"device: no Vulkan device has index {device} (indices: {indices})")
+        if found[0]["is_software"] and not allowed:
+            raise GPUUnavailableError(f"device: {device} ({found[0]['name']}) is a software adapter ({hint})")
+        return found[0]
     if device is None or device == "gpu":
         gpu = _native.select_device(allow_software)
         if gpu is None:
@@ -107,7 +122,7 @@ def _check_wasi(module, wasi):
 
 
 def spawn(module, count, *, memory_pages, table_elements, stack_size, call_depth, fuel, quantum, batch_size,
-          max_resident_bytes, wasi, device, allow_software):
+          max_resident_bytes, wasi, device, allow_software, first_instance=0):
     from wasmgpu.instances import Instances
 
     count = check_int("count", count, 0, _U32)
@@ -121,6 +136,7 @@ def spawn(module, count, *, memory_pages, table_elements, stack_size, call_depth
     quantum = check_int("quantum", quantum, 1, _U32)
     batch_size = check_int("batch_size", batch_size, 1, _U32, allow_none=True)
     max_resident_bytes = check_int("max_resident_bytes", max_resident_bytes, 1, _U64, allow_none=True)
+    first_instance = check_int("first_instance", first_instance, 0, _U32 - count)
     budget = _U64 if max_resident_bytes is None else max_resident_bytes
     wasi = _check_wasi(module, wasi)
     files = wasi.merged_files(module.files) if wasi is not None else {}
@@ -130,7 +146,7 @@ def spawn(module, count, *, memory_pages, table_elements, stack_size, call_depth
         _native.cpu_tier_plan()  # a bad WAVESTACK_WASM_CPU_TIERS is a ValueError naming it, before any work
     options = {"compiled": compiled, "memory_pages": memory_pages, "table_elements": table_elements, "stack_size": stack_size,
                "call_depth": call_depth, "fuel": fuel, "quantum": quantum, "batch_size": batch_size,
-               "max_resident_bytes": budget}
+               "max_resident_bytes": budget, "first_instance": first_instance}
     try:
         if device == "cpu":
             native = _native.spawn_cpu(module._native, count, options, wasi, files)

@@ -78,6 +78,7 @@ struct SpawnRequest {
   std::uint32_t quantum = 0;
   std::optional<std::uint32_t> batch_size;
   std::uint64_t max_resident_bytes = 0;
+  std::uint32_t first_instance = 0;
 };
 
 SpawnArguments spawn_arguments(const SpawnRequest& request, nb::handle wasi, nb::handle files) {
@@ -90,6 +91,7 @@ SpawnArguments spawn_arguments(const SpawnRequest& request, nb::handle wasi, nb:
   arguments.limits.quantum = request.quantum;
   arguments.limits.batch_size = request.batch_size;
   arguments.limits.max_resident_bytes = request.max_resident_bytes;
+  arguments.limits.first_instance = request.first_instance;
   arguments.wasi_region = wasi_region(wasi, files);
   return arguments;
 }
@@ -109,6 +111,7 @@ SpawnRequest spawn_request(nb::dict options) {
   request.quantum = nb::cast<std::uint32_t>(options["quantum"]);
   request.batch_size = optional32("batch_size");
   request.max_resident_bytes = nb::cast<std::uint64_t>(options["max_resident_bytes"]);
+  request.first_instance = nb::cast<std::uint32_t>(options["first_instance"]);
   return request;
 }
 

@@ -248,7 +248,9 @@ void CpuInstances::instantiate() {
     for (const WordRun& run : image_.state_nonzero_runs) {
       std::memcpy(s + run.first, image_.state.data() + run.first, run.count * 4);
     }
-    if (image_.wasi_words != 0) set_wasi_instance(std::span(s + image_.wasi_offset, image_.wasi_words), i);
+    if (image_.wasi_words != 0) {
+      set_wasi_instance(std::span(s + image_.wasi_offset, image_.wasi_words), limits_.first_instance + i);
+    }
     if (std::uint32_t* m = memory(i); m != nullptr) {
       for (const WordRun& run : image_.memory_nonzero_runs) {
         std::memcpy(m + run.first, image_.memory.data() + run.first, run.count * 4);

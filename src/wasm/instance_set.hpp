@@ -39,6 +39,9 @@ struct SpawnLimits {
   std::uint32_t quantum = 4096;             // records per instance per dispatch
   std::optional<std::uint32_t> batch_size;  // instances per device batch (nullopt: as many as fit)
   std::uint64_t max_resident_bytes = 512ull << 20;
+  // The index of instance 0 in a larger logical set (wasmgpu.mpi's block on this rank): WASI's
+  // random_get nonce is first_instance + i, so a block draws what one spawn of the whole set does.
+  std::uint32_t first_instance = 0;
 };
 
 // How many instances are still running after a dispatch, and the records all instances

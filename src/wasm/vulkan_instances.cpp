@@ -45,7 +45,7 @@ struct VulkanInstances::Push {
   std::uint32_t range_begin = 0;
   std::uint32_t range_end = 0;
   std::uint32_t template_memory_words = 0;
-  std::uint32_t instance_base = 0;       // the group's first instance (WASI nonces)
+  std::uint32_t instance_base = 0;       // first_instance + the group's first instance (WASI nonces)
   std::uint32_t wasi_instance_word = 0;  // state word of the WASI instance index, or kNoWord
 };
 static_assert(sizeof(VulkanInstances::Push) == VulkanDevice::kPushBytes, "the shader's push constant block");
@@ -208,7 +208,7 @@ void VulkanInstances::instantiate(bool clear_memory) {
         push.range_begin = begin;
         push.range_end = std::min(total, begin + kInstantiateWords);
         push.template_memory_words = memory_words;
-        push.instance_base = group.first;
+        push.instance_base = limits_.first_instance + group.first;
         push.wasi_instance_word = image_.wasi_words != 0 ? image_.wasi_offset + dev::WASI_H_INSTANCE : kNoWord;
         dispatch(group, push, device_->instantiation());
       }
