@@ -22,7 +22,7 @@ import time
 
 import numpy as np
 
-# Run as `python bench/wave_cpu.py`, this folder comes first on sys.path, where bench/wave_gpu.py
+# Run as `python bench/wave_cpu.py`, this folder comes first on sys.path, where bench/wave_gpu_vulkan.py
 # would shadow the wave_gpu package: the folder goes last, still found for wave_kernels.
 if sys.path and os.path.realpath(sys.path[0] or ".") == os.path.dirname(os.path.realpath(__file__)):
     sys.path.append(sys.path.pop(0))

@@ -18,7 +18,7 @@ import time
 
 import numpy as np
 
-# Run as `python bench/<script>.py`, this folder comes first on sys.path, where bench/wave_gpu.py
+# Run as `python bench/<script>.py`, this folder comes first on sys.path, where bench/wave_gpu_vulkan.py
 # would shadow the wave_gpu package (an editable install's finder hides that; a plain install or
 # PYTHONPATH does not): the folder goes last, still found for wave_kernels.
 if sys.path and os.path.realpath(sys.path[0] or ".") == os.path.dirname(os.path.realpath(__file__)):

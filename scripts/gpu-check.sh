@@ -4,7 +4,7 @@
 # scripts/gpu-check-bundle.sh builds on the development machine (carry `.gpu-bundle`):
 #
 #   1. the machine: GPU, driver, Vulkan loader (unpacked from the bundle where missing);
-#   2. bench/wave_gpu.py (vector add against a device copy, SGEMM against cuBLAS through
+#   2. bench/wave_gpu_vulkan.py (vector add against a device copy, SGEMM against cuBLAS through
 #      PyTorch or CuPy) and bench/wasmgpu.py on the GPU, alone on the machine;
 #   3. at once, each its own process on the one GPU: the wave_gpu differential and Vulkan
 #      tests; the device numerics' bit-exactness test and the other C++ GPU tests; the wasmgpu
@@ -121,7 +121,7 @@ run_step info 60 bash -c "$python -m wave_gpu info; $python -m wasmgpu info"
 
 # ---- 2. benchmarks, alone on the machine -------------------------------------------------------
 note "benchmarks"
-run_step bench_wave_gpu 60 "$python" "$root/bench/wave_gpu.py"
+run_step bench_wave_gpu 60 "$python" "$root/bench/wave_gpu_vulkan.py"
 run_step bench_wasmgpu 75 "$python" "$root/bench/wasmgpu.py" --instances 100000 --repeat 3 --threads 0 \
   --skip 'wasm3,wasmtime-per-call' --max-resident-mib 32768 --wasm-dir "$bundle/wasm" --output "$logs/bench_wasmgpu.json"
 # Per core, as the compiled-mode targets are stated: the cpu device on one thread beside wasm3

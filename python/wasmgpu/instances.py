@@ -16,6 +16,7 @@ from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tu
 
 from wasmgpu import _native
 from wasmgpu.errors import Trap, trap_reason
+from wasmgpu.guest_files import resolve_path
 
 _U64 = (1 << 64) - 1
 RESULT_FORMS = ("list", "numpy")
@@ -206,9 +207,8 @@ class Instances:
         native = self._live()
         if self.wasi is None:
             raise FileNotFoundError(f"path: {path!r}: instance {instance} has no file system (no WASI)")
-        from wasmgpu.module import _resolve_path
 
-        status, data = native.wasi_read_file(instance, _resolve_path(path, "path"))
+        status, data = native.wasi_read_file(instance, resolve_path(path, "path"))
         if status == "directory":
             raise IsADirectoryError(f"path: {path!r} is a directory in instance {instance}")
         if status != "found":
@@ -229,9 +229,8 @@ class Instances:
         native = self._live()
         if self.wasi is None:
             raise ValueError(f"instance: instance {instance} has no file system (no WASI)")
-        from wasmgpu.module import _resolve_path
 
-        resolved = _resolve_path(path, "path")
+        resolved = resolve_path(path, "path")
         status, _ = native.wasi_read_file(instance, resolved)
         if status != "not found":
             raise FileExistsError(f"path: {path!r} already exists in instance {instance}")

@@ -11,6 +11,7 @@ import os
 from typing import TYPE_CHECKING, Dict, Iterable, List, Mapping, NamedTuple, Optional, Tuple, Union
 
 from wasmgpu import _native
+from wasmgpu.guest_files import check_files
 
 if TYPE_CHECKING:
     from wasmgpu.compiled import CompiledModule
@@ -22,9 +23,6 @@ EXECUTION_MODES = ("auto", "compiled", "interpreter")
 # table and a memory), provided for conformance runs.
 KNOWN_HOST_MODULES = ("wasi_snapshot_preview1", "spectest")
 DEFAULT_HOST_MODULES = ("wasi_snapshot_preview1",)
-
-MAX_PATH_BYTES = 255
-
 
 class Export(NamedTuple):
     """One export as ``Module.export_list`` gives it (ours; ``Module.exports`` is the original's mapping)."""
@@ -67,56 +65,6 @@ def _check_execution(execution) -> str:
     if execution not in EXECUTION_MODES:
         raise ValueError(f"execution: must be one of {', '.join(map(repr, EXECUTION_MODES))}, got {execution!r}")
     return execution
-
-
-def _resolve_path(path: str, name: str) -> str:
-    """A relative path with "." and ".." resolved and repeated "/" folded; it may not leave the
-    root and must be at most 255 UTF-8 bytes after resolution."""
-    if "\0" in path:
-        raise ValueError(f"{name}: path {path!r} contains a NUL character")
-    if not path or path.startswith("/"):
-        raise ValueError(f"{name}: path {path!r} must be a non-empty relative path")
-    parts = []
-    for part in path.split("/"):
-        if part in ("", "."):
-            continue
-        if part == "..":
-            if not parts:
-                raise ValueError(f"{name}: path {path!r} leaves the root directory")
-            parts.pop()
-            continue
-        parts.append(part)
-    if not parts:
-        raise ValueError(f"{name}: path {path!r} names the root directory, not a file")
-    resolved = "/".join(parts)
-    if len(resolved.encode("utf-8")) > MAX_PATH_BYTES:
-        raise ValueError(f"{name}: path {resolved[:40]!r}... is longer than {MAX_PATH_BYTES} UTF-8 bytes")
-    return resolved
-
-
-def _check_files(files, name: str = "files") -> dict:
-    if files is None:
-        return {}
-    if not isinstance(files, Mapping):
-        raise TypeError(f"{name}: expected a mapping of path to bytes, got {type(files).__name__}")
-    checked = {}
-    for path, content in files.items():
-        if not isinstance(path, str):
-            raise TypeError(f"{name}: paths must be strings, got {type(path).__name__}")
-        resolved = _resolve_path(path, name)
-        if not isinstance(content, (bytes, bytearray, memoryview)):
-            raise TypeError(f"{name}: the content of {path!r} must be bytes, got {type(content).__name__}")
-        if resolved in checked:
-            raise ValueError(f"{name}: {path!r} names the same file as another entry ({resolved!r})")
-        checked[resolved] = bytes(content)
-    # A path cannot be both a file and a directory of another file.
-    for resolved in checked:
-        parent = resolved.rsplit("/", 1)[0] if "/" in resolved else ""
-        while parent:
-            if parent in checked:
-                raise ValueError(f"{name}: {parent!r} is a file and also a directory of {resolved!r}")
-            parent = parent.rsplit("/", 1)[0] if "/" in parent else ""
-    return checked
 
 
 def _check_compile_limit(compile_limit) -> int:
@@ -251,7 +199,7 @@ class Module:
         self.execution = _check_execution(execution)
         progress_mode = _check_progress(progress)
         precompile = _check_precompile(precompile, self.execution)
-        self.files = _check_files(files)
+        self.files = check_files(files)
         compile_functions = _check_compile_functions(compile_functions)
         self.compile_limit = _check_compile_limit(compile_limit)
         self.host_modules = _check_host_modules(host_modules)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Dict, Iterable, Mapping, Optional, Tuple, Union
 
-from wasmgpu.module import MAX_PATH_BYTES, _check_files
+from wasmgpu.guest_files import MAX_PATH_BYTES, check_files
 
 _U32 = 2**32 - 1
 _U64 = 2**64 - 1
@@ -127,7 +127,7 @@ class Wasi:
                  env: Optional[Mapping[Text, Text]] = None, stdin: bytes = b"", storage_size: int = 65536,
                  max_files: int = 32, max_fds: int = 64, seed: Union[int, bytes] = 1, clock_epoch_ns: int = 0,
                  clock_resolution_ns: int = 1, preopen: Optional[str] = ".") -> None:
-        self.files: Dict[str, bytes] = _check_files(files)
+        self.files: Dict[str, bytes] = check_files(files)
         self.args: Tuple[bytes, ...] = _check_args(args)
         self.env: Tuple[Tuple[bytes, bytes], ...] = _check_env(env)
         if not isinstance(stdin, (bytes, bytearray, memoryview)):

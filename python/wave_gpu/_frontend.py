@@ -20,45 +20,11 @@ from wave_gpu import _printing, _random
 from wave_gpu import _typerules as T
 from wave_gpu._errors import CompileError
 from wave_gpu._types import BUFFER_DTYPES, DType, dtype_name
-
-
-class Retype(Exception):
-    """A variable first set from a literal needs a wider type: compile again with the hint."""
-
-    def __init__(self, name: str, type_: str):
-        super().__init__(name, type_)
-        self.name = name
-        self.type = type_
-
-
-class Value:
-    """A value in the kernel: a register, or a compile-time constant (`const` is not None)."""
-
-    __slots__ = ("reg", "type", "const", "weak", "var")
-
-    def __init__(self, reg, type_, const=None, weak=False, var=False):
-        self.reg = reg
-        self.type = type_
-        self.const = const
-        self.weak = weak
-        self.var = var  # the register belongs to a named variable (copy before aliasing it)
-
-
-class Memory:
-    """A buffer parameter or a shared array."""
-
-    __slots__ = ("name", "element", "kind")
-
-    def __init__(self, name: str, element: str, kind: str):
-        self.name = name
-        self.element = element
-        self.kind = kind
-
-
-def constant(value) -> Value:
-    if isinstance(value, np.generic):
-        value = value.item()
-    return Value(None, T.literal_type(value), const=value, weak=not isinstance(value, bool))
+# Kernel-language extensions live in their own modules and build on the compiler's values
+# (_values): device functions (_func), N-D and per-thread arrays and constant tuples (_language).
+from wave_gpu._func import Func, FuncInliner
+from wave_gpu._language import LanguageMixin, local
+from wave_gpu._values import Memory, Retype, Value, constant, type_of_annotation  # noqa: F401 (re-exported)
 
 
 _BINARY = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.FloorDiv: "floordiv",
@@ -90,34 +56,6 @@ _PURE_CALLS |= M.PURE  # tanh ... isfinite, math.floor/ceil/trunc (_math.py)
 _UNSUPPORTED_BINARY = {ast.MatMult: "@"}
 
 
-def type_of_annotation(annotation, globals_: dict):
-    """("buffer", dtype) or ("scalar", type) for a parameter annotation object, None if absent."""
-    from wave_gpu._types import ArrayType
-
-    if annotation is None:
-        return None
-    if isinstance(annotation, str):
-        annotation = eval(annotation, globals_)  # noqa: S307 - the kernel's own annotation
-    if isinstance(annotation, ArrayType):  # "buffer" for f32[:], "array2"/"array3" for f32[:, :] and f32[:, :, :]
-        return ("buffer" if annotation.ndim == 1 else f"array{annotation.ndim}", annotation.dtype.name)
-    if isinstance(annotation, DType):
-        if annotation.name == "f16":
-            raise TypeError("f16 is a storage type: annotate scalars as f32")
-        return ("scalar", annotation.name)
-    if annotation is float:
-        return ("scalar", "f32")
-    if annotation is int:
-        return ("scalar", "i32")
-    if annotation is bool:
-        return ("scalar", "bool")
-    raise TypeError(f"unsupported annotation {annotation!r}; use wave_gpu.f32[:] for buffers or a scalar type")
-
-
-# Kernel-language extensions live in their own modules and build on Value, Memory and
-# type_of_annotation above: device functions (_func), N-D and per-thread arrays and constant
-# tuples (_language).
-from wave_gpu._func import Func, FuncInliner  # noqa: E402
-from wave_gpu._language import LanguageMixin, local  # noqa: E402
 
 
 class KernelCompiler(FuncInliner, LanguageMixin):

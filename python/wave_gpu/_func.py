@@ -22,7 +22,7 @@ import types
 import numpy as np
 
 from wave_gpu._errors import CompileError
-from wave_gpu._frontend import Memory, Retype, Value, constant, type_of_annotation
+from wave_gpu._values import KernelObject, Memory, Retype, Value, constant, type_of_annotation
 from wave_gpu import _typerules as T
 
 
@@ -231,9 +231,7 @@ class FuncInliner:
 
     def cannot_call(self, function, label: str) -> str:
         """The message for a call of something a kernel cannot call."""
-        from wave_gpu._kernel import Kernel
-
-        if isinstance(function, Kernel):
+        if isinstance(function, KernelObject):
             return (f"'{label}' cannot be called in a kernel: it is a kernel, and kernels cannot call kernels; "
                     "make the shared code a @wave_gpu.func device function")
         if isinstance(function, types.FunctionType):

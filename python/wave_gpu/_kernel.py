@@ -19,10 +19,11 @@ from typing import Optional
 
 import numpy as np
 
-from wave_gpu import _device, _gpu_dispatch, _launch, _native, _printing, _scalars, _shaped
+from wave_gpu import _arguments, _device, _gpu_dispatch, _launch, _native, _printing, _scalars
 from wave_gpu._array import WaveArray
 from wave_gpu._errors import CompileError, KernelError
-from wave_gpu._frontend import KernelCompiler, Retype, type_of_annotation
+from wave_gpu._frontend import KernelCompiler
+from wave_gpu._values import KernelObject, Retype, type_of_annotation
 from wave_gpu import _func  # after _frontend, which it extends
 from wave_gpu._types import BUFFER_DTYPES, DType, name_of_numpy
 
@@ -40,7 +41,7 @@ def _frontend_fingerprint() -> str:
     digest = hashlib.sha256()
     folder = os.path.dirname(os.path.abspath(__file__))
     for name in ("_frontend.py", "_typerules.py", "_kernel.py", "_intrinsics.py", "_types.py", "_func.py",
-                 "_language.py", "_shaped.py", "_math.py", "_scalars.py", "_random.py", "_printing.py"):
+                 "_language.py", "_shaped.py", "_arguments.py", "_math.py", "_scalars.py", "_random.py", "_printing.py"):
         with open(os.path.join(folder, name), "rb") as source:
             digest.update(source.read())
     return digest.hexdigest()
@@ -59,7 +60,7 @@ def _scalar_type(value) -> Optional[str]:
     return None
 
 
-class Kernel:
+class Kernel(KernelObject):
     """A Python function compiled to WAVE IR. Call it with its arguments and, optionally,
     dim= (exactly that many threads; default: the first buffer's length) or grid= and
     workgroup= (every thread of the grid), device=, threads= (1: deterministic), wave_width=
@@ -168,7 +169,7 @@ class Kernel:
                 if storage.dtype.byteorder == ">":
                     raise TypeError(f"argument '{name}' of {self.__name__}(): big-endian arrays are not supported")
                 if storage.ndim != 1 or (declared is not None and declared[0].startswith("array")):
-                    entry, values = _shaped.bind(self.__name__, name, declared, value, storage, dtype, flat_cache)
+                    entry, values = _arguments.bind(self.__name__, name, declared, value, storage, dtype, flat_cache)
                     signature.append(entry)
                     native.extend(values)
                     if first_length is None:
@@ -342,7 +343,7 @@ class Kernel:
                                     threads, timeout)
         if where != "emulator":
             return self._launch_gpu(where, signature, program, native, grid_dims, workgroup_dims, limit, timeout)
-        storages = [_shaped.host_storage(v) for v in native]
+        storages = [_arguments.host_storage(v) for v in native]
         for value in native:
             if isinstance(value, WaveArray):
                 value._host_changed = True  # the emulator writes the host copy
@@ -371,7 +372,7 @@ class Kernel:
     def _launch_cpu(self, signature, program, native, grid_dims, workgroup_dims, limit, wave_width, threads,
                     timeout):
         cpu_program = self.cpu_program(signature)
-        storages = [_shaped.host_storage(v) for v in native]
+        storages = [_arguments.host_storage(v) for v in native]
         for value in native:
             if isinstance(value, WaveArray):
                 value._host_changed = True  # the cpu device writes the host copy

@@ -16,7 +16,7 @@ import ast
 import numpy as np
 
 from wave_gpu import _typerules as T
-from wave_gpu._frontend import Memory, Value, constant
+from wave_gpu._values import Memory, Value, constant
 from wave_gpu._shaped import hidden_names, ndim_of
 from wave_gpu._types import DType
 

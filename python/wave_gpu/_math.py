@@ -68,7 +68,7 @@ PURE = set(_FLOAT_UNARY) | set(_FLOAT_BINARY) | set(_CLASSIFY) | set(_TO_INTEGER
 
 def call(compiler, function, node, label: str):
     """The value of a call of one of these functions in a kernel, or None for other functions."""
-    from wave_gpu._frontend import constant
+    from wave_gpu._values import constant
 
     if function in _FLOAT_UNARY:
         compiler.arity(node, label, 1)

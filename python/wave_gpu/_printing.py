@@ -78,7 +78,7 @@ def call(compiler, node) -> None:
 
 
 def _emit_record(compiler, format_id: int, values: list) -> None:
-    from wave_gpu._frontend import constant
+    from wave_gpu._values import constant
 
     b, line = compiler.builder, compiler.line
 

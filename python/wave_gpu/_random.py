@@ -147,7 +147,7 @@ def call(compiler, function, node, label: str):
 
 
 def _constant(value):
-    from wave_gpu._frontend import constant
+    from wave_gpu._values import constant
 
     return constant(value)
 

@@ -13,7 +13,7 @@
 Kernel times are the device's dispatch phase (submit to fence, the arrays already resident);
 best of --repeat after a warm-up call. Results are checked in every run.
 
-    python bench/wave_gpu.py [--device NAME|INDEX] [--n 16777216] [--size 4096] [--micro 8] [--depth 8]
+    python bench/wave_gpu_vulkan.py [--device NAME|INDEX] [--n 16777216] [--size 4096] [--micro 8] [--depth 8]
 """
 
 from __future__ import annotations
@@ -28,15 +28,9 @@ import time
 
 import numpy as np
 
-# Run as `python bench/<script>.py`, this folder comes first on sys.path, where bench/wave_gpu.py
-# would shadow the wave_gpu package (an editable install's finder hides that; a plain install or
-# PYTHONPATH does not): the folder goes last, still found for wave_kernels.
-if sys.path and os.path.realpath(sys.path[0] or ".") == os.path.dirname(os.path.realpath(__file__)):
-    sys.path.append(sys.path.pop(0))
-
-import wave_gpu  # noqa: E402
-from wave_gpu import thread_id  # noqa: E402
-from wave_kernels import vector_add  # noqa: E402
+import wave_gpu
+from wave_gpu import thread_id
+from wave_kernels import vector_add
 
 THREADS = 16  # a workgroup is THREADS x THREADS
 
