@@ -15,9 +15,9 @@
 #include <cstring>
 #include <vector>
 
-#include "wasm/cpu_instances.hpp"
+#include "wasm/instances/cpu_instances.hpp"
 #include "wasm/device/numerics.hpp"
-#include "wasm/loader.hpp"
+#include "wasm/load/loader.hpp"
 
 namespace {
 

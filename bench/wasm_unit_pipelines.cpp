@@ -19,7 +19,7 @@
 #include "runtime/compute_context.hpp"
 #include "runtime/device_discovery.hpp"
 #include "runtime/shader_compiler.hpp"
-#include "wasm/vulkan_device.hpp"
+#include "wasm/instances/vulkan_device.hpp"
 
 namespace {
 

@@ -3,7 +3,7 @@
 Names and defaults are the original package's, with ``preopen`` (ours: the name the root
 directory is preopened under at fd 3; None preopens nothing, as a runner without ``--dir``). Every argument is checked here, each error naming
 it, and every content is copied, so later changes to the caller's objects change nothing.
-The device builds each instance's environment from it (src/wasm/wasi_config.*).
+The device builds each instance's environment from it (src/wasm/wasi/wasi_config.*).
 """
 
 from __future__ import annotations

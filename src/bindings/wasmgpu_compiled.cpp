@@ -17,7 +17,7 @@
 #include "wasm/compiler/build_pool.hpp"
 #include "wasm/compiler/build_progress.hpp"
 #include "wasm/compiler/cpu_tiers.hpp"
-#include "wasm/vulkan_device.hpp"
+#include "wasm/instances/vulkan_device.hpp"
 
 namespace nb = nanobind;
 using namespace nb::literals;

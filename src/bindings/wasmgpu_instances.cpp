@@ -18,13 +18,13 @@
 #include "bindings/wasmgpu_native_module.hpp"
 #include "bindings/wasmgpu_values.hpp"
 #include "runtime/device_discovery.hpp"
-#include "wasm/cpu_instances.hpp"
-#include "wasm/host_modules.hpp"
-#include "wasm/instance_set.hpp"
-#include "wasm/vulkan_instances.hpp"
-#include "wasm/wasi_config.hpp"
-#include "wasm/wasi_inspect.hpp"
-#include "wasm/wasi_listing.hpp"
+#include "wasm/instances/cpu_instances.hpp"
+#include "wasm/load/host_modules.hpp"
+#include "wasm/instances/instance_set.hpp"
+#include "wasm/instances/vulkan_instances.hpp"
+#include "wasm/wasi/wasi_config.hpp"
+#include "wasm/wasi/wasi_inspect.hpp"
+#include "wasm/wasi/wasi_listing.hpp"
 
 namespace nb = nanobind;
 using namespace nb::literals;

@@ -10,12 +10,12 @@
 #include "bindings/runtime_bindings.hpp"
 #include "bindings/wasmgpu_native_module.hpp"
 #include "runtime/sha256.hpp"
-#include "wasm/decoder.hpp"
+#include "wasm/decode/decoder.hpp"
 #include "wasm/device/interpreter_glsl.hpp"
-#include "wasm/errors.hpp"
-#include "wasm/loader.hpp"
-#include "wasm/opcodes.hpp"
-#include "wasm/validator.hpp"
+#include "wasm/module/errors.hpp"
+#include "wasm/load/loader.hpp"
+#include "wasm/module/opcodes.hpp"
+#include "wasm/validate/validator.hpp"
 
 namespace nb = nanobind;
 using namespace nb::literals;

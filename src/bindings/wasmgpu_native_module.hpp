@@ -7,7 +7,7 @@
 #include <string>
 
 #include "wasm/compiler/compiled_module.hpp"
-#include "wasm/module.hpp"
+#include "wasm/module/module.hpp"
 
 namespace wavestack::bindings {
 

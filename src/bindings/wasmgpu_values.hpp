@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "wasm/instance_set.hpp"
+#include "wasm/instances/instance_set.hpp"
 
 namespace wavestack::bindings {
 

@@ -19,8 +19,8 @@
 #include "wasm/compiler/layout_cache.hpp"
 #include "wasm/compiler/unit_codegen.hpp"
 #include "wasm/compiler/units.hpp"
-#include "wasm/loader.hpp"
-#include "wasm/opcodes.hpp"
+#include "wasm/load/loader.hpp"
+#include "wasm/module/opcodes.hpp"
 #include "wasm_test_modules.hpp"
 
 namespace wasm = wavestack::wasm;

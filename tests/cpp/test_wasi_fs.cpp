@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "wasi_test_harness.hpp"
-#include "wasm/wasi_inspect.hpp"
+#include "wasm/wasi/wasi_inspect.hpp"
 
 namespace wavestack::wasi_test {
 namespace {

@@ -16,7 +16,7 @@
 #include "wasm/device/interpreter_glsl.hpp"
 #include "wasm/device/numerics_glsl.hpp"
 #include "wasm/device/wasi_glsl.hpp"
-#include "wasm/wasi_signatures.hpp"
+#include "wasm/wasi/wasi_signatures.hpp"
 
 namespace {
 

@@ -10,9 +10,9 @@
 
 #include "runtime/error.hpp"
 #include "wasi_test_harness.hpp"
-#include "wasm/resource_limit.hpp"
-#include "wasm/wasi_inspect.hpp"
-#include "wasm/wasi_signatures.hpp"
+#include "wasm/module/resource_limit.hpp"
+#include "wasm/wasi/wasi_inspect.hpp"
+#include "wasm/wasi/wasi_signatures.hpp"
 
 namespace wavestack::wasi_test {
 namespace {

@@ -1,4 +1,4 @@
-// How much one Vulkan dispatch may do per instance (src/wasm/dispatch_limits.hpp): lavapipe's
+// How much one Vulkan dispatch may do per instance (src/wasm/instances/dispatch_limits.hpp): lavapipe's
 // small limits on software devices, larger ones on hardware, and the override that picks
 // either profile by name.
 #include <gtest/gtest.h>
@@ -6,7 +6,7 @@
 #include <string>
 
 #include "runtime/error.hpp"
-#include "wasm/dispatch_limits.hpp"
+#include "wasm/instances/dispatch_limits.hpp"
 
 namespace wavestack::wasm {
 namespace {

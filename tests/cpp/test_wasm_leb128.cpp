@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "wasm/leb128.hpp"
-#include "wasm/utf8.hpp"
+#include "wasm/decode/leb128.hpp"
+#include "wasm/decode/utf8.hpp"
 
 using wavestack::wasm::decode_signed_leb128;
 using wavestack::wasm::decode_unsigned_leb128;

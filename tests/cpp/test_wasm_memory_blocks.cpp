@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "wasm/instance_image.hpp"
-#include "wasm/memory_blocks.hpp"
+#include "wasm/instances/instance_image.hpp"
+#include "wasm/instances/memory_blocks.hpp"
 
 using wavestack::wasm::differing_blocks;
 using wavestack::wasm::nonzero_block_runs;

@@ -4,11 +4,11 @@
 
 #include <string>
 
-#include "wasm/decoder.hpp"
-#include "wasm/errors.hpp"
-#include "wasm/loader.hpp"
-#include "wasm/opcodes.hpp"
-#include "wasm/validator.hpp"
+#include "wasm/decode/decoder.hpp"
+#include "wasm/module/errors.hpp"
+#include "wasm/load/loader.hpp"
+#include "wasm/module/opcodes.hpp"
+#include "wasm/validate/validator.hpp"
 #include "wasm_test_modules.hpp"
 
 namespace wasm = wavestack::wasm;

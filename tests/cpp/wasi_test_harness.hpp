@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "wasm/device/numerics.hpp"
-#include "wasm/wasi_config.hpp"
+#include "wasm/wasi/wasi_config.hpp"
 
 namespace wavestack::wasm::device {
 namespace {

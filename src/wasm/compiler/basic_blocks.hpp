@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "wasm/program.hpp"
+#include "wasm/module/program.hpp"
 
 namespace wavestack::wasm::compiler {
 

@@ -8,8 +8,8 @@
 #include "wasm/compiler/control_records.hpp"
 #include "wasm/compiler/numeric_lowering.hpp"
 #include "wasm/compiler/source_text.hpp"
-#include "wasm/module.hpp"
-#include "wasm/opcodes.hpp"
+#include "wasm/module/module.hpp"
+#include "wasm/module/opcodes.hpp"
 
 namespace wavestack::wasm::compiler {
 namespace {

@@ -27,7 +27,7 @@
 #include <string>
 
 #include "wasm/compiler/compiled_layout.hpp"
-#include "wasm/program.hpp"
+#include "wasm/module/program.hpp"
 
 namespace wavestack::wasm::compiler {
 

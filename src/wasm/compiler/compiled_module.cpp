@@ -11,7 +11,7 @@
 #include "wasm/compiler/layout_cache.hpp"
 #include "wasm/compiler/unit_codegen.hpp"
 #include "wasm/device/compiled_glsl.hpp"
-#include "wasm/opcodes.hpp"
+#include "wasm/module/opcodes.hpp"
 
 namespace wavestack::wasm::compiler {
 namespace {

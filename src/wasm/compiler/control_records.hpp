@@ -5,8 +5,8 @@
 
 #include <cstdint>
 
-#include "wasm/instruction.hpp"
-#include "wasm/opcodes.hpp"
+#include "wasm/module/instruction.hpp"
+#include "wasm/module/opcodes.hpp"
 
 namespace wavestack::wasm::compiler {
 

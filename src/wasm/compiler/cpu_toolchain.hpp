@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 
-#include "wasm/compiled_code.hpp"
+#include "wasm/instances/compiled_code.hpp"
 
 namespace wavestack::wasm::compiler {
 

@@ -18,7 +18,7 @@
 #include <utility>
 #include <vector>
 
-#include "wasm/compiled_code.hpp"
+#include "wasm/instances/compiled_code.hpp"
 #include "wasm/compiler/build_progress.hpp"
 #include "wasm/compiler/cpu_tiers.hpp"
 #include "wasm/compiler/cpu_unit_build.hpp"

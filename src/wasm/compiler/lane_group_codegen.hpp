@@ -30,7 +30,7 @@
 #include <vector>
 
 #include "wasm/compiler/compiled_layout.hpp"
-#include "wasm/program.hpp"
+#include "wasm/module/program.hpp"
 
 namespace wavestack::wasm::compiler {
 

@@ -10,7 +10,7 @@
 
 #include "wasm/compiler/block_split.hpp"
 #include "wasm/compiler/compiled_layout.hpp"
-#include "wasm/module.hpp"
+#include "wasm/module/module.hpp"
 
 namespace wavestack::wasm::compiler {
 

@@ -1,0 +1,75 @@
+// What the wasm instance sets on one Vulkan device share for the life of the process: the
+// context and the pipelines, each built when first needed (creating a pipeline from a large
+// shader is the slow part, so a spawn after the first on a device builds nothing it already
+// has): the interpreter, the small instantiation shader, the WASI service (one pipeline per
+// WASI function) and compiled mode's unit pipelines (a bounded cache keyed by the unit
+// shader's text). Never destroyed: no teardown order to get wrong at exit. Callers hold
+// `mutex` around everything they do with the device.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <list>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "runtime/compute_context.hpp"
+#include "runtime/device_info.hpp"
+#include "wasm/instances/dispatch_limits.hpp"
+
+namespace wavestack::wasm {
+
+// How a pipeline request was served: built now (how long it took, whether the SPIR-V came
+// from the disk cache) or found in the process.
+struct PipelineBuild {
+  // In: leave the driver's cache unsaved (a precompile saves it once, after its last build).
+  bool defer_cache_save = false;
+  bool built = false;
+  bool spirv_from_cache = false;
+  double seconds = 0.0;
+};
+
+using SharedPipeline = std::shared_ptr<const runtime::ComputePipeline>;
+
+class VulkanDevice {
+ public:
+  // The push constant block of every shader here (interpreter_vulkan_bindings.glsl).
+  static constexpr std::uint32_t kPushBytes = 18 * 4;
+  // Unit pipelines kept per device: a large module's working set on a GPU, bounded so a
+  // process running many modules does not keep every pipeline it ever built.
+  static constexpr std::size_t kUnitPipelineCapacity = 512;
+
+  // The device of `info.index`, opened on first use.
+  [[nodiscard]] static std::shared_ptr<VulkanDevice> shared(const runtime::DeviceInfo& info);
+
+  explicit VulkanDevice(const runtime::DeviceInfo& info)
+      : context(info), dispatch_limits(dispatch_limits_for(info.is_software)) {}
+
+  std::mutex mutex;  // one command at a time per context
+  runtime::ComputeContext context;
+  const DispatchLimits dispatch_limits;  // read once per device and process
+
+  const runtime::ComputePipeline& interpreter();
+  const runtime::ComputePipeline& instantiation();
+  const runtime::ComputePipeline& wasi_service(std::uint32_t id);
+  // The pipeline of a compiled unit's complete shader source; pipelines still used by an
+  // instance set stay alive when the cache drops them.
+  [[nodiscard]] SharedPipeline unit(const std::string& source, PipelineBuild& build);
+
+ private:
+  runtime::ComputePipeline create(std::string_view source, const runtime::PipelineSpec& spec, PipelineBuild& build);
+
+  std::optional<runtime::ComputePipeline> interpreter_;
+  std::optional<runtime::ComputePipeline> instantiation_;
+  std::map<std::uint32_t, runtime::ComputePipeline> wasi_;
+  // Least recently used first.
+  std::list<std::pair<std::string, SharedPipeline>> units_;
+  std::unordered_map<std::string, std::list<std::pair<std::string, SharedPipeline>>::iterator> unit_index_;
+};
+
+}  // namespace wavestack::wasm

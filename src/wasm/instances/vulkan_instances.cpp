@@ -1,0 +1,444 @@
+#include "wasm/instances/vulkan_instances.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <set>
+#include <stdexcept>
+#include <string>
+
+#include "wasm/device/interpreter_layout.hpp"
+#include "wasm/device/wasi_layout.hpp"
+#include "wasm/load/host_modules.hpp"
+
+namespace wavestack::wasm {
+namespace dev = device;
+
+namespace {
+constexpr std::uint32_t kWorkgroup = 64;
+// status, trap, trap index, executed (2), pages, WASI exit state and code, pending WASI
+// function, pc, partial call's callee (interpreter_vulkan_outcome.glsl)
+constexpr std::uint32_t kOutcomeWords = 11;
+constexpr std::uint32_t kOutcomePc = 9;
+constexpr std::uint32_t kOutcomeCallee = 10;
+constexpr std::uint32_t kNoWord = 0xFFFFFFFFu;
+// Per dispatch and invocation: template words copied. The run loop's records and loop work per
+// dispatch depend on the device (dispatch_limits.hpp).
+constexpr std::uint32_t kInstantiateWords = 16384;
+}  // namespace
+
+// Layout of the shaders' push constant block (interpreter_vulkan_bindings.glsl).
+struct VulkanInstances::Push {
+  std::uint32_t count = 0;
+  std::uint32_t quantum = 0;
+  std::uint32_t function = 0;
+  std::uint32_t state_stride = 0;
+  std::uint32_t memory_stride = 0;
+  std::uint32_t io_stride = 0;
+  std::uint32_t params = 0;
+  std::uint32_t results = 0;
+  std::uint32_t fuel_lo = 0;
+  std::uint32_t fuel_hi = 0;
+  std::uint32_t fuel_limited = 0;
+  std::uint32_t begin = 0;
+  std::uint32_t budget = 0;
+  std::uint32_t range_begin = 0;
+  std::uint32_t range_end = 0;
+  std::uint32_t template_memory_words = 0;
+  std::uint32_t instance_base = 0;       // first_instance + the group's first instance (WASI nonces)
+  std::uint32_t wasi_instance_word = 0;  // state word of the WASI instance index, or kNoWord
+};
+static_assert(sizeof(VulkanInstances::Push) == VulkanDevice::kPushBytes, "the shader's push constant block");
+
+namespace {
+
+std::span<const std::byte> bytes_of(const auto& values) {
+  return std::as_bytes(std::span(values));
+}
+
+}  // namespace
+
+VulkanInstances::VulkanInstances(const Module& module, std::uint32_t count, const ReserveOptions& options,
+                                 const SpawnLimits& limits, const runtime::DeviceInfo& device,
+                                 std::span<const std::uint32_t> wasi_region, std::shared_ptr<CompiledCode> compiled)
+    : count_(count),
+      image_(build_instance_image(module, link_imports(module), options, wasi_region, compiled.get())),
+      start_(module.start),
+      limits_(limits),
+      compiled_(std::move(compiled)) {
+  std::uint32_t arity = 1;
+  for (std::size_t f = 0; f < module.function_types.size(); ++f) {
+    const FuncType& type = module.function_type(static_cast<std::uint32_t>(f));
+    params_.push_back(static_cast<std::uint32_t>(type.params.size()));
+    results_.push_back(static_cast<std::uint32_t>(type.results.size()));
+    arity = std::max(
+        {arity, static_cast<std::uint32_t>(type.params.size()), static_cast<std::uint32_t>(type.results.size())});
+  }
+  global_count_ = static_cast<std::uint32_t>(module.global_types.size());
+  io_stride_ = kOutcomeWords + 2 * arity;
+  if (image_.instantiation_trap != 0) throw InstantiationTrap(image_.instantiation_trap);
+
+  // Everything is checked against the device before anything is allocated.
+  const std::uint64_t range =
+      std::min<std::uint64_t>(device.limits.max_storage_buffer_range, device.limits.max_buffer_size);
+  const std::uint64_t widest = 4ull * std::max({image_.state_words, image_.memory_words, io_stride_});
+  if (widest > range) {
+    throw ResourceLimit("memory_pages / stack_size: one instance needs a " + std::to_string(widest) +
+                        "-byte buffer slice, more than " + device.name + "'s storage buffer range (" +
+                        std::to_string(range) + " bytes)");
+  }
+  // A group (batch) is one dispatch: within the buffer range and the workgroup count limit.
+  const std::uint64_t max_invocations = std::uint64_t{device.limits.max_workgroup_count[0]} * kWorkgroup;
+  const std::uint64_t device_batch = std::min<std::uint64_t>(range / widest, max_invocations);
+  if (limits.batch_size && *limits.batch_size > device_batch) {
+    throw ResourceLimit("batch_size: " + device.name + " holds at most " + std::to_string(device_batch) +
+                        " instances of this module per batch (buffer range and workgroup count), got " +
+                        std::to_string(*limits.batch_size));
+  }
+  per_group_ = static_cast<std::uint32_t>(
+      std::max<std::uint64_t>(1, std::min<std::uint64_t>({count, device_batch, limits.batch_size.value_or(count)})));
+  // What the allocations below add up to (a group's memory buffer is at least one word).
+  std::uint64_t total = 4ull * (image_.program.size() + image_.state_words + image_.memory.size());
+  for (std::uint32_t first = 0; first < count; first += per_group_) {
+    const std::uint64_t n = std::min(per_group_, count - first);
+    total += 4ull * n * (image_.state_words + io_stride_) + std::max<std::uint64_t>(4, 4ull * n * image_.memory_words);
+  }
+  check_budget(total, limits, count);
+  if (device.limits.device_local_memory_bytes != 0 && total > device.limits.device_local_memory_bytes) {
+    throw ResourceLimit("count: " + std::to_string(count) + " instances need " + std::to_string(total) +
+                        " bytes, more than " + device.name + "'s memory (" +
+                        std::to_string(device.limits.device_local_memory_bytes) +
+                        "); lower count, memory_pages or stack_size");
+  }
+
+  device_ = VulkanDevice::shared(device);
+  if (compiled_) {
+    unit_pipelines_.resize(compiled_->unit_count());
+    prefix_pipelines_.resize(compiled_->unit_count());
+  }
+  {
+    std::lock_guard lock(device_->mutex);
+    if (!compiled_) static_cast<void>(device_->interpreter());  // before any allocation can fail late
+    auto& context = device_->context;
+    program_ = context.allocate(4 * image_.program.size());
+    context.upload(program_, bytes_of(image_.program));
+    std::vector<std::uint32_t> template_words = image_.state;
+    template_words.insert(template_words.end(), image_.memory.begin(), image_.memory.end());
+    template_ = context.allocate(4 * template_words.size());
+    context.upload(template_, bytes_of(template_words));
+    resident_bytes_ = program_.size() + template_.size();
+    for (std::uint32_t first = 0; first < count; first += per_group_) {
+      Group group;
+      group.first = first;
+      group.count = std::min(per_group_, count - first);
+      group.state = context.allocate(4ull * group.count * image_.state_words);
+      group.memory = context.allocate(std::max<std::uint64_t>(4, 4ull * group.count * image_.memory_words));
+      group.io = context.allocate(4ull * group.count * io_stride_);
+      context.fill_zero(group.state);
+      context.fill_zero(group.memory);
+      resident_bytes_ += group.state.size() + group.memory.size() + group.io.size();
+      groups_.push_back(std::move(group));
+    }
+  }
+  instantiate(false);  // fresh buffers are zero
+}
+
+VulkanInstances::~VulkanInstances() {
+  if (!device_) return;
+  std::lock_guard lock(device_->mutex);
+  groups_.clear();
+  program_ = {};
+  template_ = {};
+}
+
+void VulkanInstances::dispatch(Group& group, const Push& push, const runtime::ComputePipeline& pipeline) {
+  runtime::DeviceBuffer* buffers[] = {&program_, &group.state, &group.memory, &template_, &group.io};
+  device_->context.dispatch(pipeline, buffers, std::as_bytes(std::span(&push, 1)),
+                            {(group.count + kWorkgroup - 1) / kWorkgroup, 1, 1});
+}
+
+// Generated and built when an instance first needs it, counted in the module's compile counters.
+const runtime::ComputePipeline& VulkanInstances::unit_pipeline(std::uint32_t unit, bool prefix) {
+  SharedPipeline& pipeline = (prefix ? prefix_pipelines_ : unit_pipelines_).at(unit);
+  if (!pipeline) {
+    PipelineBuild build;
+    pipeline = device_->unit(prefix ? compiled_->prefix_shader_source(unit) : compiled_->shader_source(unit), build);
+    if (build.built) {
+      // Some drivers (lavapipe) finish compiling at the first dispatch: one in which no
+      // invocation does anything (count 0) makes that part of the build, not of the run.
+      const auto begin = std::chrono::steady_clock::now();
+      dispatch(groups_.front(), Push{}, *pipeline);
+      build.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+      compiled_->add_compile_seconds(build.seconds, build.spirv_from_cache);
+    }
+  }
+  return *pipeline;
+}
+
+// Downloads the group's io words and counts what they say: instances still running (a
+// pending WASI call included) and records executed.
+void VulkanInstances::read_outcome(Group& group) {
+  group.outcome.resize(std::size_t{group.count} * io_stride_);
+  device_->context.download(group.io, std::as_writable_bytes(std::span(group.outcome)));
+  group.running = 0;
+  group.wasi_pending.clear();
+  group.executed = 0;
+  for (std::uint32_t i = 0; i < group.count; ++i) {
+    const std::uint32_t* w = group.outcome.data() + std::size_t{i} * io_stride_;
+    if (w[0] == dev::STATUS_RUNNING || w[0] == dev::STATUS_WASI || w[0] == dev::STATUS_COMPILED_PREFIX) ++group.running;
+    if (w[0] == dev::STATUS_WASI) group.wasi_pending.insert(w[8]);
+    group.executed += std::uint64_t{w[3]} | (std::uint64_t{w[4]} << 32);
+  }
+}
+
+void VulkanInstances::instantiate(bool clear_memory) {
+  {
+    std::lock_guard lock(device_->mutex);
+    const auto memory_words = static_cast<std::uint32_t>(image_.memory.size());
+    const std::uint32_t total = memory_words + image_.state_words;
+    for (Group& group : groups_) {
+      // Pages grown since the last instantiation must read as zero again.
+      if (clear_memory) device_->context.fill_zero(group.memory);
+      for (std::uint32_t begin = 0; begin < total; begin += kInstantiateWords) {
+        Push push;
+        push.count = group.count;
+        push.state_stride = image_.state_words;
+        push.memory_stride = image_.memory_words;
+        push.io_stride = io_stride_;
+        push.range_begin = begin;
+        push.range_end = std::min(total, begin + kInstantiateWords);
+        push.template_memory_words = memory_words;
+        push.instance_base = limits_.first_instance + group.first;
+        push.wasi_instance_word = image_.wasi_words != 0 ? image_.wasi_offset + dev::WASI_H_INSTANCE : kNoWord;
+        dispatch(group, push, device_->instantiation());
+      }
+    }
+  }
+  run_start(start_, limits_);
+}
+
+void VulkanInstances::reset() {
+  instantiate(true);
+}
+
+void VulkanInstances::begin_call(std::uint32_t function, std::span<const std::uint64_t> args,
+                                 std::optional<std::uint64_t> fuel) {
+  const std::uint32_t params = params_.at(function);
+  if (args.size() != std::size_t{count_} * params) throw std::invalid_argument("inputs: wrong number of values");
+  if (params > image_.program[dev::H_STACK_SLOTS]) {
+    throw std::invalid_argument("stack_size: too small for the arguments");
+  }
+  std::lock_guard lock(device_->mutex);
+  if (params != 0) {
+    for (Group& group : groups_) {
+      std::vector<std::uint32_t> io(std::size_t{group.count} * io_stride_, 0u);
+      for (std::uint32_t i = 0; i < group.count; ++i) {
+        for (std::uint32_t k = 0; k < params; ++k) {
+          const std::uint64_t v = args[(std::size_t{group.first} + i) * params + k];
+          io[std::size_t{i} * io_stride_ + 2 * k] = static_cast<std::uint32_t>(v);
+          io[std::size_t{i} * io_stride_ + 2 * k + 1] = static_cast<std::uint32_t>(v >> 32);
+        }
+      }
+      device_->context.upload(group.io, bytes_of(io));
+    }
+  }
+  // The call starts with the first dispatch (one dispatch fewer per call).
+  function_ = function;
+  result_count_ = results_.at(function);
+  fuel_ = fuel;
+  begin_pending_ = true;
+  for (Group& group : groups_) {
+    group.running = group.count;
+    group.executed = 0;
+  }
+}
+
+VulkanInstances::Push VulkanInstances::run_push(const Group& group, std::uint32_t quantum) const {
+  Push push;
+  push.count = group.count;
+  const DispatchLimits dispatch = dispatch_for(device_->dispatch_limits, quantum);
+  push.quantum = dispatch.records;
+  push.budget = dispatch.work;
+  push.function = function_;
+  push.state_stride = image_.state_words;
+  push.memory_stride = image_.memory_words;
+  push.io_stride = io_stride_;
+  push.params = params_.at(function_);
+  push.results = result_count_;
+  push.begin = begin_pending_ ? 1u : 0u;
+  push.fuel_limited = fuel_ ? 1u : 0u;
+  push.fuel_lo = static_cast<std::uint32_t>(fuel_.value_or(0));
+  push.fuel_hi = static_cast<std::uint32_t>(fuel_.value_or(0) >> 32);
+  return push;
+}
+
+std::set<std::uint32_t> VulkanInstances::next_units(const Group& group) const {
+  if (begin_pending_) return {compiled_->unit_of(compiled_->entry_id(), function_)};
+  std::set<std::uint32_t> units;
+  for (std::uint32_t i = 0; i < group.count; ++i) {
+    const std::uint32_t* w = group.outcome.data() + std::size_t{i} * io_stride_;
+    if (w[0] == dev::STATUS_RUNNING) units.insert(compiled_->unit_of(w[kOutcomePc], w[kOutcomeCallee]));
+  }
+  return units;
+}
+
+// Instances stopped before a block that fuel cannot finish run its prefix (at most once per
+// call each), one dispatch of the prefix shader per unit holding such a block.
+void VulkanInstances::run_prefixes(Group& group, const Push& push) {
+  std::set<std::uint32_t> units;
+  for (std::uint32_t i = 0; i < group.count; ++i) {
+    const std::uint32_t* w = group.outcome.data() + std::size_t{i} * io_stride_;
+    if (w[0] == dev::STATUS_COMPILED_PREFIX) units.insert(compiled_->unit_of(w[kOutcomePc], w[kOutcomeCallee]));
+  }
+  if (units.empty()) return;
+  for (const std::uint32_t unit : units) dispatch(group, push, unit_pipeline(unit, true));
+  read_outcome(group);
+}
+
+// The WASI service makes the calls the run stopped at, one pipeline per function called.
+void VulkanInstances::service_wasi(Group& group, const Push& push) {
+  if (group.wasi_pending.empty()) return;
+  const std::set<std::uint32_t> pending = group.wasi_pending;
+  for (const std::uint32_t id : pending) dispatch(group, push, device_->wasi_service(id));
+  read_outcome(group);
+}
+
+// One dispatch per group, or in compiled mode one per unit its instances continue in: each
+// instance runs only in its own unit's shader (the others leave at once), and one that
+// reaches a unit dispatched later in the same step runs on there.
+StepProgress VulkanInstances::step(std::uint32_t quantum) {
+  std::lock_guard lock(device_->mutex);
+  StepProgress progress;
+  for (Group& group : groups_) {
+    if (group.running == 0) {
+      progress.executed += group.executed;
+      continue;
+    }
+    Push push = run_push(group, quantum);
+    if (compiled_) {
+      for (const std::uint32_t unit : next_units(group)) {
+        dispatch(group, push, unit_pipeline(unit));
+        push.begin = 0;
+      }
+      read_outcome(group);
+      run_prefixes(group, push);
+    } else {
+      dispatch(group, push, device_->interpreter());
+      read_outcome(group);
+    }
+    service_wasi(group, push);
+    progress.running += group.running;
+    progress.executed += group.executed;
+  }
+  begin_pending_ = false;
+  return progress;
+}
+
+CallOutcome VulkanInstances::outcome(std::uint32_t /*result_count: fixed by begin_call*/) {
+  CallOutcome result;
+  result.status.resize(count_);
+  result.trap.resize(count_);
+  result.trap_index.resize(count_);
+  result.results.resize(std::size_t{count_} * result_count_);
+  result.exit_state.resize(count_);
+  result.exit_code.resize(count_);
+  std::lock_guard lock(device_->mutex);
+  for (const Group& group : groups_) {
+    for (std::uint32_t i = 0; i < group.count; ++i) {
+      const std::uint32_t* w = group.outcome.data() + std::size_t{i} * io_stride_;
+      const std::uint32_t at = group.first + i;
+      result.status[at] = w[0];
+      result.trap[at] = w[1];
+      result.trap_index[at] = w[2];
+      result.executed += std::uint64_t{w[3]} | (std::uint64_t{w[4]} << 32);
+      result.exit_state[at] = w[6];
+      result.exit_code[at] = w[7];
+      if (w[0] != dev::STATUS_RETURNED) continue;
+      for (std::uint32_t k = 0; k < result_count_; ++k) {
+        result.results[std::size_t{at} * result_count_ + k] =
+            std::uint64_t{w[kOutcomeWords + 2 * k]} | (std::uint64_t{w[kOutcomeWords + 2 * k + 1]} << 32);
+      }
+    }
+  }
+  return result;
+}
+
+VulkanInstances::Group& VulkanInstances::group_of(std::uint32_t instance, std::uint32_t& local) {
+  if (instance >= count_) throw std::out_of_range("instance: out of range");
+  local = instance % per_group_;
+  return groups_[instance / per_group_];
+}
+
+std::uint32_t VulkanInstances::memory_size_bytes(std::uint32_t instance) {
+  std::uint32_t local = 0;
+  Group& group = group_of(instance, local);
+  std::uint32_t pages = 0;
+  std::lock_guard lock(device_->mutex);
+  device_->context.download(group.state, std::as_writable_bytes(std::span(&pages, 1)),
+                            4ull * (std::size_t{local} * image_.state_words + dev::S_PAGES));
+  return pages * 65536u;
+}
+
+void VulkanInstances::check_range(std::uint32_t instance, std::uint64_t address, std::uint64_t length) {
+  const std::uint64_t size = memory_size_bytes(instance);
+  if (address + length > size) {
+    throw std::out_of_range("address: " + std::to_string(address) + " + length " + std::to_string(length) +
+                            " is beyond the instance's memory (" + std::to_string(size) + " bytes)");
+  }
+}
+
+void VulkanInstances::read_memory(std::uint32_t instance, std::uint64_t address, std::span<std::uint8_t> out) {
+  check_range(instance, address, out.size());
+  if (out.empty()) return;
+  std::uint32_t local = 0;
+  Group& group = group_of(instance, local);
+  std::lock_guard lock(device_->mutex);
+  device_->context.download(group.memory, std::as_writable_bytes(out),
+                            4ull * std::size_t{local} * image_.memory_words + address);
+}
+
+void VulkanInstances::write_memory(std::uint32_t instance, std::uint64_t address, std::span<const std::uint8_t> data) {
+  check_range(instance, address, data.size());
+  if (data.empty()) return;
+  std::uint32_t local = 0;
+  Group& group = group_of(instance, local);
+  std::lock_guard lock(device_->mutex);
+  device_->context.upload(group.memory, std::as_bytes(data), 4ull * std::size_t{local} * image_.memory_words + address);
+}
+
+std::uint64_t VulkanInstances::global_value(std::uint32_t instance, std::uint32_t global) {
+  if (global >= global_count_) throw std::out_of_range("global: out of range");
+  std::uint32_t local = 0;
+  Group& group = group_of(instance, local);
+  std::uint32_t words[2] = {0, 0};
+  std::lock_guard lock(device_->mutex);
+  device_->context.download(group.state, std::as_writable_bytes(std::span(words)),
+                            4ull * (std::size_t{local} * image_.state_words + image_.globals_offset + 2 * global));
+  return std::uint64_t{words[0]} | (std::uint64_t{words[1]} << 32);
+}
+
+}  // namespace wavestack::wasm
+
+namespace wavestack::wasm {
+
+std::vector<std::uint32_t> VulkanInstances::wasi_region(std::uint32_t instance) {
+  std::uint32_t local = 0;
+  Group& group = group_of(instance, local);
+  std::vector<std::uint32_t> region(image_.wasi_words);
+  if (region.empty()) return region;
+  std::lock_guard lock(device_->mutex);
+  device_->context.download(group.state, std::as_writable_bytes(std::span(region)),
+                            4ull * (std::size_t{local} * image_.state_words + image_.wasi_offset));
+  return region;
+}
+
+void VulkanInstances::set_wasi_region(std::uint32_t instance, std::span<const std::uint32_t> region) {
+  std::uint32_t local = 0;
+  Group& group = group_of(instance, local);
+  if (region.size() != image_.wasi_words) throw std::invalid_argument("region: not this spawn's WASI region");
+  std::lock_guard lock(device_->mutex);
+  device_->context.upload(group.state, std::as_bytes(region),
+                          4ull * (std::size_t{local} * image_.state_words + image_.wasi_offset));
+}
+
+}  // namespace wavestack::wasm

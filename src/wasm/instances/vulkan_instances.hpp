@@ -1,0 +1,106 @@
+// Instances on a Vulkan device: one shader invocation per instance, running the interpreter
+// shader (interpreter_glsl.hpp) or, in compiled mode, the shader of the unit holding each
+// instance's next block (compiled_glsl.hpp); pipelines are shared per device and process
+// (vulkan_device.hpp) and cached on disk by the runtime. Instances are split into groups whose
+// state, memory and io buffers each fit the device's storage buffer range; instance i of a
+// group owns a stride of each buffer. Arguments go up and outcomes come back through the
+// compact io buffer, never the state. Every loop a dispatch runs is bounded (instantiation in
+// word ranges, both run loops by quantum and budget), as lavapipe ends all loops of an
+// invocation after 65535 iterations.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <set>
+#include <span>
+#include <vector>
+
+#include "runtime/compute_context.hpp"
+#include "runtime/device_info.hpp"
+#include "wasm/instances/compiled_code.hpp"
+#include "wasm/instances/instance_image.hpp"
+#include "wasm/instances/instance_set.hpp"
+#include "wasm/module/module.hpp"
+#include "wasm/instances/vulkan_device.hpp"
+
+namespace wavestack::wasm {
+
+class VulkanInstances final : public InstanceSet {
+ public:
+  // Throws ResourceLimit naming count / memory_pages / stack_size / batch_size /
+  // max_resident_bytes when the spawn cannot fit the device or its budget (checked before
+  // anything is allocated), std::invalid_argument (reservations), LinkError, InstantiationTrap.
+  // With `compiled`, calls run compiled mode (its units' pipelines built when first reached).
+  VulkanInstances(const Module& module, std::uint32_t count, const ReserveOptions& options, const SpawnLimits& limits,
+                  const runtime::DeviceInfo& device, std::span<const std::uint32_t> wasi_region = {},
+                  std::shared_ptr<CompiledCode> compiled = nullptr);
+  ~VulkanInstances() override;
+
+  struct Push;  // the shader's push constants (vulkan_instances.cpp)
+
+  [[nodiscard]] std::uint32_t count() const noexcept override { return count_; }
+  [[nodiscard]] std::uint64_t resident_bytes() const noexcept override { return resident_bytes_; }
+  void begin_call(std::uint32_t function, std::span<const std::uint64_t> args,
+                  std::optional<std::uint64_t> fuel) override;
+  StepProgress step(std::uint32_t quantum) override;
+  [[nodiscard]] CallOutcome outcome(std::uint32_t result_count) override;
+  void reset() override;
+  [[nodiscard]] std::uint32_t memory_size_bytes(std::uint32_t instance) override;
+  void read_memory(std::uint32_t instance, std::uint64_t address, std::span<std::uint8_t> out) override;
+  void write_memory(std::uint32_t instance, std::uint64_t address, std::span<const std::uint8_t> data) override;
+  [[nodiscard]] std::uint64_t global_value(std::uint32_t instance, std::uint32_t global) override;
+  [[nodiscard]] std::vector<std::uint32_t> wasi_region(std::uint32_t instance) override;
+  void set_wasi_region(std::uint32_t instance, std::span<const std::uint32_t> region) override;
+  [[nodiscard]] const std::vector<std::uint32_t>& program_image() const noexcept override { return image_.program; }
+
+ private:
+  struct Group {
+    std::uint32_t first = 0;
+    std::uint32_t count = 0;
+    std::uint32_t running = 0;
+    std::uint64_t executed = 0;            // records its instances executed in this call so far
+    std::set<std::uint32_t> wasi_pending;  // WASI functions whose calls wait for the service
+    runtime::DeviceBuffer state;
+    runtime::DeviceBuffer memory;
+    runtime::DeviceBuffer io;
+    std::vector<std::uint32_t> outcome;  // the io words of the last dispatch
+  };
+  void instantiate(bool clear_memory);
+  void dispatch(Group& group, const Push& push, const runtime::ComputePipeline& pipeline);
+  [[nodiscard]] Push run_push(const Group& group, std::uint32_t quantum) const;
+  // The units the group's running instances continue in (compiled mode).
+  [[nodiscard]] std::set<std::uint32_t> next_units(const Group& group) const;
+  // The unit's pipeline, or with `prefix` its prefixes' pipeline (the device mutex is held).
+  const runtime::ComputePipeline& unit_pipeline(std::uint32_t unit, bool prefix = false);
+  void run_prefixes(Group& group, const Push& push);
+  void service_wasi(Group& group, const Push& push);
+  void read_outcome(Group& group);
+  Group& group_of(std::uint32_t instance, std::uint32_t& local);
+  void check_range(std::uint32_t instance, std::uint64_t address, std::uint64_t length);
+
+  std::uint32_t count_;
+  InstanceImage image_;
+  std::optional<std::uint32_t> start_;
+  SpawnLimits limits_;
+  std::vector<std::uint32_t> params_;
+  std::uint32_t global_count_ = 0;
+  std::uint32_t io_stride_ = 0;
+  std::uint32_t per_group_ = 0;
+  std::uint64_t resident_bytes_ = 0;
+  std::shared_ptr<CompiledCode> compiled_;
+  std::vector<SharedPipeline> unit_pipelines_;    // compiled mode: per unit, once reached
+  std::vector<SharedPipeline> prefix_pipelines_;  // per unit, once fuel first runs out in it
+  std::shared_ptr<VulkanDevice> device_;
+  runtime::DeviceBuffer program_;
+  runtime::DeviceBuffer template_;
+  // The call in progress: set by begin_call, used by the dispatches of step().
+  std::uint32_t function_ = 0;
+  std::uint32_t result_count_ = 0;
+  std::optional<std::uint64_t> fuel_;
+  bool begin_pending_ = false;
+  std::vector<std::uint32_t> results_;  // result count per function
+  std::vector<Group> groups_;
+};
+
+}  // namespace wavestack::wasm
