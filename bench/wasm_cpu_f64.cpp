@@ -15,8 +15,8 @@
 #include <cstring>
 #include <vector>
 
-#include "wasm/instances/cpu_instances.hpp"
 #include "wasm/device/numerics.hpp"
+#include "wasm/instances/cpu_instances.hpp"
 #include "wasm/load/loader.hpp"
 
 namespace {

@@ -12,8 +12,8 @@
 #include "runtime/sha256.hpp"
 #include "wasm/decode/decoder.hpp"
 #include "wasm/device/interpreter_glsl.hpp"
-#include "wasm/module/errors.hpp"
 #include "wasm/load/loader.hpp"
+#include "wasm/module/errors.hpp"
 #include "wasm/module/opcodes.hpp"
 #include "wasm/validate/validator.hpp"
 

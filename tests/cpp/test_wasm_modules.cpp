@@ -5,8 +5,8 @@
 #include <string>
 
 #include "wasm/decode/decoder.hpp"
-#include "wasm/module/errors.hpp"
 #include "wasm/load/loader.hpp"
+#include "wasm/module/errors.hpp"
 #include "wasm/module/opcodes.hpp"
 #include "wasm/validate/validator.hpp"
 #include "wasm_test_modules.hpp"

@@ -10,8 +10,8 @@
 #include <exception>
 #include <typeinfo>
 
-#include "wasm/module/errors.hpp"
 #include "wasm/load/loader.hpp"
+#include "wasm/module/errors.hpp"
 
 namespace {
 

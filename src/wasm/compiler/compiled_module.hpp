@@ -12,11 +12,11 @@
 #include <utility>
 #include <vector>
 
-#include "wasm/instances/compiled_code.hpp"
 #include "wasm/compiler/compiled_layout.hpp"
 #include "wasm/compiler/cpu_unit_code.hpp"
 #include "wasm/compiler/unit_codegen.hpp"
 #include "wasm/compiler/units.hpp"
+#include "wasm/instances/compiled_code.hpp"
 #include "wasm/module/module.hpp"
 
 namespace wavestack::wasm::compiler {

@@ -18,10 +18,10 @@
 #include <utility>
 #include <vector>
 
-#include "wasm/instances/compiled_code.hpp"
 #include "wasm/compiler/build_progress.hpp"
 #include "wasm/compiler/cpu_tiers.hpp"
 #include "wasm/compiler/cpu_unit_build.hpp"
+#include "wasm/instances/compiled_code.hpp"
 
 namespace wavestack::wasm::compiler {
 

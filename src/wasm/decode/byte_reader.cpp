@@ -1,8 +1,8 @@
 #include "wasm/decode/byte_reader.hpp"
 
-#include "wasm/module/errors.hpp"
 #include "wasm/decode/leb128.hpp"
 #include "wasm/decode/utf8.hpp"
+#include "wasm/module/errors.hpp"
 
 namespace wavestack::wasm {
 

@@ -11,11 +11,11 @@
 #include <string>
 
 #include "runtime/thread_pool.hpp"
-#include "wasm/instances/cpu_interpreter.hpp"
 #include "wasm/device/interpreter_layout.hpp"
-#include "wasm/load/host_modules.hpp"
+#include "wasm/instances/cpu_interpreter.hpp"
 #include "wasm/instances/lane_group_setting.hpp"
 #include "wasm/instances/memory_blocks.hpp"
+#include "wasm/load/host_modules.hpp"
 #include "wasm/wasi/wasi_config.hpp"
 #include "wasm/wasi/wasi_inspect.hpp"
 

@@ -21,8 +21,8 @@
 #include "wasm/instances/compiled_code.hpp"
 #include "wasm/instances/instance_image.hpp"
 #include "wasm/instances/instance_set.hpp"
-#include "wasm/module/module.hpp"
 #include "wasm/instances/vulkan_device.hpp"
+#include "wasm/module/module.hpp"
 
 namespace wavestack::wasm {
 

@@ -4,8 +4,8 @@
 #include <string>
 
 #include "wasm/module/errors.hpp"
-#include "wasm/validate/opcode_signatures.hpp"
 #include "wasm/module/opcodes.hpp"
+#include "wasm/validate/opcode_signatures.hpp"
 
 namespace wavestack::wasm {
 namespace {

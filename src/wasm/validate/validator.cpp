@@ -5,10 +5,10 @@
 #include <unordered_set>
 #include <utility>
 
-#include "wasm/validate/const_expr.hpp"
 #include "wasm/module/errors.hpp"
-#include "wasm/validate/function_validator.hpp"
 #include "wasm/module/opcodes.hpp"
+#include "wasm/validate/const_expr.hpp"
+#include "wasm/validate/function_validator.hpp"
 
 namespace wavestack::wasm {
 namespace {
