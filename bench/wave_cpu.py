@@ -22,10 +22,8 @@ import time
 
 import numpy as np
 
-# Run as `python bench/wave_cpu.py`, this folder comes first on sys.path, where bench/wave_gpu_vulkan.py
-# would shadow the wave_gpu package: the folder goes last, still found for wave_kernels.
-if sys.path and os.path.realpath(sys.path[0] or ".") == os.path.dirname(os.path.realpath(__file__)):
-    sys.path.append(sys.path.pop(0))
+from warp_kernels import define_warp_kernels
+from wave_kernels import mandelbrot, nbody, vector_add
 
 VECTOR_N = 1_000_000
 MANDEL_N = 1_000_000
@@ -36,62 +34,6 @@ KERNELS = ("vector add 1M", "Mandelbrot 1M", "N-body 2048")
 
 
 # ---- ours ---------------------------------------------------------------------------------
-
-import wave_gpu  # noqa: E402
-from wave_gpu import f32, i32, thread_id  # noqa: E402
-
-
-@wave_gpu.kernel
-def vector_add(a: f32[:], b: f32[:], out: f32[:]):
-    i = thread_id()
-    if i < len(out):
-        out[i] = a[i] + b[i]
-
-
-@wave_gpu.kernel
-def mandelbrot(out: i32[:], width: i32, height: i32, max_iterations: i32):
-    i = thread_id()
-    if i < len(out):
-        cx = -2.0 + 3.0 * f32(i % width) / f32(width)
-        cy = -1.5 + 3.0 * f32(i // width) / f32(height)
-        x = 0.0
-        y = 0.0
-        k = 0
-        while k < max_iterations:
-            if x * x + y * y > 4.0:
-                break
-            t = x * x - y * y + cx
-            y = 2.0 * x * y + cy
-            x = t
-            k += 1
-        out[i] = k
-
-
-@wave_gpu.kernel
-def nbody(px: f32[:], py: f32[:], pz: f32[:], mass: f32[:], ax: f32[:], ay: f32[:], az: f32[:], n: i32,
-          eps2: f32):
-    i = thread_id()
-    if i < n:
-        xi = px[i]
-        yi = py[i]
-        zi = pz[i]
-        sx = 0.0
-        sy = 0.0
-        sz = 0.0
-        for j in range(n):
-            dx = px[j] - xi
-            dy = py[j] - yi
-            dz = pz[j] - zi
-            r2 = dx * dx + dy * dy + dz * dz + eps2
-            inv = 1.0 / wave_gpu.sqrt(r2)
-            s = mass[j] * inv * inv * inv
-            sx += dx * s
-            sy += dy * s
-            sz += dz * s
-        ax[i] = sx
-        ay[i] = sy
-        az[i] = sz
-
 
 def ours():
     def runners(threads):
@@ -116,52 +58,7 @@ def warp_runners():
         wp.config.kernel_cache_dir = os.environ["WARP_CACHE_PATH"]
     wp.init()
 
-    @wp.kernel
-    def add(a: wp.array(dtype=wp.float32), b: wp.array(dtype=wp.float32), out: wp.array(dtype=wp.float32)):
-        i = wp.tid()
-        out[i] = a[i] + b[i]
-
-    @wp.kernel
-    def mandel(out: wp.array(dtype=wp.int32), width: int, height: int, max_iterations: int):
-        i = wp.tid()
-        cx = -2.0 + 3.0 * float(i % width) / float(width)
-        cy = -1.5 + 3.0 * float(i / width) / float(height)
-        x = float(0.0)
-        y = float(0.0)
-        k = int(0)
-        while k < max_iterations:
-            if x * x + y * y > 4.0:
-                break
-            t = x * x - y * y + cx
-            y = 2.0 * x * y + cy
-            x = t
-            k += 1
-        out[i] = k
-
-    @wp.kernel
-    def nbody(px: wp.array(dtype=wp.float32), py: wp.array(dtype=wp.float32), pz: wp.array(dtype=wp.float32),
-              mass: wp.array(dtype=wp.float32), ax: wp.array(dtype=wp.float32), ay: wp.array(dtype=wp.float32),
-              az: wp.array(dtype=wp.float32), n: int, eps2: float):
-        i = wp.tid()
-        xi = px[i]
-        yi = py[i]
-        zi = pz[i]
-        sx = float(0.0)
-        sy = float(0.0)
-        sz = float(0.0)
-        for j in range(n):
-            dx = px[j] - xi
-            dy = py[j] - yi
-            dz = pz[j] - zi
-            r2 = dx * dx + dy * dy + dz * dz + eps2
-            inv = 1.0 / wp.sqrt(r2)
-            s = mass[j] * inv * inv * inv
-            sx += dx * s
-            sy += dy * s
-            sz += dz * s
-        ax[i] = sx
-        ay[i] = sy
-        az[i] = sz
+    add, mandel, nbody = define_warp_kernels(wp)
 
     def wrap(values, dtype=wp.float32):
         return [wp.array(v, dtype=dtype, device="cpu", copy=False) for v in values]

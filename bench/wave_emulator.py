@@ -18,37 +18,13 @@ import time
 
 import numpy as np
 
-# Run as `python bench/<script>.py`, this folder comes first on sys.path, where bench/wave_gpu_vulkan.py
-# would shadow the wave_gpu package (an editable install's finder hides that; a plain install or
-# PYTHONPATH does not): the folder goes last, still found for wave_kernels.
-if sys.path and os.path.realpath(sys.path[0] or ".") == os.path.dirname(os.path.realpath(__file__)):
-    sys.path.append(sys.path.pop(0))
-
-import wave_gpu  # noqa: E402
-from wave_gpu import _native, thread_id  # noqa: E402
-from wave_kernels import vector_add  # noqa: E402
+import wave_gpu
+from wave_gpu import _native
+from warp_kernels import define_warp_kernels
+from wave_kernels import mandelbrot, vector_add
 
 MAX_ITERATIONS = 32
 NUMBA_LIMIT = 100_000  # the CUDA simulator runs every thread in Python: larger sizes take minutes
-
-
-@wave_gpu.kernel
-def mandelbrot(out: wave_gpu.i32[:], width: wave_gpu.i32, height: wave_gpu.i32, max_iterations: wave_gpu.i32):
-    i = thread_id()
-    if i < len(out):
-        cx = -2.0 + 3.0 * wave_gpu.f32(i % width) / wave_gpu.f32(width)
-        cy = -1.5 + 3.0 * wave_gpu.f32(i // width) / wave_gpu.f32(height)
-        x = 0.0
-        y = 0.0
-        k = 0
-        while k < max_iterations:
-            if x * x + y * y > 4.0:
-                break
-            t = x * x - y * y + cx
-            y = 2.0 * x * y + cy
-            x = t
-            k += 1
-        out[i] = k
 
 
 def numpy_mandelbrot(out, width, height, max_iterations):
@@ -128,27 +104,7 @@ def warp_peers():
     wp.config.quiet = True
     wp.init()
 
-    @wp.kernel
-    def add(a: wp.array(dtype=wp.float32), b: wp.array(dtype=wp.float32), out: wp.array(dtype=wp.float32)):
-        i = wp.tid()
-        out[i] = a[i] + b[i]
-
-    @wp.kernel
-    def mandel(out: wp.array(dtype=wp.int32), width: int, height: int, max_iterations: int):
-        i = wp.tid()
-        cx = -2.0 + 3.0 * float(i % width) / float(width)
-        cy = -1.5 + 3.0 * float(i / width) / float(height)
-        x = float(0.0)
-        y = float(0.0)
-        k = int(0)
-        while k < max_iterations:
-            if x * x + y * y > 4.0:
-                break
-            t = x * x - y * y + cx
-            y = 2.0 * x * y + cy
-            x = t
-            k += 1
-        out[i] = k
+    add, mandel, _ = define_warp_kernels(wp)
 
     def run_add(a, b, out):
         wa, wb, wo = (wp.array(v, dtype=wp.float32, device="cpu", copy=False) for v in (a, b, out))
