@@ -45,10 +45,12 @@
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
 #include "jit/cxx_jit.hpp"
+#include "jit/fast_isel_selects.hpp"
 
 namespace wavestack::jit {
 namespace {
@@ -61,29 +63,38 @@ std::string take_message(llvm::Error error) {
   return llvm::toString(std::move(error));
 }
 
-// The frontend's flags, the same for the precompiled header and every unit (a header is only
-// usable with the language options it was built with). No exceptions, no RTTI: the units use
-// neither. Floating-point contraction off: a fused multiply-add would round once where
-// WebAssembly rounds twice. Optimisation is ours (below), so the frontend runs no passes, but
-// it generates code as for -O1 (no optnone, type-based alias information for the passes).
-std::vector<std::string> frontend_flags(const std::string& triple, const std::string& cpu) {
-  return {"-triple",
-          triple,
-          "-target-cpu",
-          cpu,
-          "-std=c++20",
-          "-O1",
-          "-disable-llvm-passes",
-          "-discard-value-names",
-          "-ffp-contract=off",
-          "-fno-rtti",
-          "-w",
-          "-nostdsysteminc",
-          "-nobuiltininc",
-          "-mrelocation-model",
-          "pic",
-          "-pic-level",
-          "2"};
+// The frontend's flags, the same for the precompiled header and every unit of a preamble (a
+// header is only usable with the language options it was built with). No exceptions, no RTTI:
+// the units use neither. Floating-point contraction off: a fused multiply-add would round once
+// where WebAssembly rounds twice. Optimisation is ours (below), so the frontend runs no passes.
+// For a preamble compiled into every unit it generates code as for -O1 (type-based alias
+// information for -O3, the preamble's functions emitted where units use them, for inlining).
+// For a shared preamble (PreambleCode::kShared), as for -O0 without optnone: its functions are
+// then only declared in units (at -O1 their bodies would be generated for the inliner), but
+// the always-inline ones, which the fast passes inline.
+std::vector<std::string> frontend_flags(const std::string& triple, const std::string& cpu, PreambleCode code) {
+  std::vector<std::string> flags{"-triple",
+                                 triple,
+                                 "-target-cpu",
+                                 cpu,
+                                 "-std=c++20",
+                                 "-disable-llvm-passes",
+                                 "-discard-value-names",
+                                 "-ffp-contract=off",
+                                 "-fno-rtti",
+                                 "-w",
+                                 "-nostdsysteminc",
+                                 "-nobuiltininc",
+                                 "-mrelocation-model",
+                                 "pic",
+                                 "-pic-level",
+                                 "2"};
+  if (code == PreambleCode::kShared) {
+    flags.insert(flags.end(), {"-O0", "-disable-O0-optnone"});
+  } else {
+    flags.emplace_back("-O1");
+  }
+  return flags;
 }
 
 // Collects the compiler's messages for the exception that reports a failed build.
@@ -155,6 +166,7 @@ class CancelGate final : public llvm::OptPassGate {
 // One preamble and its precompiled header, built by the first unit that needs it.
 struct Preamble {
   std::string_view text;
+  PreambleCode code = PreambleCode::kInEveryUnit;
   std::mutex mutex;
   bool built = false;
   std::string failure;  // the build's messages when it failed
@@ -171,32 +183,39 @@ class ClangJit final : public CxxJit {
 
   const std::string& identity() const override { return identity_; }
 
-  std::string compile(std::string_view preamble_text, std::string_view source, OptLevel level) override {
-    const std::uint64_t generation = cancel_generation_.load(std::memory_order_relaxed);
-    Preamble& preamble = preamble_for(preamble_text);
+  std::string compile(std::string_view preamble_text, std::string_view source, OptLevel level,
+                      PreambleCode code) override {
+    Preamble& preamble = preamble_for(preamble_text, code);
     const llvm::MemoryBuffer& pch = precompiled(preamble);
     auto files = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
     add_file(*files, kPreambleHeader, preamble.text);
     add_file(*files, kPreamblePch, pch.getBuffer());
     add_file(*files, kUnitSource, source);
-    std::vector<std::string> args = common_flags();
+    std::vector<std::string> args = frontend_flags(triple_, cpu_, code);
+    // The fast tier's passes use neither lifetime markers nor type-based alias information;
+    // generating them cost about a tenth of its build.
+    if (level == OptLevel::kFast) args.insert(args.end(), {"-disable-lifetime-markers", "-relaxed-aliasing"});
     args.insert(args.end(), {"-include-pch", kPreamblePch, "-x", "c++", kUnitSource});
-    MessageCollector messages;
-    auto instance = make_instance(args, files, messages);
-    auto context = std::make_unique<llvm::LLVMContext>();
-    clang::EmitLLVMOnlyAction action(context.get());
-    if (!instance->ExecuteAction(action)) {
-      throw std::runtime_error("in-process compiler: the unit does not compile:\n" + messages.text());
+    return build(args, files, level, "the unit");
+  }
+
+  // The preamble compiled as a unit of its own that emits every function it declares, the
+  // inline ones too. (Compiling the precompiled header itself into an object, as clang's driver
+  // does for -fpch-codegen, reads the header from the real file system in clang 15.) Its
+  // functions have the names the units' declarations of them have.
+  std::string compile_preamble_object(std::string_view preamble_text) override {
+    auto files = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
+    add_file(*files, kUnitSource, preamble_text);
+    std::vector<std::string> args = frontend_flags(triple_, cpu_, PreambleCode::kShared);
+    args.insert(args.end(), {"-femit-all-decls", "-x", "c++", kUnitSource});
+    return build(args, files, OptLevel::kFast, "the preamble's object");
+  }
+
+  void load_shared(std::string_view object) override {
+    auto buffer = llvm::MemoryBuffer::getMemBufferCopy(llvm::StringRef(object.data(), object.size()), "preamble");
+    if (llvm::Error error = jit_->addObjectFile(jit_->getMainJITDylib(), std::move(buffer))) {
+      throw std::runtime_error("in-process compiler: cannot link a preamble: " + take_message(std::move(error)));
     }
-    std::unique_ptr<llvm::Module> module = action.takeModule();
-    if (!module) throw std::runtime_error("in-process compiler: no module produced:\n" + messages.text());
-    const std::function<bool()> cancelled = [this, generation] {
-      return cancel_generation_.load(std::memory_order_relaxed) != generation;
-    };
-    CancelGate gate(cancelled);
-    context->setOptPassGate(gate);
-    std::string object = emit_object(*module, level, cancelled);
-    return cancelled() ? std::string() : object;
   }
 
   void cancel_running() override { cancel_generation_.fetch_add(1, std::memory_order_relaxed); }
@@ -225,6 +244,29 @@ class ClangJit final : public CxxJit {
   }
 
  private:
+  // The frontend with `args` over `files`, then our passes and code generator at `level`: an
+  // object, or empty when cancel_running() was called meanwhile.
+  std::string build(const std::vector<std::string>& args, llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> files,
+                    OptLevel level, const char* what) {
+    const std::uint64_t generation = cancel_generation_.load(std::memory_order_relaxed);
+    MessageCollector messages;
+    auto instance = make_instance(args, std::move(files), messages);
+    auto context = std::make_unique<llvm::LLVMContext>();
+    clang::EmitLLVMOnlyAction action(context.get());
+    if (!instance->ExecuteAction(action)) {
+      throw std::runtime_error(std::string("in-process compiler: ") + what + " does not compile:\n" + messages.text());
+    }
+    std::unique_ptr<llvm::Module> module = action.takeModule();
+    if (!module) throw std::runtime_error("in-process compiler: no module produced:\n" + messages.text());
+    const std::function<bool()> cancelled = [this, generation] {
+      return cancel_generation_.load(std::memory_order_relaxed) != generation;
+    };
+    CancelGate gate(cancelled);
+    context->setOptPassGate(gate);
+    std::string object = emit_object(*module, level, cancelled);
+    return cancelled() ? std::string() : object;
+  }
+
   // The processor the code is generated for. On x86-64 a micro-architecture level the host
   // has, not the host itself: the level's features are all this code can use (scalar integer
   // and double arithmetic, bit manipulation), every machine of the level runs the cached
@@ -244,20 +286,19 @@ class ClangJit final : public CxxJit {
     return "x86-64";
   }
 
-  std::vector<std::string> common_flags() const { return frontend_flags(triple_, cpu_); }
-
   static void add_file(llvm::vfs::InMemoryFileSystem& files, const char* path, std::string_view text) {
     files.addFile(path, /*ModificationTime=*/0,
                   llvm::MemoryBuffer::getMemBuffer(llvm::StringRef(text.data(), text.size()), path,
                                                    /*RequiresNullTerminator=*/false));
   }
 
-  Preamble& preamble_for(std::string_view text) {
+  Preamble& preamble_for(std::string_view text, PreambleCode code) {
     const std::lock_guard lock(preambles_mutex_);
-    auto& slot = preambles_[{text.data(), text.size()}];
+    auto& slot = preambles_[{text.data(), text.size(), code}];
     if (!slot) {
       slot = std::make_unique<Preamble>();
       slot->text = text;
+      slot->code = code;
     }
     return *slot;
   }
@@ -269,7 +310,10 @@ class ClangJit final : public CxxJit {
       preamble.built = true;
       auto files = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
       add_file(*files, kPreambleHeader, preamble.text);
-      std::vector<std::string> args = common_flags();
+      std::vector<std::string> args = frontend_flags(triple_, cpu_, preamble.code);
+      // A shared preamble's header as a module whose code is generated once, by
+      // compile_preamble_object; units then take its functions as defined elsewhere.
+      if (preamble.code == PreambleCode::kShared) args.emplace_back("-fmodules-codegen");
       args.insert(args.end(), {"-emit-pch", "-x", "c++-header", kPreambleHeader});
       MessageCollector messages;
       auto instance = make_instance(args, files, messages);
@@ -299,10 +343,14 @@ class ClangJit final : public CxxJit {
     return machine;
   }
 
-  // kFast: scalar replacement of the frontend's stack slots, early CSE and CFG cleanup, then
-  // the fast instruction selector and register allocator (no inliner: docs/PERFORMANCE.md has
-  // what inlining small functions cost and bought). kOptimized: LLVM's -O3 (-O2's code was a
-  // third slower on call-heavy code, fib, and no faster elsewhere; -O3 builds about 30% longer).
+  // kFast: scalar replacement of the frontend's stack slots, the device library's leaf
+  // helpers inlined (always_inline), early CSE and CFG cleanup, then the fast instruction
+  // selector and register allocator (no other inlining: docs/PERFORMANCE.md has what inlining
+  // small functions cost and bought). The slots are replaced before the helpers are inlined
+  // too, so each helper's body is inlined clean rather than with its stack slots, which
+  // halved these passes (they had become two thirds of a unit's build). kOptimized: LLVM's
+  // -O3 (-O2's code was a third slower on call-heavy code, fib, and no faster elsewhere; -O3
+  // builds about 30% longer).
   static void optimise(llvm::Module& module, llvm::TargetMachine& machine, OptLevel level,
                        const std::function<bool()>& cancelled) {
     llvm::LoopAnalysisManager loops;
@@ -321,11 +369,12 @@ class ClangJit final : public CxxJit {
     llvm::ModulePassManager passes;
     if (level == OptLevel::kOptimized) {
       passes = builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
-    } else if (llvm::Error error =
-                   builder.parsePassPipeline(passes, "always-inline,function(sroa,early-cse,simplifycfg)")) {
+    } else if (llvm::Error error = builder.parsePassPipeline(
+                   passes, "function(sroa),always-inline,function(sroa,early-cse,simplifycfg)")) {
       throw std::runtime_error("in-process compiler: " + take_message(std::move(error)));
     }
     passes.run(module, modules);
+    if (level == OptLevel::kFast) boolean_selects_as_logic(module);
   }
 
   std::string emit_object(llvm::Module& module, OptLevel level, const std::function<bool()>& cancelled) const {
@@ -348,7 +397,7 @@ class ClangJit final : public CxxJit {
   std::string cpu_;
   std::string identity_;
   std::mutex preambles_mutex_;
-  std::map<std::pair<const char*, std::size_t>, std::unique_ptr<Preamble>> preambles_;
+  std::map<std::tuple<const char*, std::size_t, PreambleCode>, std::unique_ptr<Preamble>> preambles_;
   std::atomic<std::uint64_t> next_dylib_{0};
   std::atomic<std::uint64_t> cancel_generation_{0};
 };

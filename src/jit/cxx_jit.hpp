@@ -20,6 +20,14 @@ namespace wavestack::jit {
 // unit). kOptimized: LLVM's -O3 pipeline and code generator.
 enum class OptLevel : std::uint8_t { kFast, kOptimized };
 
+// Where the functions a preamble defines get their code. kInEveryUnit: in each unit that uses
+// them (as for any header), so that the optimiser can inline them. kShared: once, in the
+// object compile_preamble_object() makes of the preamble, which load_shared() links in before
+// any such unit; units only call them (the preamble must give them external linkage: no
+// anonymous namespace). Then a unit costs the frontend and code generator only its own code:
+// the runtime every unit calls was about a third of a small unit's build.
+enum class PreambleCode : std::uint8_t { kInEveryUnit, kShared };
+
 class CxxJit {
  public:
   CxxJit() = default;
@@ -36,7 +44,17 @@ class CxxJit {
   // alive and unchanged for the process's life. Thread-safe: units compile in parallel.
   // Throws std::runtime_error with the compiler's messages when the source does not compile.
   // Returns an empty string when cancel_running() was called during the build.
-  [[nodiscard]] virtual std::string compile(std::string_view preamble, std::string_view source, OptLevel level) = 0;
+  [[nodiscard]] virtual std::string compile(std::string_view preamble, std::string_view source, OptLevel level,
+                                            PreambleCode code = PreambleCode::kInEveryUnit) = 0;
+
+  // The object of `preamble`'s functions for units compiled with PreambleCode::kShared, built
+  // at the fast level. Throws std::runtime_error as compile() does.
+  [[nodiscard]] virtual std::string compile_preamble_object(std::string_view preamble) = 0;
+
+  // Links `object` (compile_preamble_object's) so that every unit loaded after it resolves
+  // its symbols there. Once per preamble and process: a second copy of the same symbols is an
+  // error. Throws std::runtime_error when the object cannot be linked.
+  virtual void load_shared(std::string_view object) = 0;
 
   // Makes the builds running now finish soon, with an empty result: their remaining optional
   // passes are skipped (an exiting process waits for them, since LLVM's static objects must

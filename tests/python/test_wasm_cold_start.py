@@ -109,6 +109,22 @@ def test_the_cache_is_reused_by_another_process_without_generating_any_text(tmp_
     assert warm["codegen"] == 0.0  # keyed by the module, not by its texts
 
 
+def test_the_fast_tier_runtime_is_built_once_and_a_damaged_copy_is_rebuilt(tmp_path):
+    # The fast tier's units call the device runtime in one object of its own, cached beside them.
+    binary = wasm(large_function(300))
+    expected = reference(binary, "big", [1, 2, 3])
+    fast = {"WAVESTACK_WASM_CPU_TIERS": "fast"}
+    assert call_big(binary, tmp_path, **fast)["results"] == expected
+    runtimes = [path for path in tmp_path.rglob("*") if path.is_file() and "cpu-runtime" in path.parts]
+    assert len(runtimes) == 1
+    data = bytearray(runtimes[0].read_bytes())
+    data[-100] ^= 0x55
+    runtimes[0].write_bytes(bytes(data))
+    warm = call_big(binary, tmp_path, **fast)  # units from the cache, the runtime rebuilt
+    assert warm["results"] == expected and warm["from_cache"] == warm["compiled"] >= 1
+    assert runtimes[0].read_bytes() != bytes(data)
+
+
 def test_a_damaged_entry_is_rebuilt_never_loaded(tmp_path):
     binary = wasm(large_function(300))
     expected = reference(binary, "big", [1, 2, 3])

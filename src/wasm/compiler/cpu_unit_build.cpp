@@ -20,6 +20,7 @@ namespace {
 using device::CpuPreamble;
 
 constexpr const char* kCacheKind = "cpu-jit";
+constexpr const char* kRuntimeCacheKind = "cpu-runtime";  // the fast tier's shared runtime
 
 // The host compiler, looked for once per process (it runs `compiler --version`).
 const CpuToolchain& host_toolchain() {
@@ -48,15 +49,65 @@ jit::CxxJit& in_process_compiler() {
   return *compiler;
 }
 
-// The in-process preamble's digest, computed once.
-const std::string& preamble_digest() {
-  static const std::string digest =
+// The fast tier's units call the device runtime in one object shared by all of them (built
+// once, cached like a unit); the optimised tier compiles it into each unit, to inline it.
+CpuPreamble preamble_kind(CpuTier tier) {
+  return tier == CpuTier::kFast ? CpuPreamble::kInProcessShared : CpuPreamble::kInProcess;
+}
+
+jit::PreambleCode preamble_code(CpuTier tier) {
+  return tier == CpuTier::kFast ? jit::PreambleCode::kShared : jit::PreambleCode::kInEveryUnit;
+}
+
+// A preamble's digest, computed once per kind.
+const std::string& preamble_digest(CpuPreamble kind) {
+  static const std::string in_every_unit =
       runtime::make_cache_key({"cpu-preamble", device::compiled_cpu_preamble(CpuPreamble::kInProcess)});
-  return digest;
+  static const std::string shared =
+      runtime::make_cache_key({"cpu-preamble-shared", device::compiled_cpu_preamble(CpuPreamble::kInProcessShared)});
+  return kind == CpuPreamble::kInProcessShared ? shared : in_every_unit;
 }
 
 std::string object_key(jit::CxxJit& compiler, CpuTier tier, const std::string& unit_key) {
-  return runtime::make_cache_key({kCacheKind, compiler.identity(), cpu_tier_name(tier), preamble_digest(), unit_key});
+  return runtime::make_cache_key(
+      {kCacheKind, compiler.identity(), cpu_tier_name(tier), preamble_digest(preamble_kind(tier)), unit_key});
+}
+
+// A cache entry holds its key before the object: the cache's checksum catches a damaged entry,
+// the key one that belongs to another unit (a file copied or renamed into place); either is a
+// miss, rebuilt and replaced, never loaded.
+std::optional<std::string> cached_object(const char* kind, const std::string& key) {
+  const std::string header = key + "\n";
+  const auto cached = runtime::DiskCache().load(kind, key);
+  if (!cached || cached->size() <= header.size() ||
+      std::string_view(reinterpret_cast<const char*>(cached->data()), header.size()) != header) {
+    return std::nullopt;
+  }
+  return std::string(reinterpret_cast<const char*>(cached->data()) + header.size(), cached->size() - header.size());
+}
+
+void store_object(const char* kind, const std::string& key, const std::string& object) {
+  const std::string entry = key + "\n" + object;
+  (void)runtime::DiskCache().store(
+      kind, key, std::span<const std::byte>(reinterpret_cast<const std::byte*>(entry.data()), entry.size()));
+}
+
+// Links the shared runtime of the fast tier's units into the process once, before the first
+// such unit: from the cache, else built (about 0.1 s) and cached.
+void ensure_shared_runtime(jit::CxxJit& compiler) {
+  static std::once_flag linked;
+  std::call_once(linked, [&compiler] {
+    const std::string key = runtime::make_cache_key(
+        {kRuntimeCacheKind, compiler.identity(), preamble_digest(CpuPreamble::kInProcessShared)});
+    std::optional<std::string> object = cached_object(kRuntimeCacheKind, key);
+    if (!object) {
+      object = compiler.compile_preamble_object(device::compiled_cpu_preamble(CpuPreamble::kInProcessShared));
+      if (object->empty())
+        throw std::runtime_error("compiled mode: the runtime's build was cancelled (the process is exiting)");
+      store_object(kRuntimeCacheKind, key, *object);
+    }
+    compiler.load_shared(*object);
+  });
 }
 
 // Every object this process linked, by its key: a unit is linked once per process however many
@@ -106,18 +157,10 @@ std::optional<BuiltUnit> load_cached_cpu_unit(CpuTier tier, const std::string& u
     linked->from_cache = true;
     return linked;
   }
-  // An entry holds its key before the object: the cache's checksum catches a damaged entry,
-  // the key one that belongs to another unit (a file copied or renamed into place); either is
-  // a miss, rebuilt and replaced, never loaded.
-  const std::string header = key + "\n";
-  const auto cached = runtime::DiskCache().load(kCacheKind, key);
-  if (!cached || cached->size() <= header.size() ||
-      std::string_view(reinterpret_cast<const char*>(cached->data()), header.size()) != header) {
-    return std::nullopt;
-  }
-  const std::string object(reinterpret_cast<const char*>(cached->data()) + header.size(),
-                           cached->size() - header.size());
-  return linked_units().add(key, load_object(compiler, object, symbols, true));
+  const std::optional<std::string> object = cached_object(kCacheKind, key);
+  if (!object) return std::nullopt;
+  if (tier == CpuTier::kFast) ensure_shared_runtime(compiler);
+  return linked_units().add(key, load_object(compiler, *object, symbols, true));
 }
 
 BuiltUnit build_cpu_unit(CpuTier tier, const std::string& unit_key, const std::string& text, UnitSymbols symbols) {
@@ -128,12 +171,12 @@ BuiltUnit build_cpu_unit(CpuTier tier, const std::string& unit_key, const std::s
   }
   jit::CxxJit& compiler = in_process_compiler();
   const jit::OptLevel level = tier == CpuTier::kFast ? jit::OptLevel::kFast : jit::OptLevel::kOptimized;
-  const std::string object = compiler.compile(device::compiled_cpu_preamble(CpuPreamble::kInProcess), text, level);
+  if (tier == CpuTier::kFast) ensure_shared_runtime(compiler);
+  const std::string object =
+      compiler.compile(device::compiled_cpu_preamble(preamble_kind(tier)), text, level, preamble_code(tier));
   if (object.empty()) throw std::runtime_error("compiled mode: a unit's build was cancelled (the process is exiting)");
   const std::string key = object_key(compiler, tier, unit_key);
-  const std::string entry = key + "\n" + object;
-  (void)runtime::DiskCache().store(
-      kCacheKind, key, std::span<const std::byte>(reinterpret_cast<const std::byte*>(entry.data()), entry.size()));
+  store_object(kCacheKind, key, object);
   BuiltUnit built = linked_units().add(key, load_object(compiler, object, symbols, false));
   built.from_cache = false;
   return built;

@@ -234,10 +234,13 @@ std::string without_system_includes(std::string_view text) {
 }
 
 // The preamble's text after its headers: prelude, layout and numerics at namespace scope, then
-// UnitRuntime with the buffers and the runtime, closed; the anonymous namespace ends with it.
-std::string preamble_after_headers() {
+// UnitRuntime with the buffers and the runtime, closed; the namespace `inner` opens (an
+// anonymous one, or a named inline one whose names units still find unqualified) ends with it.
+std::string preamble_after_headers(std::string_view inner = "namespace") {
   std::string source = without_include_guard(glsl::prelude_hpp);
-  source += "\nnamespace wavestack::wasm::device {\nnamespace {\n\n";
+  source += "\nnamespace wavestack::wasm::device {\n";
+  source += inner;
+  source += " {\n\n";
   append(source, {glsl::interpreter_layout});
   append_cpu_numerics(source);
   append(source, {without_include_guard(glsl::host_f64_variables_hpp)});
@@ -304,7 +307,18 @@ const std::string& compiled_cpu_preamble(CpuPreamble kind) {
       preamble_after_headers();
   static const std::string in_process =
       without_include_guard(glsl::jit_std_subset_hpp) + without_system_includes(preamble_after_headers());
-  return kind == CpuPreamble::kHostCompiler ? host : in_process;
+  static const std::string in_process_shared =
+      without_include_guard(glsl::jit_std_subset_hpp) +
+      without_system_includes(preamble_after_headers("inline namespace unit_runtime"));
+  switch (kind) {
+    case CpuPreamble::kHostCompiler:
+      return host;
+    case CpuPreamble::kInProcess:
+      return in_process;
+    case CpuPreamble::kInProcessShared:
+      break;
+  }
+  return in_process_shared;
 }
 
 std::string compiled_cpu_unit_text(std::string_view unit_text, std::optional<std::string_view> lane_group_text) {

@@ -28,8 +28,11 @@ namespace wavestack::wasm::device {
 // memory, tables, frames, bulk operations, compiled-block helpers) and a unit's text after it
 // (`struct UnitContext : UnitRuntime` holding the unit, and its extern "C" entries).
 // kHostCompiler includes standard headers; kInProcess includes none and takes the few standard
-// names it uses from compiler builtins (jit_std_subset.hpp).
-enum class CpuPreamble : std::uint8_t { kHostCompiler, kInProcess };
+// names it uses from compiler builtins (jit_std_subset.hpp). kInProcessShared is kInProcess
+// with its declarations in a named (inline) namespace instead of an anonymous one, so that
+// their functions have external linkage: the in-process compiler's fast tier compiles them
+// once into an object every unit links against (src/jit, PreambleCode::kShared).
+enum class CpuPreamble : std::uint8_t { kHostCompiler, kInProcess, kInProcessShared };
 [[nodiscard]] const std::string& compiled_cpu_preamble(CpuPreamble kind);
 
 // A unit's text after the preamble, exporting

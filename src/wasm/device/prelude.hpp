@@ -30,7 +30,7 @@ using uint = std::uint32_t;
 struct uvec2 {
   uint x = 0;
   uint y = 0;
-  constexpr uvec2() = default;
+  WASM_LEAF constexpr uvec2() = default;
   WASM_LEAF constexpr uvec2(uint x_value, uint y_value) : x(x_value), y(y_value) {}
   friend constexpr bool operator==(uvec2 a, uvec2 b) = default;
 };
@@ -40,7 +40,7 @@ struct uvec4 {
   uint y = 0;
   uint z = 0;
   uint w = 0;
-  constexpr uvec4() = default;
+  WASM_LEAF constexpr uvec4() = default;
   WASM_LEAF constexpr uvec4(uint x_value, uint y_value, uint z_value, uint w_value)
       : x(x_value), y(y_value), z(z_value), w(w_value) {}
   friend constexpr bool operator==(uvec4 a, uvec4 b) = default;
