@@ -13,6 +13,7 @@
 #include "runtime/thread_pool.hpp"
 #include "wasm/device/interpreter_layout.hpp"
 #include "wasm/instances/cpu_interpreter.hpp"
+#include "wasm/instances/instance_chunks.hpp"
 #include "wasm/instances/lane_group_setting.hpp"
 #include "wasm/instances/memory_blocks.hpp"
 #include "wasm/load/host_modules.hpp"
@@ -42,12 +43,12 @@ void InstanceSet::check_budget(std::uint64_t bytes, const SpawnLimits& limits, s
 namespace dev = device;
 namespace {
 
-// Instances per thread-pool task: large enough that scheduling costs nothing next to the
-// work, small enough to balance uneven calls.
-constexpr std::size_t kChunk = 64;
+std::size_t chunk_size(std::uint32_t count, std::uint32_t lanes) {
+  return instances_per_task(count, runtime::ThreadPool::shared().size(), lanes);
+}
 
-std::size_t chunk_count(std::uint32_t count) {
-  return (std::size_t{count} + kChunk - 1) / kChunk;
+std::size_t chunk_count(std::uint32_t count, std::uint32_t lanes = 0) {
+  return (std::size_t{count} + chunk_size(count, lanes) - 1) / chunk_size(count, lanes);
 }
 
 // body(chunk, begin, end) for every chunk of instances [begin, end) of [0, count), chunk by
@@ -55,10 +56,11 @@ std::size_t chunk_count(std::uint32_t count) {
 // (through std::function it was an indirect call per instance, a noticeable part of a short
 // call's cost).
 template <typename Body>
-void for_each_chunk(std::uint32_t count, const Body& body) {
-  runtime::ThreadPool::shared().parallel_for(chunk_count(count), [&](std::size_t chunk) {
-    const std::size_t end = std::min<std::size_t>(count, (chunk + 1) * kChunk);
-    body(chunk, static_cast<std::uint32_t>(chunk * kChunk), static_cast<std::uint32_t>(end));
+void for_each_chunk(std::uint32_t count, const Body& body, std::uint32_t lanes = 0) {
+  const std::size_t size = chunk_size(count, lanes);
+  runtime::ThreadPool::shared().parallel_for(chunk_count(count, lanes), [&](std::size_t chunk) {
+    const std::size_t end = std::min<std::size_t>(count, (chunk + 1) * size);
+    body(chunk, static_cast<std::uint32_t>(chunk * size), static_cast<std::uint32_t>(end));
   });
 }
 
@@ -407,94 +409,98 @@ StepProgress CpuInstances::step(std::uint32_t quantum) {
   std::vector<ChunkProgress> chunks;
   for (std::uint32_t first = 0; first < count_; first += batch) {
     const std::uint32_t size = std::min(batch, count_ - first);
-    chunks.assign(chunk_count(size), ChunkProgress{});
-    for_each_chunk(size, [&](std::size_t chunk, std::uint32_t begin, std::uint32_t end) {
-      check_float_environment();
-      const Pass pass = shared;
-      const std::uint32_t last = first + end;
-      ChunkProgress part;
-      const auto prefetch = [&](std::uint32_t i) {
-        if (i + kPrefetchAhead < first + size) {
-          prefetch_state(pass.states + std::size_t{i + kPrefetchAhead} * pass.state_words, pass.stack);
-          const auto* ahead =
-              reinterpret_cast<const char*>(pass.memories + std::size_t{i + kPrefetchAhead} * pass.memory_words);
-          for (const std::uint32_t line : pass.hot_lines) __builtin_prefetch(ahead + line, 1);
-        }
-      };
-      // After instance i's run (`status`): the chunk's counts, and its outcome while in cache.
-      const auto ran = [&](std::uint32_t i, std::uint32_t status) {
-        const std::uint32_t* const s = pass.states + std::size_t{i} * pass.state_words;
-        const bool running = status == dev::STATUS_RUNNING;
-        // (a pending WASI call is serviced inside cpu_run, so STATUS_WASI never outlasts it)
-        part.running += running ? 1 : 0;
-        part.executed += executed_of(s);
-        if (!running && pass.noted_status != nullptr && pass.noted_status[i] == 0 &&
-            s[dev::S_STATUS] != dev::STATUS_IDLE) {
-          part.noted_executed += note_outcome(i, s);
-        }
-      };
-      // Instances i .. i + lanes as a lane group of `unit` (compiled mode): begun here when
-      // `begun` is given, else continuing at one block; then each continues alone, as run_one.
-      const auto run_group = [&](std::uint32_t i, std::uint32_t lanes, CpuUnitGroupFunction group, std::uint32_t unit,
-                                 const PendingCall* begun) {
-        std::array<std::uint32_t*, kMaxLaneGroup> states{};
-        std::array<std::uint32_t*, kMaxLaneGroup> memories{};
-        std::array<std::uint32_t, kMaxLaneGroup> statuses{};
-        std::array<std::uint64_t, kMaxLaneGroup> starts{};
-        for (std::uint32_t k = 0; k < lanes; ++k) {
-          prefetch(i + k);
-          states[k] = pass.states + std::size_t{i + k} * pass.state_words;
-          memories[k] = pass.memories + std::size_t{i + k} * pass.memory_words;
-          if (begun != nullptr) begin_one(*begun, i + k, states[k], pass.stack);
-          starts[k] = begun != nullptr ? 0 : executed_of(states[k]);
-        }
-        part.grouped += group(pass.program, states.data(), memories.data(), pass.quantum, pass.budget, statuses.data());
-        for (std::uint32_t k = 0; k < lanes; ++k) {
-          std::uint32_t status = statuses[k];
-          if (!call_ended(status)) {
-            const CpuInstanceView view{pass.program, states[k], memories[k]};
-            status = continue_run(view, pass.quantum, pass.budget, unit, status, starts[k]);
+    chunks.assign(chunk_count(size, step_lanes), ChunkProgress{});
+    for_each_chunk(
+        size,
+        [&](std::size_t chunk, std::uint32_t begin, std::uint32_t end) {
+          check_float_environment();
+          const Pass pass = shared;
+          const std::uint32_t last = first + end;
+          ChunkProgress part;
+          const auto prefetch = [&](std::uint32_t i) {
+            if (i + kPrefetchAhead < first + size) {
+              prefetch_state(pass.states + std::size_t{i + kPrefetchAhead} * pass.state_words, pass.stack);
+              const auto* ahead =
+                  reinterpret_cast<const char*>(pass.memories + std::size_t{i + kPrefetchAhead} * pass.memory_words);
+              for (const std::uint32_t line : pass.hot_lines) __builtin_prefetch(ahead + line, 1);
+            }
+          };
+          // After instance i's run (`status`): the chunk's counts, and its outcome while in cache.
+          const auto ran = [&](std::uint32_t i, std::uint32_t status) {
+            const std::uint32_t* const s = pass.states + std::size_t{i} * pass.state_words;
+            const bool running = status == dev::STATUS_RUNNING;
+            // (a pending WASI call is serviced inside cpu_run, so STATUS_WASI never outlasts it)
+            part.running += running ? 1 : 0;
+            part.executed += executed_of(s);
+            if (!running && pass.noted_status != nullptr && pass.noted_status[i] == 0 &&
+                s[dev::S_STATUS] != dev::STATUS_IDLE) {
+              part.noted_executed += note_outcome(i, s);
+            }
+          };
+          // Instances i .. i + lanes as a lane group of `unit` (compiled mode): begun here when
+          // `begun` is given, else continuing at one block; then each continues alone, as run_one.
+          const auto run_group = [&](std::uint32_t i, std::uint32_t lanes, CpuUnitGroupFunction group,
+                                     std::uint32_t unit, const PendingCall* begun) {
+            std::array<std::uint32_t*, kMaxLaneGroup> states{};
+            std::array<std::uint32_t*, kMaxLaneGroup> memories{};
+            std::array<std::uint32_t, kMaxLaneGroup> statuses{};
+            std::array<std::uint64_t, kMaxLaneGroup> starts{};
+            for (std::uint32_t k = 0; k < lanes; ++k) {
+              prefetch(i + k);
+              states[k] = pass.states + std::size_t{i + k} * pass.state_words;
+              memories[k] = pass.memories + std::size_t{i + k} * pass.memory_words;
+              if (begun != nullptr) begin_one(*begun, i + k, states[k], pass.stack);
+              starts[k] = begun != nullptr ? 0 : executed_of(states[k]);
+            }
+            part.grouped +=
+                group(pass.program, states.data(), memories.data(), pass.quantum, pass.budget, statuses.data());
+            for (std::uint32_t k = 0; k < lanes; ++k) {
+              std::uint32_t status = statuses[k];
+              if (!call_ended(status)) {
+                const CpuInstanceView view{pass.program, states[k], memories[k]};
+                status = continue_run(view, pass.quantum, pass.budget, unit, status, starts[k]);
+              }
+              ran(i + k, status);
+            }
+          };
+          for (std::uint32_t i = first + begin; i < last;) {
+            if (pass.entry != nullptr && pass.entry->group != nullptr && last - i >= pass.entry->lanes) {
+              // The call begun right here, in a lane group of instances i.. at once.
+              run_group(i, pass.entry->lanes, pass.entry->group, pass.entry->unit, pass.call);
+              i += pass.entry->lanes;
+              continue;
+            }
+            if (pass.continue_lanes != 0 && last - i >= pass.continue_lanes) {
+              // A later quantum: instances i.. running at one block of a grouped loop (a loop that
+              // outlasted the last quantum) form a group again.
+              if (const auto [group, unit] = group_at_one_block(i, pass.continue_lanes); group != nullptr) {
+                run_group(i, pass.continue_lanes, group, unit, nullptr);
+                i += pass.continue_lanes;
+                continue;
+              }
+            }
+            prefetch(i);
+            std::uint32_t* const s = pass.states + std::size_t{i} * pass.state_words;
+            std::uint32_t status = 0;
+            if (pass.entry != nullptr) {
+              // Compiled mode, the call begun right here: the state is run_one's case at the entry
+              // (running at ENTRY, nothing executed yet), so its entry unit runs directly.
+              begin_one(*pass.call, i, s, pass.stack);
+              const CpuInstanceView view{pass.program, s, pass.memories + std::size_t{i} * pass.memory_words};
+              status = pass.entry->run(pass.program, view.state, view.memory, pass.quantum, pass.budget);
+              if (!call_ended(status)) {
+                status = continue_run(view, pass.quantum, pass.budget, pass.entry->unit, status, 0);
+              }
+            } else {
+              if (pass.call != nullptr) begin_one(*pass.call, i, s, pass.stack);
+              status = run_one(i, pass.quantum, pass.budget);
+            }
+            ran(i, status);
+            ++i;
           }
-          ran(i + k, status);
-        }
-      };
-      for (std::uint32_t i = first + begin; i < last;) {
-        if (pass.entry != nullptr && pass.entry->group != nullptr && last - i >= pass.entry->lanes) {
-          // The call begun right here, in a lane group of instances i.. at once.
-          run_group(i, pass.entry->lanes, pass.entry->group, pass.entry->unit, pass.call);
-          i += pass.entry->lanes;
-          continue;
-        }
-        if (pass.continue_lanes != 0 && last - i >= pass.continue_lanes) {
-          // A later quantum: instances i.. running at one block of a grouped loop (a loop that
-          // outlasted the last quantum) form a group again.
-          if (const auto [group, unit] = group_at_one_block(i, pass.continue_lanes); group != nullptr) {
-            run_group(i, pass.continue_lanes, group, unit, nullptr);
-            i += pass.continue_lanes;
-            continue;
-          }
-        }
-        prefetch(i);
-        std::uint32_t* const s = pass.states + std::size_t{i} * pass.state_words;
-        std::uint32_t status = 0;
-        if (pass.entry != nullptr) {
-          // Compiled mode, the call begun right here: the state is run_one's case at the entry
-          // (running at ENTRY, nothing executed yet), so its entry unit runs directly.
-          begin_one(*pass.call, i, s, pass.stack);
-          const CpuInstanceView view{pass.program, s, pass.memories + std::size_t{i} * pass.memory_words};
-          status = pass.entry->run(pass.program, view.state, view.memory, pass.quantum, pass.budget);
-          if (!call_ended(status)) {
-            status = continue_run(view, pass.quantum, pass.budget, pass.entry->unit, status, 0);
-          }
-        } else {
-          if (pass.call != nullptr) begin_one(*pass.call, i, s, pass.stack);
-          status = run_one(i, pass.quantum, pass.budget);
-        }
-        ran(i, status);
-        ++i;
-      }
-      chunks[chunk] = part;
-    });
+          chunks[chunk] = part;
+        },
+        step_lanes);
     for (const ChunkProgress& part : chunks) {
       progress.running += part.running;
       progress.executed += part.executed;
