@@ -18,17 +18,16 @@ GlslShader Emitter::run() {
   scan_types();
   scan_memory_use(m_.body);
   layout_push_constants();
-  std::string body;
-  for (const auto& s : m_.body) statement(s, body, 1, 0);
+  const std::string body = main_body();
   GlslShader shader;
-  shader.source =
-      header() + declarations() + helpers() + "void main() {\n" + prologue() + body + "  wave_report();\n}\n";
+  shader.source = header() + declarations() + helpers() + "void main() {\n" + prologue() + body + "}\n";
   shader.buffer_count = static_cast<uint32_t>(m_.buffers.size());
   shader.push_constant_bytes = push_bytes_;
   shader.length_offsets = length_offsets_;
   shader.scalar_offsets = scalar_offsets_;
   shader.launch_offset = launch_offset_;
   shader.buffer_written = written_;
+  shader.x_inside_buffers.assign(x_inside_buffers_.begin(), x_inside_buffers_.end());
   shader.uses_subgroups = uses_subgroup_basic_;
   return shader;
 }
@@ -106,7 +105,7 @@ void Emitter::layout_push_constants() {
     offset += size;
   }
   launch_offset_ = (offset + 3) / 4 * 4;
-  offset = launch_offset_ + 16;  // limit x, y, z and the loop budget
+  offset = launch_offset_ + 20;  // limit x, y, z, the loop budget and wave_x_inside
   push_bytes_ = (offset + 3) / 4 * 4;
 }
 

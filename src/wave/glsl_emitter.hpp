@@ -10,8 +10,8 @@
 // turns into a KernelError after the dispatch.
 //
 // Bindings: the kernel's buffers at 0..n-1 (set 0), the status buffer at n. Push constants:
-// one uint length per buffer, then the scalars, then the launch words (launch_offset). Workgroup size: specialisation
-// constants 0, 1 and 2.
+// one uint length per buffer, then the scalars, then the five launch words (launch_offset). Workgroup size:
+// specialisation constants 0, 1 and 2.
 #pragma once
 
 #include <cstdint>
@@ -83,8 +83,13 @@ struct GlslShader {
   std::vector<uint32_t> scalar_offsets;  // per scalar: byte offset of its value
   std::vector<bool> buffer_written;      // per buffer: stored to or updated atomically
   // Byte offset of the launch words: uint limit x, y, z (invocations at or past them return at
-  // once) and the loop budget (back-edges per invocation). See glsl_launch_control.cpp.
+  // once), the loop budget (back-edges per invocation; see glsl_launch_control.cpp) and
+  // wave_x_inside (below).
   uint32_t launch_offset = 0;
+  // Buffers that loads and stores index with thread_id(0) alone. The fifth launch word,
+  // wave_x_inside, is 1 when every thread id along x of the launch (below min(limit x, grid x *
+  // workgroup x)) is inside each of them: main then runs a copy without those checks.
+  std::vector<uint32_t> x_inside_buffers;
   bool uses_subgroups = false;
 };
 

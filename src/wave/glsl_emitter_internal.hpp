@@ -106,6 +106,13 @@ class Emitter {
 
   void memory(const Stmt& s, std::string& out, const std::string& pad);
 
+  // Registers holding only thread_id(0), and the buffers loads and stores index with them
+  // (GlslShader::x_inside_buffers); while x_inside_ is set, those accesses are emitted unchecked.
+  void find_x_inside_accesses();
+  // The body of main: with such accesses, a copy without their checks for launches that keep
+  // every thread id along x inside those buffers (pc.wave_x_inside), and the checked copy.
+  std::string main_body();
+
   // check_index (glsl_check_index.cpp): the per-dimension bounds check of an array index.
   void check_index(const Stmt& s, std::string& out, const std::string& pad);
 
@@ -170,6 +177,9 @@ class Emitter {
   bool uses_atomic_int64_ = false;
   int loops_ = 0;
   std::set<uint32_t> uint_view_;
+  std::set<Reg> thread_x_registers_;
+  std::set<uint32_t> x_inside_buffers_;
+  bool x_inside_ = false;
   std::vector<bool> written_;
   std::vector<bool> read_;
   std::vector<uint32_t> length_offsets_;

@@ -36,7 +36,8 @@ std::string Emitter::launch_declarations() const {
   const auto at = [&](uint32_t word) { return std::to_string(launch_offset_ + 4 * word); };
   return "  layout(offset = " + at(0) + ") uint wave_limit_x;\n" + "  layout(offset = " + at(1) +
          ") uint wave_limit_y;\n" + "  layout(offset = " + at(2) + ") uint wave_limit_z;\n" +
-         "  layout(offset = " + at(3) + ") uint wave_loop_budget;\n";
+         "  layout(offset = " + at(3) + ") uint wave_loop_budget;\n" + "  layout(offset = " + at(4) +
+         ") uint wave_x_inside;  // GlslShader::x_inside_buffers\n";
 }
 
 std::string Emitter::loop_limit_declarations() const {
@@ -58,9 +59,11 @@ std::string Emitter::launch_guard() const {
     text += "  if (subgroupElect()) " + subgroup_slot() + " = 0u;\n  subgroupMemoryBarrierShared();\n";
   }
   // After shared memory is cleared (a barrier every invocation must reach), before any work.
+  // One vector comparison: the three scalar ones joined by || became two short-circuit
+  // branches (a 1-D launch passes 2^32 - 1 for y and z, so both are always evaluated).
   return text +
-         "  if (gl_GlobalInvocationID.x >= pc.wave_limit_x || gl_GlobalInvocationID.y >= pc.wave_limit_y ||\n"
-         "      gl_GlobalInvocationID.z >= pc.wave_limit_z) return;\n";
+         "  if (any(greaterThanEqual(gl_GlobalInvocationID, uvec3(pc.wave_limit_x, pc.wave_limit_y, "
+         "pc.wave_limit_z)))) return;\n";
 }
 
 std::string Emitter::loop_step() {

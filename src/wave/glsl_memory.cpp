@@ -1,6 +1,8 @@
-// Loads, stores and atomics on buffers and shared arrays, with their bounds checks and the
-// bit views that compare-and-swap loops on floats need.
+// Loads, stores and atomics on buffers and shared arrays, with their bounds checks (and the
+// launch-wide proof that removes those indexed by thread_id(0)) and the bit views that
+// compare-and-swap loops on floats need.
 #include <string>
+#include <vector>
 
 #include "wave/glsl_emitter_internal.hpp"
 
@@ -73,11 +75,64 @@ std::string Emitter::store_value(MemRef ref, const std::string& value) {
   return value;
 }
 
+// The native cpu device's proof (cpp_emitter.cpp), per launch instead of per block of ids: a
+// register that only ever holds thread_id(0) (or the zero it starts at) is below the launch's
+// extent along x in every invocation that gets past the launch guard, and the host knows that
+// extent and the buffers' lengths before the dispatch. When it is inside every buffer such a
+// register indexes, their loads and stores cannot fault, and one uniform branch on a push
+// constant picks a copy of the body without those checks: vector add then has none left.
+void Emitter::find_x_inside_accesses() {
+  std::vector<bool> other(m_.registers.size(), false);
+  std::vector<bool> thread_x(m_.registers.size(), false);
+  for (const auto& scalar : m_.scalars) other[scalar.reg] = true;
+  auto scan = [&](const std::vector<Stmt>& stmts, auto&& self) -> void {
+    for (const auto& s : stmts) {
+      if (s.dst != kNoReg) (s.op == Opcode::ThreadId && s.dim == 0 ? thread_x : other)[s.dst] = true;
+      self(s.body, self);
+      self(s.other, self);
+    }
+  };
+  scan(m_.body, scan);
+  for (size_t reg = 0; reg < m_.registers.size(); ++reg) {
+    if (thread_x[reg] && !other[reg]) thread_x_registers_.insert(static_cast<Reg>(reg));
+  }
+  auto uses = [&](const std::vector<Stmt>& stmts, auto&& self) -> void {
+    for (const auto& s : stmts) {
+      if ((s.op == Opcode::Load || s.op == Opcode::Store) && s.mem.kind == MemRef::Kind::Buffer &&
+          thread_x_registers_.contains(s.args[0])) {
+        x_inside_buffers_.insert(s.mem.index);
+      }
+      self(s.body, self);
+      self(s.other, self);
+    }
+  };
+  uses(m_.body, uses);
+}
+
+std::string Emitter::main_body() {
+  std::string checked;
+  if (target_.bounds_checks) find_x_inside_accesses();
+  if (x_inside_buffers_.empty()) {
+    for (const auto& s : m_.body) statement(s, checked, 1, 0);
+    return checked + "  wave_report();\n";
+  }
+  std::string inside;
+  x_inside_ = true;
+  for (const auto& s : m_.body) statement(s, inside, 2, 0);
+  x_inside_ = false;
+  for (const auto& s : m_.body) statement(s, checked, 2, 0);
+  // Each copy publishes its own faults: in the first, where nothing may fault, the compiler
+  // then sees wave_code stay 0 and drops the report.
+  return "  if (pc.wave_x_inside != 0u) {  // thread_id(0) is inside every buffer it indexes\n" + inside +
+         "    wave_report();\n  } else {\n" + checked + "    wave_report();\n  }\n";
+}
+
 void Emitter::memory(const Stmt& s, std::string& out, const std::string& pad) {
   const Reg idx = s.args[0];
   const std::string guard = in_bounds(s.mem, idx);
   const std::string fault = fault_call(FaultCode::OutOfBounds, s, mem_code(s.mem), idx);
-  if (!target_.bounds_checks) {
+  const bool inside = x_inside_ && s.mem.kind == MemRef::Kind::Buffer && thread_x_registers_.contains(idx);
+  if (!target_.bounds_checks || inside) {
     if (s.op == Opcode::Load) {
       out += pad + r(s.dst) + " = " + load_value(s.mem, idx) + ";\n";
     } else {

@@ -1,5 +1,6 @@
 #include "wave/gpu_program.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -136,7 +137,12 @@ void GpuProgram::launch(std::span<const GpuArgument> arguments, std::array<uint3
       }
     }
   }
-  const uint32_t launch_words[4] = {limit[0], limit[1], limit[2], loop_budget};
+  // Every thread id along x that gets past the launch guard is below x_end; when that is inside
+  // each buffer the shader indexes with thread_id(0), those accesses cannot fault (GlslShader).
+  const uint64_t x_end = std::min<uint64_t>(limit[0], uint64_t{grid[0]} * workgroup[0]);
+  bool x_inside = !shader_.x_inside_buffers.empty();
+  for (const uint32_t k : shader_.x_inside_buffers) x_inside = x_inside && x_end <= static_cast<uint64_t>(lengths[k]);
+  const uint32_t launch_words[5] = {limit[0], limit[1], limit[2], loop_budget, x_inside ? 1U : 0U};
   std::memcpy(push.data() + shader_.launch_offset, launch_words, sizeof(launch_words));
   bindings.back() = &status_;
   std::vector<uint32_t> status(kStatusWords, 0);

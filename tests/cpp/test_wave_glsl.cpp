@@ -135,11 +135,46 @@ TEST(WaveGlsl, EveryConstructCompilesWithGlslang) {
   EXPECT_GT(binary.words.size(), 100U) << shader.source;
   EXPECT_EQ(shader.buffer_count, 7U);
   // lengths (7 x 4 bytes), then f64 scale aligned to 8, then the bool flag, then the launch
-  // words (limit x, y, z and the loop budget)
+  // words (limit x, y, z, the loop budget and wave_x_inside)
   EXPECT_EQ(shader.scalar_offsets, (std::vector<uint32_t>{32, 40}));
   EXPECT_EQ(shader.launch_offset, 44U);
-  EXPECT_EQ(shader.push_constant_bytes, 60U);
+  EXPECT_EQ(shader.push_constant_bytes, 64U);
   EXPECT_EQ(shader.buffer_written, (std::vector<bool>{true, true, true, true, false, true, true}));
+}
+
+// out[i] = a[i] + b[i] with i = thread_id(0); `moved` also assigns i another value, after which
+// no access it indexes may skip its check.
+Module thread_indexed(bool moved) {
+  Builder b("thread_indexed");
+  b.add_buffer("a", ScalarType::F32);
+  b.add_buffer("b", ScalarType::F32);
+  b.add_buffer("out", ScalarType::F32);
+  const Reg i = b.new_reg(ScalarType::I32);
+  b.emit(Opcode::ThreadId, i, {}, 1, {}, 0);
+  if (moved) b.constant(i, imm_i32(3), 1);
+  const Reg x = b.new_reg(ScalarType::F32);
+  const Reg y = b.new_reg(ScalarType::F32);
+  b.emit(Opcode::Load, x, std::vector<Reg>{i}, 2, "a");
+  b.emit(Opcode::Load, y, std::vector<Reg>{i}, 2, "b");
+  b.emit(Opcode::Add, x, std::vector<Reg>{x, y}, 2);
+  b.emit(Opcode::Store, kNoReg, std::vector<Reg>{i, x}, 2, "out");
+  return b.finish();
+}
+
+TEST(WaveGlsl, ThreadIndexedAccessesHaveACopyWithoutChecks) {
+  const GlslShader shader = emit_glsl(thread_indexed(false), GlslTarget{});
+  EXPECT_EQ(shader.x_inside_buffers, (std::vector<uint32_t>{0, 1, 2}));
+  EXPECT_NE(shader.source.find("if (pc.wave_x_inside != 0u)"), std::string::npos);
+  runtime::ShaderOptions options;
+  options.optimize = false;
+  EXPECT_NO_THROW((void)runtime::compile_compute_shader(shader.source, options, runtime::DiskCache(std::nullopt), "t"))
+      << shader.source;
+  EXPECT_TRUE(emit_glsl(thread_indexed(true), GlslTarget{}).x_inside_buffers.empty());
+  GlslTarget unchecked;
+  unchecked.bounds_checks = false;
+  const GlslShader plain = emit_glsl(thread_indexed(false), unchecked);
+  EXPECT_TRUE(plain.x_inside_buffers.empty());
+  EXPECT_EQ(plain.source.find("wave_x_inside != 0u"), std::string::npos);
 }
 
 TEST(WaveGlsl, FloatRegistersArePreciseAndNoSwitchIsEmitted) {
