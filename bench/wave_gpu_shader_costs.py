@@ -10,10 +10,11 @@ bounds checks and with bounds_checks=False. Method, per kernel:
    WAVESTACK_ALLOW_SOFTWARE_GPU=1; without a device, the feature-complete target of
    `Kernel.glsl()`, which lacks lavapipe's loop counting), compiled by the backend's glslang,
    for the benchmarks' launches: n threads over arrays of n elements (where the shader has a
-   copy for launches whose thread ids lie inside the buffers, that copy runs), SGEMM on
-   16 x 16 workgroups.
-2. `spirv-opt` freezes the workgroup size at the launch's and runs -O, as a stand-in for the
-   front end of a driver's compiler (glslang's own SPIR-V keeps every GLSL local in memory).
+   copy for launches whose thread ids lie inside the buffers, specialisation constant 3 picks
+   it), SGEMM on 16 x 16 workgroups.
+2. `spirv-opt` freezes the specialisation constants at the launch's values and runs -O, as a
+   stand-in for the front end of a driver's compiler (glslang's own SPIR-V keeps every GLSL
+   local in memory).
 3. The hot path: the blocks of `main` an in-range invocation runs. A selection whose branch
    records a fault (stores `wave_code`, publishes to the status buffer) or returns early is
    cold; everything else counts, both sides of ordinary branches included.
@@ -99,7 +100,9 @@ def optimise(binary: bytes, workgroup) -> bytes:
         source, target = os.path.join(folder, "in.spv"), os.path.join(folder, "out.spv")
         with open(source, "wb") as file:
             file.write(binary)
-        values = " ".join(f"{i}:{size}" for i, size in enumerate(workgroup))
+        # Specialisation constants 0-2: the workgroup; 3 (wave_x_inside, where the shader has
+        # it): set, as the benchmarks' launches keep every thread id inside the buffers.
+        values = " ".join([f"{i}:{size}" for i, size in enumerate(workgroup)] + ["3:true"])
         subprocess.run(["spirv-opt", f"--set-spec-const-default-value={values}", "--freeze-spec-const", "-O",
                         "--target-env=vulkan1.1", source, "-o", target], check=True, capture_output=True)
         with open(target, "rb") as file:
@@ -112,8 +115,6 @@ class Shader:
     def __init__(self, instructions: list[Instruction], fault_labels=frozenset()):
         self.fault_labels = fault_labels  # blocks that fault in glslang's SPIR-V, by label
         self.names = {}
-        self.member_names = {}  # push constant member index -> name (wave_x_inside only)
-        self.constants = {}
         self.storage = {}  # pointer type / variable / access chain id -> storage class
         self.int_types = set()
         self.types = {}  # result id -> type id
@@ -124,10 +125,6 @@ class Shader:
         for ins in instructions:
             if ins.op == "OpName":
                 self.names[ins.operands[0]] = ins.operands[1].strip('"')
-            elif ins.op == "OpMemberName" and ins.operands[2] == '"wave_x_inside"':
-                self.member_names[int(ins.operands[1])] = "wave_x_inside"
-            elif ins.op == "OpConstant" and re.fullmatch(r"-?\d+", ins.operands[1]):
-                self.constants[ins.result] = int(ins.operands[1])
             elif ins.op == "OpEntryPoint":
                 entry = ins.operands[1]
             elif ins.op == "OpExtInstImport" and "GLSL" in ins.operands[0]:
@@ -238,30 +235,8 @@ class Shader:
         return hot
 
     def faulting_blocks(self) -> set:
-        """Labels of the blocks that fault or return early (not main's last block), and the
-        first block of the checked copy of main's body that launches with thread ids outside
-        a buffer run (`if (pc.wave_x_inside != 0u)`: the benchmarks' launches take the other)."""
-        found = {label for label in self.order[:-1] if any(self.faults(ins) for ins in self.blocks[label])}
-        for label in self.order:
-            last = self.blocks[label][-1]
-            if last.op == "OpBranchConditional" and self.reads_push_member(last.operands[0], "wave_x_inside"):
-                found.add(last.operands[2])
-        return found
-
-    def reads_push_member(self, value, member) -> bool:
-        """Whether `value` compares a load of push constant `member` (glslang's SPIR-V)."""
-        stack, seen = [value], set()
-        while stack:
-            ins = self.definitions.get(stack.pop())
-            if ins is None or ins.result in seen:
-                continue
-            seen.add(ins.result)
-            if ins.op in ("OpAccessChain", "OpInBoundsAccessChain") and self.storage.get(ins.operands[1]) == \
-                    "PushConstant":
-                return self.member_names.get(self.constants.get(ins.operands[2])) == member
-            if ins.op in ("OpLoad", "OpINotEqual", "OpIEqual"):
-                stack.extend(op for op in ins.operands[1:] if op.startswith("%"))
-        return False
+        """Labels of the blocks that fault or return early (not main's last block)."""
+        return {label for label in self.order[:-1] if any(self.faults(ins) for ins in self.blocks[label])}
 
     def loops(self):
         """(header, merge) of every loop, outermost first."""

@@ -105,7 +105,7 @@ void Emitter::layout_push_constants() {
     offset += size;
   }
   launch_offset_ = (offset + 3) / 4 * 4;
-  offset = launch_offset_ + 20;  // limit x, y, z, the loop budget and wave_x_inside
+  offset = launch_offset_ + 16;  // limit x, y, z and the loop budget
   push_bytes_ = (offset + 3) / 4 * 4;
 }
 
@@ -160,6 +160,9 @@ std::string Emitter::declarations() const {
       d += "layout(std430, set = 0, binding = " + n + ") buffer Buffer" + n + "u { " + bits_type(b.element) +
            " d[]; } b" + n + "u;\n";
     }
+  }
+  if (!x_inside_buffers_.empty()) {
+    d += "layout(constant_id = 3) const bool wave_x_inside = false;  // GlslShader::x_inside_buffers\n";
   }
   d += "layout(std430, set = 0, binding = " + std::to_string(m_.buffers.size()) + ") buffer WaveStatus { uint w[" +
        std::to_string(kStatusWords) + "]; } wave_status;\n";

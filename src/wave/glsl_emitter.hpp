@@ -83,12 +83,12 @@ struct GlslShader {
   std::vector<uint32_t> scalar_offsets;  // per scalar: byte offset of its value
   std::vector<bool> buffer_written;      // per buffer: stored to or updated atomically
   // Byte offset of the launch words: uint limit x, y, z (invocations at or past them return at
-  // once), the loop budget (back-edges per invocation; see glsl_launch_control.cpp) and
-  // wave_x_inside (below).
+  // once) and the loop budget (back-edges per invocation). See glsl_launch_control.cpp.
   uint32_t launch_offset = 0;
-  // Buffers that loads and stores index with thread_id(0) alone. The fifth launch word,
-  // wave_x_inside, is 1 when every thread id along x of the launch (below min(limit x, grid x *
-  // workgroup x)) is inside each of them: main then runs a copy without those checks.
+  // Buffers that loads and stores index with thread_id(0) alone. When there are any, the
+  // shader reads bool specialisation constant 3, wave_x_inside: a launch whose thread ids along
+  // x (below min(limit x, grid x * workgroup x)) are inside each of them sets it, and main then
+  // runs a copy of its body without those checks (glsl_memory.cpp).
   std::vector<uint32_t> x_inside_buffers;
   bool uses_subgroups = false;
 };

@@ -36,8 +36,7 @@ std::string Emitter::launch_declarations() const {
   const auto at = [&](uint32_t word) { return std::to_string(launch_offset_ + 4 * word); };
   return "  layout(offset = " + at(0) + ") uint wave_limit_x;\n" + "  layout(offset = " + at(1) +
          ") uint wave_limit_y;\n" + "  layout(offset = " + at(2) + ") uint wave_limit_z;\n" +
-         "  layout(offset = " + at(3) + ") uint wave_loop_budget;\n" + "  layout(offset = " + at(4) +
-         ") uint wave_x_inside;  // GlslShader::x_inside_buffers\n";
+         "  layout(offset = " + at(3) + ") uint wave_loop_budget;\n";
 }
 
 std::string Emitter::loop_limit_declarations() const {

@@ -79,8 +79,11 @@ std::string Emitter::store_value(MemRef ref, const std::string& value) {
 // register that only ever holds thread_id(0) (or the zero it starts at) is below the launch's
 // extent along x in every invocation that gets past the launch guard, and the host knows that
 // extent and the buffers' lengths before the dispatch. When it is inside every buffer such a
-// register indexes, their loads and stores cannot fault, and one uniform branch on a push
-// constant picks a copy of the body without those checks: vector add then has none left.
+// register indexes, their loads and stores cannot fault, and the pipeline made with
+// specialisation constant 3 (wave_x_inside) set runs a copy of the body without those checks:
+// vector add then has none left. A constant, not a push constant: the driver drops the copy
+// that does not run (lavapipe ran vector add 2.3x slower with both copies behind a uniform
+// branch than with the unchecked copy alone).
 void Emitter::find_x_inside_accesses() {
   std::vector<bool> other(m_.registers.size(), false);
   std::vector<bool> thread_x(m_.registers.size(), false);
@@ -123,7 +126,7 @@ std::string Emitter::main_body() {
   for (const auto& s : m_.body) statement(s, checked, 2, 0);
   // Each copy publishes its own faults: in the first, where nothing may fault, the compiler
   // then sees wave_code stay 0 and drops the report.
-  return "  if (pc.wave_x_inside != 0u) {  // thread_id(0) is inside every buffer it indexes\n" + inside +
+  return "  if (wave_x_inside) {  // thread_id(0) is inside every buffer it indexes\n" + inside +
          "    wave_report();\n  } else {\n" + checked + "    wave_report();\n  }\n";
 }
 
