@@ -15,19 +15,20 @@ bounds checks and with bounds_checks=False. Method, per kernel:
 2. `spirv-opt` freezes the specialisation constants at the launch's values and runs -O, as a
    stand-in for the front end of a driver's compiler (glslang's own SPIR-V keeps every GLSL
    local in memory).
-3. The hot path: the blocks of `main` an in-range invocation runs. A selection whose branch
-   records a fault (stores `wave_code`, publishes to the status buffer) or returns early is
+3. The hot path: the blocks of `main` an in-range invocation runs. A branch target from which
+   the selection's merge is reached only through a block that faults (in glslang's SPIR-V:
+   calls wave_fault or wave_index_fault, publishes to the status buffer, or returns early) is
    cold; everything else counts, both sides of ordinary branches included.
 4. Each block counts once per execution of the loops around it: per element, vector add's
    whole invocation (one element per thread); per FMA, one iteration of SGEMM's k loop (the
    loop holding the FMAs) with its inner loops at their trip counts, divided by the FMAs of
    that iteration (depth x micro^2).
 
-Figures: SPIR-V instructions (labels, merge declarations and phis excluded), conditional
-branches, selects, storage-buffer loads
-and stores, shared-memory loads and stores, push-constant loads, integer operations in the
-index arithmetic (the integer operations an access-chain index depends on) and integer
-operations in total. "Spent on bounds checks" is the checked figure minus the unchecked one.
+Figures: SPIR-V instructions (labels, merge declarations and phis excluded; access chains and
+bitcasts included), conditional branches, selects, storage-buffer loads and stores,
+shared-memory loads and stores, push-constant loads, integer operations (comparisons, min/max
+and conversions included, bitcasts not) and those of them an access chain's index depends on
+(the index arithmetic). "Spent on checks" is the checked figure minus the unchecked one.
 
     python bench/wave_gpu_shader_costs.py [--show-glsl vector_add|sgemm] [--json]
 """
@@ -58,7 +59,7 @@ SGEMM_WORKGROUP = (wave_gpu_vulkan.THREADS, wave_gpu_vulkan.THREADS, 1)
 INTEGER_OPS = {
     "OpIAdd", "OpISub", "OpIMul", "OpSNegate", "OpUDiv", "OpSDiv", "OpUMod", "OpSRem", "OpSMod",
     "OpShiftLeftLogical", "OpShiftRightLogical", "OpShiftRightArithmetic", "OpBitwiseAnd", "OpBitwiseOr",
-    "OpBitwiseXor", "OpNot", "OpSConvert", "OpUConvert", "OpBitcast", "OpIEqual", "OpINotEqual",
+    "OpBitwiseXor", "OpNot", "OpSConvert", "OpUConvert", "OpIEqual", "OpINotEqual",
     "OpULessThan", "OpSLessThan", "OpULessThanEqual", "OpSLessThanEqual", "OpUGreaterThan", "OpSGreaterThan",
     "OpUGreaterThanEqual", "OpSGreaterThanEqual",
 }
@@ -261,7 +262,7 @@ class Shader:
 
     def index_arithmetic(self, hot) -> set:
         """Results of integer operations an access chain's index into a buffer or shared array uses."""
-        found, stack = set(), []
+        found, passed, stack = set(), set(), []
         for label in hot:
             for ins in self.blocks[label]:
                 if ins.op in ("OpAccessChain", "OpInBoundsAccessChain") and \
@@ -270,8 +271,11 @@ class Shader:
         while stack:
             value = stack.pop()
             ins = self.definitions.get(value)
-            if ins is None or value in found or not (self.integer_result(ins) or ins.op == "OpPhi"):
+            if ins is None or value in found or value in passed:
                 continue
+            if not (self.integer_result(ins) or ins.op in ("OpPhi", "OpBitcast", "OpCopyObject")):
+                continue
+            passed.add(value)
             if self.integer_result(ins):
                 found.add(value)
             operands = ins.operands[1::2] if ins.op == "OpPhi" else ins.operands[1:]

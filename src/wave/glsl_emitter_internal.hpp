@@ -100,8 +100,10 @@ class Emitter {
   std::string in_bounds(MemRef ref, Reg idx) const;
   std::string fault_call(FaultCode code, const Stmt& s, uint32_t mem, Reg value) const;
   std::string element(MemRef ref, Reg idx, bool bits_view) const;
+  std::string element_at(MemRef ref, const std::string& index, bool bits_view) const;  // index: a uint
 
   std::string load_value(MemRef ref, Reg idx);
+  std::string load_value_at(MemRef ref, const std::string& index);
   std::string store_value(MemRef ref, const std::string& value);
 
   void memory(const Stmt& s, std::string& out, const std::string& pad);

@@ -177,6 +177,25 @@ TEST(WaveGlsl, ThreadIndexedAccessesHaveACopyWithoutChecks) {
   EXPECT_EQ(plain.source.find("wave_x_inside"), std::string::npos);
 }
 
+TEST(WaveGlsl, SharedLoadsReadAClampedIndexEvenIntoTheirIndexRegister) {
+  Builder b("shared_chain");
+  b.add_buffer("out", ScalarType::I32);
+  b.add_shared("next", ScalarType::I32, 16);
+  const Reg i = b.new_reg(ScalarType::I32);
+  b.emit(Opcode::LocalId, i, {}, 1, {}, 0);
+  b.emit(Opcode::Load, i, std::vector<Reg>{i}, 2, "next");  // i = next[i]: the guard is kept first
+  b.emit(Opcode::Store, kNoReg, std::vector<Reg>{i, i}, 3, "out");
+  const GlslShader shader = emit_glsl(b.finish(), GlslTarget{});
+  EXPECT_NE(shader.source.find("{ bool wave_in = (uint(r0) < 16u); int wave_v = s0[min(uint(r0), 15u)]; r0 = "
+                               "wave_in ? wave_v : "),
+            std::string::npos)
+      << shader.source;
+  runtime::ShaderOptions options;
+  options.optimize = false;
+  EXPECT_NO_THROW((void)runtime::compile_compute_shader(shader.source, options, runtime::DiskCache(std::nullopt), "t"))
+      << shader.source;
+}
+
 TEST(WaveGlsl, FloatRegistersArePreciseAndNoSwitchIsEmitted) {
   const std::string source = emit_glsl(everything_module(), GlslTarget{}).source;
   EXPECT_NE(source.find("precise float r"), std::string::npos);

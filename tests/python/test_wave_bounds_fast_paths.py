@@ -161,3 +161,35 @@ def test_accesses_beside_thread_id_keep_their_checks(rng, n):
     np.testing.assert_array_equal(out, a[:-1] + a[1:])
     with pytest.raises(wave_gpu.KernelError, match=rf"index {n} is out of bounds of buffer 'a' \(length {n}\)"):
         offsets(a[:n].copy(), out, n)
+
+
+# Shared-memory loads read a clamped index and select the emulator's 0 past the end.
+@wave_gpu.kernel
+def reverse_in_workgroup(a: f32[:], out: f32[:], shift: i32):
+    tile = wave_gpu.shared(64, f32)
+    halves = wave_gpu.shared(64, wave_gpu.f16)
+    lid = wave_gpu.local_id()
+    i = thread_id()
+    tile[lid] = a[i]
+    halves[lid] = a[i]
+    wave_gpu.barrier()
+    j = wave_gpu.workgroup_size() - 1 - lid + shift
+    out[i] = tile[j] + wave_gpu.f32(halves[j])
+
+
+@pytest.mark.parametrize("group", [1, 5, 64])
+def test_shared_loads_in_range_give_numpy_results(group):
+    a = np.arange(3 * group, dtype=np.float32)
+    out = np.zeros(3 * group, np.float32)
+    reverse_in_workgroup(a, out, 0, workgroup=(group, 1, 1))
+    expected = a.reshape(3, group)[:, ::-1].reshape(-1)
+    np.testing.assert_array_equal(out, 2 * expected)
+
+
+@pytest.mark.parametrize("shift", [64, -64])
+def test_a_shared_load_past_either_end_is_the_same_kernel_error(shift):
+    a = np.arange(64, dtype=np.float32)
+    out = np.zeros(64, np.float32)
+    message = r"is out of bounds of shared array 'tile' \(length 64\)"
+    with pytest.raises(wave_gpu.KernelError, match=message):
+        reverse_in_workgroup(a, out, shift, workgroup=(64, 1, 1))
