@@ -104,8 +104,9 @@ def optimise(binary: bytes, workgroup) -> bytes:
         # Specialisation constants 0-2: the workgroup; 3 (wave_x_inside, where the shader has
         # it): set, as the benchmarks' launches keep every thread id inside the buffers.
         values = " ".join([f"{i}:{size}" for i, size in enumerate(workgroup)] + ["3:true"])
-        subprocess.run(["spirv-opt", f"--set-spec-const-default-value={values}", "--freeze-spec-const", "-O",
-                        "--target-env=vulkan1.1", source, "-o", target], check=True, capture_output=True)
+        subprocess.run(["spirv-opt", f"--set-spec-const-default-value={values}", "--freeze-spec-const",
+                        "--fold-spec-const-op-composite", "-O", "--target-env=vulkan1.1", source, "-o", target],
+                       check=True, capture_output=True)
         with open(target, "rb") as file:
             return file.read()
 

@@ -196,6 +196,37 @@ TEST(WaveGlsl, SharedLoadsReadAClampedIndexEvenIntoTheirIndexRegister) {
       << shader.source;
 }
 
+TEST(WaveGlsl, SharedIndicesWithABoundAreProvenForTheWorkgroupsItCovers) {
+  Builder b("bounded");
+  b.add_buffer("out", ScalarType::F32);
+  b.add_shared("tile", ScalarType::F32, 16);
+  const Reg three = b.new_reg(ScalarType::I32);
+  b.constant(three, imm_i32(3), 1);
+  const Reg two = b.new_reg(ScalarType::I32);
+  b.constant(two, imm_i32(2), 1);
+  const Reg lid = b.new_reg(ScalarType::I32);
+  b.emit(Opcode::LocalId, lid, {}, 2, {}, 0);
+  const Reg twice = b.new_reg(ScalarType::I32);
+  b.emit(Opcode::Mul, twice, std::vector<Reg>{lid, two}, 2);
+  const Reg before = b.new_reg(ScalarType::I32);
+  b.emit(Opcode::Sub, before, std::vector<Reg>{lid, three}, 3);
+  const Reg x = b.new_reg(ScalarType::F32);
+  b.emit(Opcode::Load, x, std::vector<Reg>{three}, 4, "tile");            // tile[3]: always in range
+  b.emit(Opcode::Store, kNoReg, std::vector<Reg>{twice, x}, 5, "tile");   // tile[2 * lid]: lid <= 7
+  b.emit(Opcode::Store, kNoReg, std::vector<Reg>{before, x}, 6, "tile");  // tile[lid - 3]: no bound
+  b.emit(Opcode::Store, kNoReg, std::vector<Reg>{lid, x}, 7, "out");
+  const GlslShader shader = emit_glsl(b.finish(), GlslTarget{});
+  EXPECT_NE(shader.source.find("// line 4: index proven in range"), std::string::npos) << shader.source;
+  EXPECT_NE(shader.source.find("if ((0u + 2u * (gl_WorkGroupSize.x - 1u) < 16u) || (uint(r3) < 16u))"),
+            std::string::npos)
+      << shader.source;
+  EXPECT_NE(shader.source.find("if (uint(r4) < 16u)"), std::string::npos) << shader.source;
+  runtime::ShaderOptions options;
+  options.optimize = false;
+  EXPECT_NO_THROW((void)runtime::compile_compute_shader(shader.source, options, runtime::DiskCache(std::nullopt), "t"))
+      << shader.source;
+}
+
 TEST(WaveGlsl, FloatRegistersArePreciseAndNoSwitchIsEmitted) {
   const std::string source = emit_glsl(everything_module(), GlslTarget{}).source;
   EXPECT_NE(source.find("precise float r"), std::string::npos);

@@ -193,3 +193,59 @@ def test_a_shared_load_past_either_end_is_the_same_kernel_error(shift):
     message = r"is out of bounds of shared array 'tile' \(length 64\)"
     with pytest.raises(wave_gpu.KernelError, match=message):
         reverse_in_workgroup(a, out, shift, workgroup=(64, 1, 1))
+
+
+# Shared-memory indices made of local ids, range() counters and constants are proven in range
+# for the workgroup sizes their bound covers (the check folds away), and keep the check otherwise.
+@wave_gpu.kernel
+def tile_rows(a: f32[:], out: f32[:]):
+    tile = wave_gpu.shared(64, f32)  # 4 rows of 16: enough for workgroups of up to 4 rows
+    tx = wave_gpu.local_id(0)
+    ty = wave_gpu.local_id(1)
+    row = ty * 16
+    for j in range(4):
+        tile[row + tx * 4 + j] = a[thread_id(1) * 16 + tx * 4 + j]
+    wave_gpu.barrier()
+    total = 0.0
+    for j in range(4):
+        total += tile[row + tx * 4 + j]
+    out[thread_id(1) * 4 + tx] = total
+
+
+@pytest.mark.parametrize("rows", [1, 3, 4])
+def test_tile_indices_in_range_give_numpy_results(rng, rows):
+    a = rng.standard_normal(16 * rows).astype(np.float32)
+    out = np.zeros(4 * rows, np.float32)
+    tile_rows(a, out, grid=(1, 1, 1), workgroup=(4, rows, 1))
+    np.testing.assert_allclose(out, a.reshape(-1, 4).sum(axis=1), rtol=1e-6)
+
+
+def test_tile_indices_past_the_bound_keep_their_check(rng):
+    a = rng.standard_normal(16 * 5).astype(np.float32)
+    out = np.zeros(4 * 5, np.float32)
+    with pytest.raises(wave_gpu.KernelError, match=r"is out of bounds of shared array 'tile' \(length 64\)"):
+        tile_rows(a, out, grid=(1, 1, 1), workgroup=(4, 5, 1))  # row 4 writes tile[64..]
+
+
+@wave_gpu.kernel
+def counter_moved(out: f32[:], n: i32):
+    tile = wave_gpu.shared(8, f32)
+    if wave_gpu.local_id() == 0:
+        for j in range(4):
+            j = j + n  # no longer only the loop's counter
+            tile[j] = 2.0
+        for k in range(n):  # the stop is an argument: no bound
+            tile[k] = 3.0
+    wave_gpu.barrier()
+    out[thread_id()] = tile[wave_gpu.local_id()]
+
+
+@pytest.mark.parametrize("n, fails", [(4, False), (5, True)])
+def test_loop_variables_assigned_in_the_body_keep_their_checks(n, fails):
+    out = np.zeros(8, np.float32)
+    if fails:
+        with pytest.raises(wave_gpu.KernelError, match=r"index 8 is out of bounds of shared array 'tile' \(length 8\)"):
+            counter_moved(out, n, grid=(1, 1, 1), workgroup=(8, 1, 1))
+    else:
+        counter_moved(out, n, grid=(1, 1, 1), workgroup=(8, 1, 1))
+        np.testing.assert_array_equal(out, [3.0] * 4 + [2.0] * 4)
