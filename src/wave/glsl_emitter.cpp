@@ -18,17 +18,16 @@ GlslShader Emitter::run() {
   scan_types();
   scan_memory_use(m_.body);
   layout_push_constants();
-  std::string body;
-  for (const auto& s : m_.body) statement(s, body, 1, 0);
+  const std::string body = main_body();
   GlslShader shader;
-  shader.source =
-      header() + declarations() + helpers() + "void main() {\n" + prologue() + body + "  wave_report();\n}\n";
+  shader.source = header() + declarations() + helpers() + "void main() {\n" + prologue() + body + "}\n";
   shader.buffer_count = static_cast<uint32_t>(m_.buffers.size());
   shader.push_constant_bytes = push_bytes_;
   shader.length_offsets = length_offsets_;
   shader.scalar_offsets = scalar_offsets_;
   shader.launch_offset = launch_offset_;
   shader.buffer_written = written_;
+  shader.x_inside_buffers.assign(x_inside_buffers_.begin(), x_inside_buffers_.end());
   shader.uses_subgroups = uses_subgroup_basic_;
   return shader;
 }
@@ -161,6 +160,9 @@ std::string Emitter::declarations() const {
       d += "layout(std430, set = 0, binding = " + n + ") buffer Buffer" + n + "u { " + bits_type(b.element) +
            " d[]; } b" + n + "u;\n";
     }
+  }
+  if (!x_inside_buffers_.empty()) {
+    d += "layout(constant_id = 3) const bool wave_x_inside = false;  // GlslShader::x_inside_buffers\n";
   }
   d += "layout(std430, set = 0, binding = " + std::to_string(m_.buffers.size()) + ") buffer WaveStatus { uint w[" +
        std::to_string(kStatusWords) + "]; } wave_status;\n";

@@ -10,8 +10,8 @@
 // turns into a KernelError after the dispatch.
 //
 // Bindings: the kernel's buffers at 0..n-1 (set 0), the status buffer at n. Push constants:
-// one uint length per buffer, then the scalars, then the launch words (launch_offset). Workgroup size: specialisation
-// constants 0, 1 and 2.
+// one uint length per buffer, then the scalars, then the five launch words (launch_offset). Workgroup size:
+// specialisation constants 0, 1 and 2.
 #pragma once
 
 #include <cstdint>
@@ -85,6 +85,11 @@ struct GlslShader {
   // Byte offset of the launch words: uint limit x, y, z (invocations at or past them return at
   // once) and the loop budget (back-edges per invocation). See glsl_launch_control.cpp.
   uint32_t launch_offset = 0;
+  // Buffers that loads and stores index with thread_id(0) alone. When there are any, the
+  // shader reads bool specialisation constant 3, wave_x_inside: a launch whose thread ids along
+  // x (below min(limit x, grid x * workgroup x)) are inside each of them sets it, and main then
+  // runs a copy of its body without those checks (glsl_memory.cpp).
+  std::vector<uint32_t> x_inside_buffers;
   bool uses_subgroups = false;
 };
 

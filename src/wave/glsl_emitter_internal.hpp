@@ -3,6 +3,10 @@
 // glsl_memory.cpp (loads, stores, atomics, fault checks) and glsl_wave.cpp (wave operations).
 #pragma once
 
+#include <array>
+#include <cstdint>
+#include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -18,6 +22,13 @@ using glsl::glsl_type;
 inline bool is_64bit(ScalarType t) {
   return t == ScalarType::I64 || t == ScalarType::U64;
 }
+
+// An upper bound c + k[d] * (workgroup size d - 1), every term >= 0, of a register whose
+// values are all >= 0 (glsl_memory.cpp: shared-memory indices proven in range).
+struct IndexBound {
+  int64_t c = 0;
+  std::array<int64_t, 3> k{};
+};
 
 class Emitter {
  public:
@@ -100,11 +111,28 @@ class Emitter {
   std::string in_bounds(MemRef ref, Reg idx) const;
   std::string fault_call(FaultCode code, const Stmt& s, uint32_t mem, Reg value) const;
   std::string element(MemRef ref, Reg idx, bool bits_view) const;
+  std::string element_at(MemRef ref, const std::string& index, bool bits_view) const;  // index: a uint
 
   std::string load_value(MemRef ref, Reg idx);
+  std::string load_value_at(MemRef ref, const std::string& index);
   std::string store_value(MemRef ref, const std::string& value);
 
   void memory(const Stmt& s, std::string& out, const std::string& pad);
+
+  // The bound of every value `reg` may hold, or none; flow-insensitive, memoised.
+  std::optional<IndexBound> range_of(Reg reg);
+  std::optional<IndexBound> range_of_definition(const Stmt& s);
+  void find_definitions(const std::vector<Stmt>& stmts);
+  // The condition (GLSL, constant once the workgroup size is specialised) that an access to
+  // shared array `ref` at `idx` is in range whatever the thread, or "" when nothing is known.
+  std::string proven_in_range(MemRef ref, Reg idx);
+
+  // Registers holding only thread_id(0), and the buffers loads and stores index with them
+  // (GlslShader::x_inside_buffers); while x_inside_ is set, those accesses are emitted unchecked.
+  void find_x_inside_accesses();
+  // The body of main: with such accesses, a copy without their checks for launches that keep
+  // every thread id along x inside those buffers (pc.wave_x_inside), and the checked copy.
+  std::string main_body();
 
   // check_index (glsl_check_index.cpp): the per-dimension bounds check of an array index.
   void check_index(const Stmt& s, std::string& out, const std::string& pad);
@@ -170,6 +198,14 @@ class Emitter {
   bool uses_atomic_int64_ = false;
   int loops_ = 0;
   std::set<uint32_t> uint_view_;
+  std::set<Reg> thread_x_registers_;
+  bool definitions_found_ = false;
+  std::map<Reg, std::vector<const Stmt*>> definitions_;
+  std::map<const Stmt*, std::pair<Reg, Reg>> counter_copies_;  // `x = mov counter` in a range() loop: counter, stop
+  std::map<Reg, std::optional<IndexBound>> ranges_;
+  std::set<Reg> ranging_;  // being evaluated (a cycle has no bound)
+  std::set<uint32_t> x_inside_buffers_;
+  bool x_inside_ = false;
   std::vector<bool> written_;
   std::vector<bool> read_;
   std::vector<uint32_t> length_offsets_;

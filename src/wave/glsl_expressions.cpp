@@ -190,7 +190,9 @@ std::string Emitter::geometry(const Stmt& s) {
       return "int(gl_SubgroupSize)";
     case Opcode::Length:
       if (s.mem.kind == MemRef::Kind::Shared) return "int(" + std::to_string(m_.shared[s.mem.index].count) + ")";
-      return "int(min(pc.len" + std::to_string(s.mem.index) + ", 0x7fffffffu))";
+      // GpuProgram::check_launch refuses buffers of more than 2^31 - 1 elements, so the length
+      // converts to int without a clamp.
+      return "int(pc.len" + std::to_string(s.mem.index) + ")";
     default:
       return "0";
   }

@@ -58,9 +58,11 @@ std::string Emitter::launch_guard() const {
     text += "  if (subgroupElect()) " + subgroup_slot() + " = 0u;\n  subgroupMemoryBarrierShared();\n";
   }
   // After shared memory is cleared (a barrier every invocation must reach), before any work.
+  // One vector comparison: the three scalar ones joined by || became two short-circuit
+  // branches (a 1-D launch passes 2^32 - 1 for y and z, so both are always evaluated).
   return text +
-         "  if (gl_GlobalInvocationID.x >= pc.wave_limit_x || gl_GlobalInvocationID.y >= pc.wave_limit_y ||\n"
-         "      gl_GlobalInvocationID.z >= pc.wave_limit_z) return;\n";
+         "  if (any(greaterThanEqual(gl_GlobalInvocationID, uvec3(pc.wave_limit_x, pc.wave_limit_y, "
+         "pc.wave_limit_z)))) return;\n";
 }
 
 std::string Emitter::loop_step() {

@@ -1,5 +1,6 @@
 #include "wave/gpu_program.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -98,16 +99,18 @@ void GpuProgram::check_launch(std::span<const GpuArgument> arguments, std::array
   }
 }
 
-const runtime::ComputePipeline& GpuProgram::pipeline(std::array<uint32_t, 3> workgroup) {
-  auto found = pipelines_.find(workgroup);
+const runtime::ComputePipeline& GpuProgram::pipeline(std::array<uint32_t, 3> workgroup, bool x_inside) {
+  const std::array<uint32_t, 4> key{workgroup[0], workgroup[1], workgroup[2], x_inside ? 1U : 0U};
+  auto found = pipelines_.find(key);
   if (found != pipelines_.end()) return found->second;
   runtime::PipelineSpec spec;
   spec.buffer_count = shader_.buffer_count + 1;
   spec.push_constant_bytes = shader_.push_constant_bytes;
   spec.specialization = {{0, workgroup[0]}, {1, workgroup[1]}, {2, workgroup[2]}};
+  if (!shader_.x_inside_buffers.empty()) spec.specialization.push_back({3, key[3]});
   spec.shader.target = runtime::vulkan_target_for_api(device_->info().api_version);
   auto created = device_->context().create_pipeline(shader_.source, spec);
-  return pipelines_.emplace(workgroup, std::move(created)).first->second;
+  return pipelines_.emplace(key, std::move(created)).first->second;
 }
 
 void GpuProgram::launch(std::span<const GpuArgument> arguments, std::array<uint32_t, 3> grid,
@@ -136,6 +139,11 @@ void GpuProgram::launch(std::span<const GpuArgument> arguments, std::array<uint3
       }
     }
   }
+  // Every thread id along x that gets past the launch guard is below x_end; when that is inside
+  // each buffer the shader indexes with thread_id(0), those accesses cannot fault (GlslShader).
+  const uint64_t x_end = std::min<uint64_t>(limit[0], uint64_t{grid[0]} * workgroup[0]);
+  bool x_inside = !shader_.x_inside_buffers.empty();
+  for (const uint32_t k : shader_.x_inside_buffers) x_inside = x_inside && x_end <= static_cast<uint64_t>(lengths[k]);
   const uint32_t launch_words[4] = {limit[0], limit[1], limit[2], loop_budget};
   std::memcpy(push.data() + shader_.launch_offset, launch_words, sizeof(launch_words));
   bindings.back() = &status_;
@@ -143,7 +151,7 @@ void GpuProgram::launch(std::span<const GpuArgument> arguments, std::array<uint3
   {
     const std::lock_guard lock(device_->mutex());
     auto& context = device_->context();
-    const auto& created = pipeline(workgroup);
+    const auto& created = pipeline(workgroup, x_inside);
     // The status buffer starts zeroed and is cleared again only after a recorded fault,
     // which saves a submission per call.
     if (status_dirty_) context.fill_zero(status_);

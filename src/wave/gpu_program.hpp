@@ -63,7 +63,8 @@ class GpuProgram {
               std::array<uint32_t, 3> limit = {UINT32_MAX, UINT32_MAX, UINT32_MAX}, uint32_t loop_budget = UINT32_MAX);
 
  private:
-  const runtime::ComputePipeline& pipeline(std::array<uint32_t, 3> workgroup);
+  // One pipeline per workgroup shape and value of wave_x_inside (GlslShader::x_inside_buffers).
+  const runtime::ComputePipeline& pipeline(std::array<uint32_t, 3> workgroup, bool x_inside);
   void check_launch(std::span<const GpuArgument> arguments, std::array<uint32_t, 3> grid,
                     std::array<uint32_t, 3> workgroup) const;
 
@@ -72,7 +73,7 @@ class GpuProgram {
   GlslShader shader_;
   runtime::DeviceBuffer status_;
   bool status_dirty_ = false;  // a fault was recorded and not cleared yet
-  std::map<std::array<uint32_t, 3>, runtime::ComputePipeline> pipelines_;
+  std::map<std::array<uint32_t, 4>, runtime::ComputePipeline> pipelines_;
 };
 
 }  // namespace wavestack::wave

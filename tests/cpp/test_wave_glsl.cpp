@@ -142,6 +142,91 @@ TEST(WaveGlsl, EveryConstructCompilesWithGlslang) {
   EXPECT_EQ(shader.buffer_written, (std::vector<bool>{true, true, true, true, false, true, true}));
 }
 
+// out[i] = a[i] + b[i] with i = thread_id(0); `moved` also assigns i another value, after which
+// no access it indexes may skip its check.
+Module thread_indexed(bool moved) {
+  Builder b("thread_indexed");
+  b.add_buffer("a", ScalarType::F32);
+  b.add_buffer("b", ScalarType::F32);
+  b.add_buffer("out", ScalarType::F32);
+  const Reg i = b.new_reg(ScalarType::I32);
+  b.emit(Opcode::ThreadId, i, {}, 1, {}, 0);
+  if (moved) b.constant(i, imm_i32(3), 1);
+  const Reg x = b.new_reg(ScalarType::F32);
+  const Reg y = b.new_reg(ScalarType::F32);
+  b.emit(Opcode::Load, x, std::vector<Reg>{i}, 2, "a");
+  b.emit(Opcode::Load, y, std::vector<Reg>{i}, 2, "b");
+  b.emit(Opcode::Add, x, std::vector<Reg>{x, y}, 2);
+  b.emit(Opcode::Store, kNoReg, std::vector<Reg>{i, x}, 2, "out");
+  return b.finish();
+}
+
+TEST(WaveGlsl, ThreadIndexedAccessesHaveACopyWithoutChecks) {
+  const GlslShader shader = emit_glsl(thread_indexed(false), GlslTarget{});
+  EXPECT_EQ(shader.x_inside_buffers, (std::vector<uint32_t>{0, 1, 2}));
+  EXPECT_NE(shader.source.find("if (wave_x_inside)"), std::string::npos);
+  runtime::ShaderOptions options;
+  options.optimize = false;
+  EXPECT_NO_THROW((void)runtime::compile_compute_shader(shader.source, options, runtime::DiskCache(std::nullopt), "t"))
+      << shader.source;
+  EXPECT_TRUE(emit_glsl(thread_indexed(true), GlslTarget{}).x_inside_buffers.empty());
+  GlslTarget unchecked;
+  unchecked.bounds_checks = false;
+  const GlslShader plain = emit_glsl(thread_indexed(false), unchecked);
+  EXPECT_TRUE(plain.x_inside_buffers.empty());
+  EXPECT_EQ(plain.source.find("wave_x_inside"), std::string::npos);
+}
+
+TEST(WaveGlsl, SharedLoadsReadAClampedIndexEvenIntoTheirIndexRegister) {
+  Builder b("shared_chain");
+  b.add_buffer("out", ScalarType::I32);
+  b.add_shared("next", ScalarType::I32, 16);
+  const Reg i = b.new_reg(ScalarType::I32);
+  b.emit(Opcode::LocalId, i, {}, 1, {}, 0);
+  b.emit(Opcode::Load, i, std::vector<Reg>{i}, 2, "next");  // i = next[i]: the guard is kept first
+  b.emit(Opcode::Store, kNoReg, std::vector<Reg>{i, i}, 3, "out");
+  const GlslShader shader = emit_glsl(b.finish(), GlslTarget{});
+  EXPECT_NE(shader.source.find("{ bool wave_in = (uint(r0) < 16u); int wave_v = s0[min(uint(r0), 15u)]; r0 = "
+                               "wave_in ? wave_v : "),
+            std::string::npos)
+      << shader.source;
+  runtime::ShaderOptions options;
+  options.optimize = false;
+  EXPECT_NO_THROW((void)runtime::compile_compute_shader(shader.source, options, runtime::DiskCache(std::nullopt), "t"))
+      << shader.source;
+}
+
+TEST(WaveGlsl, SharedIndicesWithABoundAreProvenForTheWorkgroupsItCovers) {
+  Builder b("bounded");
+  b.add_buffer("out", ScalarType::F32);
+  b.add_shared("tile", ScalarType::F32, 16);
+  const Reg three = b.new_reg(ScalarType::I32);
+  b.constant(three, imm_i32(3), 1);
+  const Reg two = b.new_reg(ScalarType::I32);
+  b.constant(two, imm_i32(2), 1);
+  const Reg lid = b.new_reg(ScalarType::I32);
+  b.emit(Opcode::LocalId, lid, {}, 2, {}, 0);
+  const Reg twice = b.new_reg(ScalarType::I32);
+  b.emit(Opcode::Mul, twice, std::vector<Reg>{lid, two}, 2);
+  const Reg before = b.new_reg(ScalarType::I32);
+  b.emit(Opcode::Sub, before, std::vector<Reg>{lid, three}, 3);
+  const Reg x = b.new_reg(ScalarType::F32);
+  b.emit(Opcode::Load, x, std::vector<Reg>{three}, 4, "tile");            // tile[3]: always in range
+  b.emit(Opcode::Store, kNoReg, std::vector<Reg>{twice, x}, 5, "tile");   // tile[2 * lid]: lid <= 7
+  b.emit(Opcode::Store, kNoReg, std::vector<Reg>{before, x}, 6, "tile");  // tile[lid - 3]: no bound
+  b.emit(Opcode::Store, kNoReg, std::vector<Reg>{lid, x}, 7, "out");
+  const GlslShader shader = emit_glsl(b.finish(), GlslTarget{});
+  EXPECT_NE(shader.source.find("// line 4: index proven in range"), std::string::npos) << shader.source;
+  EXPECT_NE(shader.source.find("if ((0u + 2u * (gl_WorkGroupSize.x - 1u) < 16u) || (uint(r3) < 16u))"),
+            std::string::npos)
+      << shader.source;
+  EXPECT_NE(shader.source.find("if (uint(r4) < 16u)"), std::string::npos) << shader.source;
+  runtime::ShaderOptions options;
+  options.optimize = false;
+  EXPECT_NO_THROW((void)runtime::compile_compute_shader(shader.source, options, runtime::DiskCache(std::nullopt), "t"))
+      << shader.source;
+}
+
 TEST(WaveGlsl, FloatRegistersArePreciseAndNoSwitchIsEmitted) {
   const std::string source = emit_glsl(everything_module(), GlslTarget{}).source;
   EXPECT_NE(source.find("precise float r"), std::string::npos);

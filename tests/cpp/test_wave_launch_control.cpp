@@ -154,7 +154,7 @@ TEST(WaveLaunchControl, ShadersWithTheLaunchWordsAndLoopCountsCompile) {
     EXPECT_NO_THROW(
         (void)runtime::compile_compute_shader(shader.source, options, runtime::DiskCache(std::nullopt), "test"))
         << shader.source;
-    EXPECT_NE(shader.source.find("gl_GlobalInvocationID.x >= pc.wave_limit_x"), std::string::npos);
+    EXPECT_NE(shader.source.find("greaterThanEqual(gl_GlobalInvocationID, uvec3(pc.wave_limit_x"), std::string::npos);
     EXPECT_NE(shader.source.find("wave_iters >= pc.wave_loop_budget"), std::string::npos);
     EXPECT_EQ(shader.source.find("wave_group_iters") != std::string::npos, device_loop_limit != 0);
   }
