@@ -83,7 +83,7 @@ void run(const char* name, const Bytes& bytes, std::uint32_t n, int repeats) {
     const std::uint64_t args[] = {n};
     const auto start = std::chrono::steady_clock::now();
     instances.begin_call(0, args, std::nullopt);
-    while (instances.step(1u << 20).running != 0) {
+    while (instances.step(1u << 20, 1).running != 0) {
     }
     outcome = instances.outcome(1);
     best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());

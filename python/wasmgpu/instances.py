@@ -3,8 +3,9 @@
 Arguments for every instance are converted to 64-bit slots in C++ (``_native``: Python rows,
 NumPy arrays or a tuple of columns), with every error raised before anything runs. The
 native layer starts the call on every instance and advances it in dispatches of at most
-``quantum`` instructions per instance; this loop checks ``cancel`` before the first dispatch
-and between dispatches, and keeps ``last_call`` current. Results are decoded in C++ into a
+``quantum`` instructions per instance (the cpu device runs several in one step, for up to a
+few milliseconds); this loop checks ``cancel`` before the first dispatch and between steps,
+and keeps ``last_call`` current. Results are decoded in C++ into a
 list (the seed's form) or NumPy arrays (``results="numpy"``).
 """
 
@@ -19,6 +20,7 @@ from wasmgpu.errors import Trap, trap_reason
 from wasmgpu.guest_files import resolve_path
 
 _U64 = (1 << 64) - 1
+_MAX_QUANTA = 65536  # dispatches one native step may run (the device bounds it by time)
 RESULT_FORMS = ("list", "numpy")
 
 # One character per value type, as the native codec reads them (wasmgpu_values.hpp).
@@ -274,9 +276,11 @@ class Instances:
         t = time.perf_counter()
         try:
             while True:
-                running, executed, grouped = native.step(self.quantum)
+                # Without a cancel callback to consult between dispatches, the cpu device may
+                # run several in one step (a few milliseconds' worth).
+                running, executed, grouped, quanta = native.step(self.quantum, 1 if cancel else _MAX_QUANTA)
                 stats.lane_grouped_instances += grouped
-                stats.dispatches += 1
+                stats.dispatches += quanta
                 self._count_instructions(stats, executed, before)
                 stats.dispatch_seconds = time.perf_counter() - t
                 if running == 0:

@@ -162,13 +162,13 @@ void begin_call(wasm::InstanceSet& self, std::uint32_t function, const PackedArg
   self.begin_call(function, args.slots, fuel);
 }
 
-nb::tuple step(wasm::InstanceSet& self, std::uint32_t quantum) {
+nb::tuple step(wasm::InstanceSet& self, std::uint32_t quantum, std::uint32_t max_quanta) {
   wasm::StepProgress progress;
   {
     nb::gil_scoped_release release;
-    progress = self.step(quantum);
+    progress = self.step(quantum, max_quanta);
   }
-  return nb::make_tuple(progress.running, progress.executed, progress.grouped);
+  return nb::make_tuple(progress.running, progress.executed, progress.grouped, progress.quanta);
 }
 
 template <typename T>
@@ -255,7 +255,7 @@ void bind_instances(nb::module_& module) {
       .def_prop_ro("resident_bytes", &wasm::InstanceSet::resident_bytes)
       .def("pack", &pack, "inputs"_a.none(), "kinds"_a)
       .def("begin_call", &begin_call, "function"_a, "args"_a, "fuel"_a.none())
-      .def("step", &step, "quantum"_a)
+      .def("step", &step, "quantum"_a, "max_quanta"_a)
       .def("outcome", &outcome, "result_count"_a)
       .def("reset",
            [](wasm::InstanceSet& self) {

@@ -112,6 +112,23 @@ def test_fuel_zero_is_refused_before_anything_runs(module, target):
             instances.call("spin", [1], fuel=1)  # one instruction runs, the second stops it
 
 
+def test_dispatches_count_quanta_with_or_without_a_cancel_callback(module, target):
+    # Without a callback the cpu device runs many dispatches in one native step; last_call
+    # still counts each dispatch of `quantum` records, as with a callback (one per step).
+    counts = []
+    for cancel in (None, lambda: False):
+        with module.spawn(2, quantum=1000, **target) as instances:
+            instances.call("spin", [20_000, 20_000], cancel=cancel)
+            assert instances.call("counter") == [20_000, 20_000]
+            counts.append(instances.last_call.dispatches)
+            instances.call("spin", [20_000, 20_000], cancel=cancel)
+            counts.append(instances.last_call.dispatches)
+    records = spin_records(20_000)
+    assert counts[1] == counts[3] >= records // 1000
+    if target.get("device") == "cpu":  # (a Vulkan device may cut a quantum into more dispatches)
+        assert counts[1] <= records // 1000 + 5
+
+
 def test_cancel_is_checked_between_dispatches(module, target):
     with module.spawn(2, **target) as instances:
         instances.quantum = 1000

@@ -49,7 +49,7 @@ class CpuInstances final : public InstanceSet {
 
   void begin_call(std::uint32_t function, std::span<const std::uint64_t> args,
                   std::optional<std::uint64_t> fuel) override;
-  StepProgress step(std::uint32_t quantum) override;
+  StepProgress step(std::uint32_t quantum, std::uint32_t max_quanta) override;
   [[nodiscard]] CallOutcome outcome(std::uint32_t result_count) override;
   void reset() override;
   [[nodiscard]] std::uint32_t memory_size_bytes(std::uint32_t instance) override;

@@ -23,4 +23,15 @@ inline constexpr std::size_t kMaxInstancesPerTask = 64;
   return std::clamp<std::size_t>(per, 1, kMaxInstancesPerTask);
 }
 
+// Records one step should run at most: about a few milliseconds of one core.
+inline constexpr std::uint64_t kStepRecords = std::uint64_t{1} << 22;
+
+// Quanta a step runs one after another for `count` instances: enough to reach about
+// kStepRecords records in all, at least one, at most 65536.
+[[nodiscard]] constexpr std::uint32_t quanta_for_step(std::uint32_t quantum, std::uint32_t count) {
+  const std::uint64_t per_quantum =
+      std::uint64_t{std::max<std::uint32_t>(quantum, 1)} * std::max<std::uint32_t>(count, 1);
+  return static_cast<std::uint32_t>(std::clamp<std::uint64_t>(kStepRecords / per_quantum, 1, 65536));
+}
+
 }  // namespace wavestack::wasm

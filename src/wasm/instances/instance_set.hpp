@@ -50,6 +50,7 @@ struct StepProgress {
   std::uint32_t running = 0;
   std::uint64_t executed = 0;
   std::uint32_t grouped = 0;  // the cpu device: instances that ran in a lane group in this step
+  std::uint32_t quanta = 1;   // dispatches of `quantum` this step ran one after another (cpu: several)
 };
 
 struct CallOutcome {
@@ -75,8 +76,10 @@ class InstanceSet {
   // args: count * params slots (bit patterns), instance-major. fuel: records per instance.
   virtual void begin_call(std::uint32_t function, std::span<const std::uint64_t> args,
                           std::optional<std::uint64_t> fuel) = 0;
-  // One dispatch of at most `quantum` records per instance.
-  virtual StepProgress step(std::uint32_t quantum) = 0;
+  // One dispatch of at most `quantum` records per instance; a device may run up to
+  // `max_quanta` of them one after another before it returns (the cpu device does, for a few
+  // milliseconds: StepProgress::quanta says how many ran).
+  virtual StepProgress step(std::uint32_t quantum, std::uint32_t max_quanta) = 0;
   [[nodiscard]] virtual CallOutcome outcome(std::uint32_t result_count) = 0;
 
   // Restores every instance to the template and reruns the start function.

@@ -306,7 +306,7 @@ void VulkanInstances::service_wasi(Group& group, const Push& push) {
 // One dispatch per group, or in compiled mode one per unit its instances continue in: each
 // instance runs only in its own unit's shader (the others leave at once), and one that
 // reaches a unit dispatched later in the same step runs on there.
-StepProgress VulkanInstances::step(std::uint32_t quantum) {
+StepProgress VulkanInstances::step(std::uint32_t quantum, std::uint32_t /*max_quanta*/) {
   std::lock_guard lock(device_->mutex);
   StepProgress progress;
   for (Group& group : groups_) {
