@@ -44,7 +44,7 @@ TEST(WasmInstanceChunks, AStepRunsQuantaUpToAFewMillionRecords) {
   EXPECT_EQ(quanta_for_step(4096, 1), 1024U);  // one instance: 4 M records before the host sees it
   EXPECT_EQ(quanta_for_step(4096, 2), 512U);
   EXPECT_EQ(quanta_for_step(4096, 10'000), 1U);  // many instances: one quantum a step, as before
-  EXPECT_EQ(quanta_for_step(1, 1), 65536U);       // bounded
+  EXPECT_EQ(quanta_for_step(1, 1), 65536U);      // bounded
   EXPECT_EQ(quanta_for_step(0, 0), 65536U);
   EXPECT_EQ(quanta_for_step(0xFFFFFFFFU, 0xFFFFFFFFU), 1U);
 }
