@@ -229,11 +229,15 @@ def test_a_function_larger_than_a_unit_spans_several_units(target):
     reference = wasmtime.Instance(store, wasmtime.Module(store.engine, binary), []).exports(store)["big"]
     with module.spawn(3, **target) as instances:
         assert instances.call("big", [1, 2, 3]) == [reference(store, k) for k in (1, 2, 3)]
-        # Every unit was needed: built by the call, ahead of need beside it (cpu device), or
-        # found built (a Vulkan pipeline of the same source that another module's unit made
-        # earlier in this process: similar large functions share units' text).
+        # Every unit was needed: built by the call, or ahead of need beside it (cpu device). A
+        # Vulkan device may find some built already: a pipeline of the same source that a similar
+        # module's unit made earlier in this process (large functions share units' text).
         stats = instances.last_call
-        assert stats.units_compiled + stats.units_built_ahead + stats.units_from_cache == module.compiled["units"]
+        built = stats.units_compiled + stats.units_built_ahead
+        if target.get("device") == "cpu":
+            assert built == module.compiled["units"]
+        else:
+            assert built <= module.compiled["units"]
         assert stats.units_compiled >= 1
 
 
