@@ -1,10 +1,12 @@
 // The kernel's frame (workgroups of the range, threads of a workgroup in order, the launch
 // limit), statements and structured control flow as C++ for the native cpu device.
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "wave/cpp_emitter_internal.hpp"
 #include "wave/errors.hpp"
+#include "wave/thread_x_accesses.hpp"
 
 namespace wavestack::wave {
 namespace cpp_detail {
@@ -68,41 +70,13 @@ std::string CppEmitter::thread_function(const std::string& name, bool proven) {
   return p;
 }
 
-// Registers that only ever hold thread_id(0): within a 1-D workgroup their values are the
-// workgroup's contiguous range of ids (or the zero they start at), so one comparison per
-// workgroup proves every load and store they index in bounds.
+// Registers that only ever hold thread_id(0) (thread_x_accesses.hpp): within a 1-D workgroup
+// their values are the workgroup's contiguous range of ids (or the zero they start at), so one
+// comparison per workgroup proves every load and store they index in bounds.
 void CppEmitter::find_thread_x_registers() {
-  std::vector<bool> other(m_.registers.size(), false);
-  std::vector<bool> thread_x(m_.registers.size(), false);
-  for (const auto& scalar : m_.scalars) other[scalar.reg] = true;
-  auto scan = [&](const std::vector<Stmt>& stmts, auto&& self) -> void {
-    for (const auto& s : stmts) {
-      if (s.dst != kNoReg) {
-        if (s.op == Opcode::ThreadId && s.dim == 0) {
-          thread_x[s.dst] = true;
-        } else {
-          other[s.dst] = true;
-        }
-      }
-      self(s.body, self);
-      self(s.other, self);
-    }
-  };
-  scan(m_.body, scan);
-  for (size_t reg = 0; reg < m_.registers.size(); ++reg) {
-    if (thread_x[reg] && !other[reg]) thread_x_registers_.insert(static_cast<Reg>(reg));
-  }
-  auto uses = [&](const std::vector<Stmt>& stmts, auto&& self) -> void {
-    for (const auto& s : stmts) {
-      if ((s.op == Opcode::Load || s.op == Opcode::Store) && s.mem.kind == MemRef::Kind::Buffer &&
-          thread_x_registers_.count(s.args[0]) != 0) {
-        proven_buffers_.insert(s.mem.index);
-      }
-      self(s.body, self);
-      self(s.other, self);
-    }
-  };
-  uses(m_.body, uses);
+  ThreadXAccesses found = find_thread_x_accesses(m_);
+  thread_x_registers_ = std::move(found.registers);
+  proven_buffers_ = std::move(found.buffers);
 }
 
 // Per workgroup: a 1-D workgroup runs its threads inside the launch limit as one counted loop

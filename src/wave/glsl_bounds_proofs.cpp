@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "wave/glsl_emitter_internal.hpp"
+#include "wave/thread_x_accesses.hpp"
 
 namespace wavestack::wave::glsl_detail {
 
@@ -21,31 +23,9 @@ namespace wavestack::wave::glsl_detail {
 // that does not run (lavapipe ran vector add 2.3x slower with both copies behind a uniform
 // branch than with the unchecked copy alone).
 void Emitter::find_x_inside_accesses() {
-  std::vector<bool> other(m_.registers.size(), false);
-  std::vector<bool> thread_x(m_.registers.size(), false);
-  for (const auto& scalar : m_.scalars) other[scalar.reg] = true;
-  auto scan = [&](const std::vector<Stmt>& stmts, auto&& self) -> void {
-    for (const auto& s : stmts) {
-      if (s.dst != kNoReg) (s.op == Opcode::ThreadId && s.dim == 0 ? thread_x : other)[s.dst] = true;
-      self(s.body, self);
-      self(s.other, self);
-    }
-  };
-  scan(m_.body, scan);
-  for (size_t reg = 0; reg < m_.registers.size(); ++reg) {
-    if (thread_x[reg] && !other[reg]) thread_x_registers_.insert(static_cast<Reg>(reg));
-  }
-  auto uses = [&](const std::vector<Stmt>& stmts, auto&& self) -> void {
-    for (const auto& s : stmts) {
-      if ((s.op == Opcode::Load || s.op == Opcode::Store) && s.mem.kind == MemRef::Kind::Buffer &&
-          thread_x_registers_.contains(s.args[0])) {
-        x_inside_buffers_.insert(s.mem.index);
-      }
-      self(s.body, self);
-      self(s.other, self);
-    }
-  };
-  uses(m_.body, uses);
+  ThreadXAccesses found = find_thread_x_accesses(m_);
+  thread_x_registers_ = std::move(found.registers);
+  x_inside_buffers_ = std::move(found.buffers);
 }
 
 // Shared-memory indices proven in range. A tiled kernel indexes its tiles with local ids, range()
