@@ -55,7 +55,8 @@ std::size_t chunk_size(std::uint32_t count, std::uint32_t lanes) {
 }
 
 std::size_t chunk_count(std::uint32_t count, std::uint32_t lanes = 0) {
-  return (std::size_t{count} + chunk_size(count, lanes) - 1) / chunk_size(count, lanes);
+  const std::size_t size = chunk_size(count, lanes);
+  return (std::size_t{count} + size - 1) / size;
 }
 
 // body(chunk, begin, end) for every chunk of instances [begin, end) of [0, count), chunk by
