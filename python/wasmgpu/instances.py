@@ -133,6 +133,10 @@ class Instances:
                                                   "".join(_KIND_CODES[t] for t in results))
         self.fuel = fuel          # the default budget of a call (None: unlimited)
         self.quantum = quantum    # instructions per instance per dispatch
+        # Dispatches one native step may run when a cancel callback is given: one, so that it is
+        # consulted between dispatches as the original's is; wasmgpu.mpi, whose own callback only
+        # needs to be consulted every few milliseconds, lets the cpu device run several.
+        self._quanta_with_cancel = 1
         self.stack_size = stack_size  # value stack slots per instance
         self.call_depth = call_depth  # nested frames per call
         self.last_call: Optional[CallStats] = None
@@ -278,7 +282,8 @@ class Instances:
             while True:
                 # Without a cancel callback to consult between dispatches, the cpu device may
                 # run several in one step (a few milliseconds' worth).
-                running, executed, grouped, quanta = native.step(self.quantum, 1 if cancel else _MAX_QUANTA)
+                running, executed, grouped, quanta = native.step(
+                    self.quantum, self._quanta_with_cancel if cancel else _MAX_QUANTA)
                 stats.lane_grouped_instances += grouped
                 stats.dispatches += quanta
                 self._count_instructions(stats, executed, before)
