@@ -2,6 +2,7 @@
 // the wasm cpu device's instances). The calling thread takes part in its own loop.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstddef>
 #include <exception>
@@ -36,13 +37,15 @@ class ThreadPool {
   struct Loop;
   void worker_main();
   static void run_share(Loop& loop);
+  // Waits up to kSpin for another loop after one ended, without sleeping (see worker_main).
+  void spin_for_next_loop(uint64_t seen) const;
 
   std::vector<std::thread> workers_;
   std::mutex mutex_;
   std::condition_variable wake_;
   std::mutex loop_serializer_;  // one loop at a time per pool
   Loop* current_ = nullptr;
-  uint64_t generation_ = 0;
+  std::atomic<uint64_t> generation_{0};  // written under mutex_, also read while spinning
   bool stopping_ = false;
 };
 

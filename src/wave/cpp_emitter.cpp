@@ -86,19 +86,45 @@ std::string CppEmitter::run() {
   if (uses_workgroup_mode(m_)) return run_workgroup();
   find_thread_x_registers();
   const bool has_proven = target_.bounds_checks && !proven_buffers_.empty();
-  std::string text = frame_begin() + thread_function("wave_thread", false);
+  const bool vectors = lane_vectors_eligible();
+  std::string text =
+      (vectors ? lane_vector_prelude() : std::string()) + frame_begin() + thread_function("wave_thread", false);
   if (has_proven) text += thread_function("wave_thread_proven", true);
+  if (vectors) {
+    text += vector_thread_function("wave_vector", false);
+    if (has_proven) text += vector_thread_function("wave_vector_proven", true);
+  }
   std::string inside = "true";
   for (const uint32_t k : proven_buffers_) inside += " && (i64)wave_base0 + wave_count <= n" + std::to_string(k);
   // A 1-D launch (1-D workgroups, 1-D grid): the chunk's threads inside the limit as one range
-  // of ids, in blocks so that a stop request is seen between them.
+  // of ids, in blocks so that a stop request is seen between them; with lane vectors, eight
+  // threads at a time (cpp_lane_vectors.cpp), a group whose checks failed one by one.
   std::string fused_inside = "true";
   for (const uint32_t k : proven_buffers_) fused_inside += " && (i64)wave_block_end <= n" + std::to_string(k);
-  auto fused_call = [](const std::string& function) {
-    return "          const u32 wave_code = " + function +
-           "(wave_x / wave_wg0, 0, 0, wave_x / wave_wg0 * wave_wg0, 0, 0, wave_x % wave_wg0, 0, 0, wave_x % wave_wg0, "
-           "wave_x);\n"
-           "          if (wave_code != WAVE_OK) [[unlikely]] return wave_code;\n";
+  auto fused_call = [](const std::string& function, const std::string& id, const std::string& pad) {
+    return pad + "const u32 wave_code = " + function + "(" + id + " / wave_wg0, 0, 0, " + id +
+           " / wave_wg0 * wave_wg0, 0, 0, " + id + " % wave_wg0, 0, 0, " + id + " % wave_wg0, " + id + ");\n" + pad +
+           "if (wave_code != WAVE_OK) [[unlikely]] return wave_code;\n";
+  };
+  auto fused_range = [&](const std::string& thread, const std::string& vector) {
+    std::string loop = "        u32 wave_x = (u32)wave_block;\n";
+    if (vectors) {
+      loop +=
+          "        for (; wave_block_end - wave_x >= 8; wave_x += 8) {\n"
+          "          const u32 wave_group = " +
+          vector +
+          "(wave_x);\n"
+          "          if (wave_group == WAVE_VECTOR_RETRY) [[unlikely]] {\n"
+          "            for (u32 wave_y = wave_x; wave_y < wave_x + 8; ++wave_y) {\n" +
+          fused_call(thread, "wave_y", "              ") +
+          "            }\n"
+          "          } else if (wave_group != WAVE_OK) [[unlikely]] {\n"
+          "            return wave_group;\n"
+          "          }\n"
+          "        }\n";
+    }
+    return loop + "        for (; wave_x < wave_block_end; ++wave_x) {\n" + fused_call(thread, "wave_x", "          ") +
+           "        }\n";
   };
   text +=
       "  if (wave_wg1 == 1 && wave_wg2 == 1 && wave_grid1 == 1 && wave_grid2 == 1 && wave_limit1 > 0 && "
@@ -109,16 +135,11 @@ std::string CppEmitter::run() {
       "      if (wave_stopped(wave_stop) || wave_stopped(L->failed)) return WAVE_STOPPED;\n"
       "      const u32 wave_block_end = (u32)(wave_hi - wave_block > 65536 ? wave_block + 65536 : wave_hi);\n";
   if (has_proven) {
-    text += "      if (" + fused_inside +
-            ") {\n"
-            "        for (u32 wave_x = (u32)wave_block; wave_x < wave_block_end; ++wave_x) {\n" +
-            fused_call("wave_thread_proven") +
-            "        }\n"
+    text += "      if (" + fused_inside + ") {\n" + fused_range("wave_thread_proven", "wave_vector_proven") +
             "        continue;\n"
             "      }\n";
   }
-  text += "      for (u32 wave_x = (u32)wave_block; wave_x < wave_block_end; ++wave_x) {\n" +
-          fused_call("wave_thread") +
+  text += "      {\n" + fused_range("wave_thread", "wave_vector") +
           "      }\n"
           "    }\n"
           "    return WAVE_OK;\n"

@@ -54,11 +54,31 @@ class CppEmitter {
   void atomic(const Stmt& s, std::string& out, const std::string& pad) const;
   void check_index(const Stmt& s, std::string& out, const std::string& pad) const;
   // `return wave_fault(...)` with the thread's place: the fault record's fields in order.
-  static std::string fault(const std::string& code, uint32_t line, const std::string& mem, const std::string& is_signed,
-                           const std::string& value, const std::string& size, const std::string& dim);
+  // In lane-vector mode every fault is instead a request to run the group's threads one by one
+  // (cpp_lane_vectors.cpp), which then fault exactly where the emulator does.
+  std::string fault(const std::string& code, uint32_t line, const std::string& mem, const std::string& is_signed,
+                    const std::string& value, const std::string& size, const std::string& dim) const;
 
-  // A register: a local variable, or in workgroup mode this lane's slot of its array.
-  std::string r(Reg reg) const { return "r" + std::to_string(reg) + (lanes_ ? "[wave_t]" : ""); }
+  // ---- cpp_lane_vectors.cpp ----
+  bool lane_vectors_eligible() const;
+  static std::string lane_vector_prelude();
+  std::string vector_thread_function(const std::string& name, bool proven);
+  void vblock(const std::vector<Stmt>& stmts, std::string& out, int depth, const std::string& mask, int loop);
+  void vstatement(const Stmt& s, std::string& out, int depth, const std::string& mask, int loop);
+  void vcontrol(const Stmt& s, std::string& out, int depth, const std::string& mask, int loop);
+  std::string vector_value(const Stmt& s) const;
+  void vector_access(const Stmt& s, std::string& out, const std::string& pad, const std::string& mask);
+  std::string vector_geometry(const Stmt& s) const;
+
+  // A register: a local variable, or in workgroup mode this lane's slot of its array; in
+  // lane-vector mode, inside a loop over lanes, the lane's element (a bool is a -1/0 mask).
+  std::string r(Reg reg) const {
+    if (!lane_.empty()) {
+      const std::string element = "r" + std::to_string(reg) + "[" + lane_ + "]";
+      return type_of(reg) == ScalarType::Bool ? "(" + element + " != 0)" : element;
+    }
+    return "r" + std::to_string(reg) + (lanes_ ? "[wave_t]" : "");
+  }
   ScalarType type_of(Reg reg) const { return m_.registers[reg]; }
 
   const Module& m_;
@@ -68,6 +88,10 @@ class CppEmitter {
   std::set<uint32_t> proven_buffers_;  // buffers some load or store indexes with one of them
   bool proven_ = false;                // emitting the thread whose range is proven in bounds
   bool lanes_ = false;                 // workgroup mode: registers are per-lane arrays
+  bool vector_ = false;                // lane-vector mode: registers are vectors of kVectorLanes threads
+  std::string lane_;                   // in lane-vector mode, the lane loop's index while emitting per lane
+  int vmasks_ = 0;                     // lane-vector mode: mask variables named so far
+  std::set<int> continuing_loops_;     // lane-vector mode: loops whose continuing block is being emitted
   int phase_ = 0;                      // the lane loop being emitted (its end label)
   int phases_ = 0;
   int constructs_ = 0;  // workgroup-level Ifs and Loops (their lane states)

@@ -35,7 +35,8 @@ std::string atomic_helper(Opcode op) {
 
 std::string CppEmitter::fault(const std::string& code, uint32_t line, const std::string& mem,
                               const std::string& is_signed, const std::string& value, const std::string& size,
-                              const std::string& dim) {
+                              const std::string& dim) const {
+  if (vector_) return "return WAVE_VECTOR_RETRY;\n";
   return "return wave_fault(wave_out, " + code + ", " + std::to_string(line) + ", wave_gx, wave_gy, wave_gz, wave_t, " +
          mem + ", " + is_signed + ", " + value + ", " + size + ", " + dim + ");\n";
 }

@@ -299,6 +299,96 @@ def test_thread_indexed_accesses_proven_in_bounds_per_workgroup_give_the_same_re
     assert "wave_thread_proven" in copy_to.cpu_program().source
 
 
+# ---- lane vectors: eight threads at once (cpp_lane_vectors.cpp) ----------------------------
+
+@wave_gpu.kernel
+def escape_time(re: f32[:], im: f32[:], limit: i32[:], out: i32[:], last: f64[:], wide: i64[:]):
+    i = thread_id()
+    if i >= len(out):
+        return
+    x = 0.0
+    y = 0.0
+    k = 0
+    acc = i64(0)
+    while k < limit[i]:
+        if x * x + y * y > 4.0:
+            break
+        k += 1
+        if k % 3 == 0:
+            acc = acc + i64(k) * i64(i)
+            continue
+        t = x * x - y * y + re[i]
+        y = 2.0 * x * y + im[i]
+        x = t
+        if x != x:
+            return
+    out[i] = k if k < limit[i] else -k
+    last[i] = f64(x) * f64(y) + (1.5 if acc > i64(40) else -2.25)
+    wide[i] = acc ^ (acc >> i64(3))
+
+
+@wave_gpu.kernel
+def uniform_sums(values: f64[:], scale: f64[:], out: f64[:], n: i32):
+    i = thread_id()
+    if i < len(out):
+        s = 0.0
+        for j in range(n):
+            s += values[j] * scale[i] / (1.0 + f64(j))
+        out[i] = s
+
+
+@wave_gpu.kernel
+def in_place_double(a: f32[:]):
+    i = thread_id()
+    if i < len(a):
+        a[i] = a[i] * 2.0
+
+
+@pytest.mark.parametrize("threads", [1, None])
+def test_lane_vectors_run_divergent_loops_as_the_emulator_bit_for_bit(rng, threads):
+    n = 2003  # groups of eight and a tail of three threads run one by one
+    re = (rng.random(n, dtype=np.float32) * 3 - 2).astype(np.float32)
+    im = (rng.random(n, dtype=np.float32) * 3 - 1.5).astype(np.float32)
+    re[:4] = [np.nan, np.inf, 0.25, -0.0]
+    limit = rng.integers(0, 60, n).astype(np.int32)
+    run_both(escape_time, re, im, limit, np.zeros(n, np.int32), np.zeros(n, np.float64), np.zeros(n, np.int64),
+             threads=threads)
+    values = rng.standard_normal(300)
+    run_both(uniform_sums, values, rng.standard_normal(n), np.zeros(n), 300, threads=threads)
+    assert "wave_vector" in escape_time.cpu_program().source
+    assert "wave_vector" in uniform_sums.cpu_program().source
+
+
+def test_lane_vectors_fault_at_the_emulators_thread_and_line():
+    # A division by zero in thread 13 (the middle of a group of eight) and an index past the end
+    # that every thread reaches in a loop: the group reruns thread by thread and faults where
+    # the emulator does, with its words.
+    b = np.ones(100, np.int32)
+    b[13] = 0
+    for threads in (1, None):
+        expected = error_on(divide, "emulator", np.arange(100, dtype=np.int32), b, np.zeros(100, np.int32), threads=1)
+        assert error_on(divide, "cpu", np.arange(100, dtype=np.int32), b, np.zeros(100, np.int32),
+                        threads=threads) == expected
+        assert "thread 13" in expected or "local thread 13" in expected
+        args = (np.ones(50), np.ones(64), np.zeros(64), 51)
+        expected = error_on(uniform_sums, "emulator", *args, threads=1)
+        assert error_on(uniform_sums, "cpu", *args, threads=threads) == expected
+        assert "index 50 is out of bounds of buffer 'values' (length 50)" in expected
+
+
+def test_kernels_that_read_what_they_write_run_one_thread_at_a_time():
+    # A rerun after a fault must not see the first attempt's stores, so a buffer both loaded and
+    # stored (and atomics, stores not indexed by thread_id(0)) keep the scalar code.
+    a = np.arange(1000, dtype=np.float32)
+    in_place_double(a, device="cpu")
+    np.testing.assert_array_equal(a, np.arange(1000, dtype=np.float32) * 2)
+    assert "wave_vector" not in in_place_double.cpu_program().source
+    histogram(np.zeros(64, np.int32), np.zeros(17, np.int32), np.zeros(1, np.float32), np.zeros(65, np.int32),
+              device="cpu")
+    assert "wave_vector" not in histogram.cpu_program().source
+
+
+
 def test_bounds_checks_false_drops_the_load_and_store_checks():
     a = np.arange(300, dtype=np.float32)
     out = np.zeros(300, np.float32)
