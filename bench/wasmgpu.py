@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""wasmgpu's engines side by side with wasmtime, wasm3 and native C, on five workloads.
+"""wasmgpu's engines side by side with wasmtime, wasm3 and native C, on six workloads.
 
 Every workload is written once in C (bench/workloads/*.c) and built at run time twice: to
 wasm32 with clang (one module for every WebAssembly engine) and natively with cc -O2 (a shared
@@ -86,6 +86,7 @@ WORKLOADS = (
     Workload("f64_loop", "f64_loop.c", "f64", "f64_steps", False, "leapfrog steps with div and sqrt, N steps"),
     Workload("sieve", "sieve.c", "i32", "sieve_limit", True, "byte sieve over N bytes of linear memory"),
     Workload("fib", "fib.c", "i32", "fib_base", False, "recursive fib(N + x % 4)"),
+    Workload("nbody", "nbody.c", "f64", "nbody_steps", True, "5 bodies in linear memory, N steps (sqrt, division)"),
 )
 SIEVE_CAPACITY = 60000  # kCapacity in sieve.c
 
@@ -678,6 +679,7 @@ def parse_arguments(argv=None) -> argparse.Namespace:
     parser.add_argument("--f64-steps", type=int, default=30, help="f64_loop's N")
     parser.add_argument("--sieve-limit", type=int, default=500, help=f"sieve's N (at most {SIEVE_CAPACITY})")
     parser.add_argument("--fib-base", type=int, default=8, help="fib's N (fib(N) to fib(N + 3))")
+    parser.add_argument("--nbody-steps", type=int, default=10, help="nbody's N")
     parser.add_argument("--threads", type=int, default=1,
                         help="threads of our cpu device (WAVESTACK_THREADS); 0: every core. Default 1, per core "
                              "like the peers")
@@ -707,6 +709,8 @@ def check_arguments(parser: argparse.ArgumentParser, options: argparse.Namespace
         parser.error(f"--sieve-limit must be between 256 and {SIEVE_CAPACITY}")
     if not 0 <= options.fib_base <= 40:
         parser.error("--fib-base must be between 0 and 40")
+    if options.nbody_steps < 0:
+        parser.error("--nbody-steps must be 0 or more")
     if options.threads < 0:
         parser.error("--threads must be 0 (every core) or more")
     options.cpu_device_threads = options.threads or os.cpu_count()

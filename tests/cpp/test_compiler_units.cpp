@@ -222,6 +222,40 @@ void check_layout(const wasm::Module& module, const compiler::CompiledLayout& la
         EXPECT_EQ(layout.units[address.unit].blocks[address.index].function, f);
       }
     }
+    // A loop that one unit can hold is never split across units. A loop: from a block that
+    // some later block branches back to, up to that block, and every loop that starts inside
+    // it whole (its body goes on past its last branch back when a nested loop ends later).
+    std::vector<std::size_t> loop_end(blocks.size());
+    std::vector<std::vector<std::size_t>> back_from(blocks.size());
+    for (std::size_t b = 0; b < blocks.size(); ++b) {
+      loop_end[b] = b;
+      const std::uint32_t last = blocks[b]->end - 1U - blocks[b]->table_size;
+      for (const std::uint32_t target : control_targets(program, last)) {
+        for (std::size_t h = 0; h <= b; ++h) {
+          if (blocks[h]->begin == target) back_from[h].push_back(b);
+        }
+      }
+    }
+    for (std::size_t h = blocks.size(); h-- > 0;) {
+      for (std::size_t end : back_from[h]) {
+        for (std::size_t k = h + 1; k <= end; ++k) end = std::max(end, loop_end[k]);
+        std::uint32_t instructions = 0;
+        std::size_t bytes = 0;
+        for (std::size_t k = h; k <= end; ++k) {
+          instructions += blocks[k]->instruction_count;
+          compiler::Block as_block;
+          as_block.begin = blocks[k]->begin;
+          as_block.end = blocks[k]->end;
+          as_block.instruction_count = blocks[k]->instruction_count;
+          bytes += estimate(as_block);
+        }
+        loop_end[h] = std::max(loop_end[h], end);
+        if (instructions > options.compile_limit || bytes > options.max_source_bytes) continue;
+        EXPECT_EQ(layout.block_addresses[blocks[h]->id].unit, layout.block_addresses[blocks[end]->id].unit)
+            << "function " << f << ": the loop of records " << blocks[h]->begin << ".." << blocks[end]->end << " ("
+            << instructions << " instructions) is split";
+      }
+    }
   }
 }
 
@@ -282,6 +316,23 @@ TEST(CompilerUnits, LargeFunctionSpansSeveralUnits) {
   for (std::size_t u = 0; u < 3; ++u) EXPECT_EQ(layout.units[u].functions, std::vector<std::uint32_t>{0});
   EXPECT_EQ(layout.units[3].functions, std::vector<std::uint32_t>{1});
   EXPECT_EQ(layout.units[0].blocks.front().terminator, compiler::Terminator::kSplit);
+}
+
+// A loop that would straddle the greedy cut of a large function starts a unit of its own.
+TEST(CompilerUnits, ALoopThatFitsAUnitIsNotSplit) {
+  Bytes body = straight_line(100);         // 200 records
+  body.insert(body.end(), {0x03, 0x40});   // loop
+  const Bytes inside = straight_line(40);  //   80 records
+  body.insert(body.end(), inside.begin(), inside.end());
+  body.insert(body.end(), {0x41, 0x00, 0x0D, 0x00,  //   i32.const 0; br_if 0
+                           0x0B});                  // end
+  const Bytes after = straight_line(100);
+  body.insert(body.end(), after.begin(), after.end());
+  body.push_back(0x0B);
+  const wasm::Module module = load(build_module({kVoid}, {0}, {body}));
+  const compiler::CompiledLayout layout = check_partition(module, {}, "loop");
+  ASSERT_GE(layout.units.size(), 2U);
+  EXPECT_EQ(layout.units[0].instruction_count, 200U);  // the cut moved before the loop
 }
 
 // A unit makes the host's call of the functions whose entry block it holds with their table

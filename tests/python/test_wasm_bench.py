@@ -13,7 +13,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 BENCH = ROOT / "bench" / "wasmgpu.py"
-WORKLOADS = ("worker", "int_loop", "f64_loop", "sieve", "fib")
+WORKLOADS = ("worker", "int_loop", "f64_loop", "sieve", "fib", "nbody")
 
 
 def load_bench():
@@ -38,7 +38,7 @@ def test_every_workload_runs_on_our_interpreter_and_matches_native_c(tmp_path):
     require_toolchain()
     report_path = tmp_path / "report.json"
     result = subprocess.run([sys.executable, str(BENCH), "--instances", "1,7", "--repeat", "1", "--skip", "*gpu",
-                             "--int-rounds", "5", "--f64-steps", "5", "--sieve-limit", "300", "--fib-base", "3",
+                             "--int-rounds", "5", "--f64-steps", "5", "--sieve-limit", "300", "--fib-base", "3", "--nbody-steps", "3",
                              "--output", str(report_path)], capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout + result.stderr
     report = json.loads(report_path.read_text())
@@ -49,6 +49,7 @@ def test_every_workload_runs_on_our_interpreter_and_matches_native_c(tmp_path):
                 assert rows[workload, count, engine]["status"] == "ok", rows[workload, count, engine]
     assert report["cpu_device_threads"] == 1
     assert report["workloads"]["sieve"]["memory_pages"] == 1
+    assert report["workloads"]["nbody"]["memory_pages"] == 1
     assert report["workloads"]["worker"]["memory_pages"] == 0
     assert "vs native" in result.stdout
 
