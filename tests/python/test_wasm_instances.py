@@ -245,7 +245,7 @@ def test_spawn_checks_its_arguments_before_allocating(module):
         ({"n": 2.0}, TypeError, "count: expected an int"),
         ({"n": 1, "memory_pages": -1}, ValueError, "memory_pages"),
         ({"n": 1, "stack_size": 0}, ValueError, "stack_size"),
-        ({"n": 1, "stack_size": 1}, wasmgpu.ResourceLimitError, "stack_size: 1 slots cannot hold"),
+        ({"n": 1, "device": "cpu", "stack_size": 1}, wasmgpu.ResourceLimitError, "stack_size: 1 slots cannot hold"),
         ({"n": 1, "device": "tpu"}, wasmgpu.GPUUnavailableError, "device: 'tpu' matches no Vulkan device"),
         ({"n": 1, "device": "cpu", "wasi": object()}, TypeError, "wasi: expected a wasmgpu.Wasi"),
         ({"n": 2**31, "device": "cpu", "memory_pages": 4, "max_resident_bytes": None}, wasmgpu.ResourceLimitError,
