@@ -247,7 +247,9 @@ void ComputeContext::State::submit_and_wait(const std::function<void(VkCommandBu
   submit.pCommandBuffers = &commands;
   check(vk.vkResetFences(device, 1, &fence), "vkResetFences");
   check(vk.vkQueueSubmit(queue, 1, &submit, fence), "vkQueueSubmit");
+  ++timings.submits;
   check(vk.vkWaitForFences(device, 1, &fence, VK_TRUE, UINT64_MAX), "vkWaitForFences");
+  ++timings.fence_waits;
 }
 
 DeviceBuffer& ComputeContext::State::staging_of_size(size_t bytes) {

@@ -23,8 +23,10 @@ struct PhaseTimings {
   double dispatch_ms = 0.0;
   double download_ms = 0.0;
   bool spirv_from_cache = false;  // of the last pipeline created
-  uint64_t bytes_uploaded = 0;
-  uint64_t bytes_downloaded = 0;
+  uint64_t bytes_uploaded = 0;    // upload(): through a staging copy or written into mapped memory
+  uint64_t bytes_downloaded = 0;  // download(): likewise
+  uint64_t submits = 0;           // queue submissions (dispatches, staging copies, fills)
+  uint64_t fence_waits = 0;       // host waits for a submission to finish (one per submit today)
 };
 
 struct SpecializationConstant {

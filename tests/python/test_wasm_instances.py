@@ -375,6 +375,40 @@ def test_last_call_reports_phases_and_counters(execution, target):
             assert getattr(stats, f"{phase}_seconds") >= 0.0
 
 
+# The Vulkan io buffer's words per instance (vulkan_instances.cpp): 11 outcome words, then two
+# per argument or result of the module's widest signature (worker_module's rotate: 3 and 3).
+WORKER_IO_BYTES = 4 * (11 + 2 * 3)
+
+
+def test_last_call_counts_transfers_where_they_happen(target):
+    # batch_size=2: five instances in three groups (three dispatches per step), the same bytes.
+    with wasmgpu.Module(worker_module(), execution="interpreter").spawn(5, batch_size=2, quantum=100,
+                                                                          **target) as instances:
+        instances.call("spin", [10, 20, 30, 40, 50])
+        stats = instances.last_call
+        assert stats.count == 5 and stats.instructions == sum(spin_records(k) for k in (10, 20, 30, 40, 50))
+        if target.get("device") == "cpu":  # host memory: nothing to submit, wait for or copy
+            assert (stats.submits, stats.fence_waits, stats.bytes_uploaded, stats.bytes_downloaded) == (0, 0, 0, 0)
+            return
+        # One upload of every instance's io words (the arguments), one download per group and
+        # dispatch of its io words until the group has finished (one group's last instance
+        # runs spin(50): 604 records, 7 dispatches of 100; the others 5 and 4 of theirs).
+        dispatched = [(spin_records(a) + 99) // 100 for a in (20, 40, 50)]  # each group's slowest instance
+        group_sizes = [2, 2, 1]
+        assert stats.bytes_uploaded == 5 * WORKER_IO_BYTES
+        assert stats.bytes_uploaded_per_instance == WORKER_IO_BYTES
+        assert stats.bytes_downloaded == sum(d * n for d, n in zip(dispatched, group_sizes)) * WORKER_IO_BYTES
+        assert stats.dispatches == max(dispatched)
+        # One fence wait per submission; a dispatch per group and step, plus the staging copies
+        # of a device whose buffers the host cannot map (lavapipe's it can).
+        assert stats.fence_waits == stats.submits
+        assert sum(dispatched) <= stats.submits <= 2 * sum(dispatched) + 3
+        # A function without parameters uploads nothing.
+        instances.call("counter")
+        assert instances.last_call.bytes_uploaded == 0
+        assert instances.last_call.bytes_downloaded == 5 * WORKER_IO_BYTES
+
+
 def test_100003_instances_on_the_cpu_device():
     b = ModuleBuilder()
     total = b.global_(I64, b"\x42\x00")

@@ -118,6 +118,7 @@ VulkanInstances::VulkanInstances(const Module& module, std::uint32_t count, cons
   }
   {
     std::lock_guard lock(device_->mutex);
+    TransferTally tally(device_->context, transfers_);
     if (!compiled_) static_cast<void>(device_->interpreter());  // before any allocation can fail late
     auto& context = device_->context;
     program_ = context.allocate(4 * image_.program.size());
@@ -194,6 +195,7 @@ void VulkanInstances::read_outcome(Group& group) {
 void VulkanInstances::instantiate(bool clear_memory) {
   {
     std::lock_guard lock(device_->mutex);
+    TransferTally tally(device_->context, transfers_);
     const auto memory_words = static_cast<std::uint32_t>(image_.memory.size());
     const std::uint32_t total = memory_words + image_.state_words;
     for (Group& group : groups_) {
@@ -229,6 +231,7 @@ void VulkanInstances::begin_call(std::uint32_t function, std::span<const std::ui
     throw std::invalid_argument("stack_size: too small for the arguments");
   }
   std::lock_guard lock(device_->mutex);
+  TransferTally tally(device_->context, transfers_);
   if (params != 0) {
     for (Group& group : groups_) {
       std::vector<std::uint32_t> io(std::size_t{group.count} * io_stride_, 0u);
@@ -308,6 +311,7 @@ void VulkanInstances::service_wasi(Group& group, const Push& push) {
 // reaches a unit dispatched later in the same step runs on there.
 StepProgress VulkanInstances::step(std::uint32_t quantum, std::uint32_t /*max_quanta*/) {
   std::lock_guard lock(device_->mutex);
+  TransferTally tally(device_->context, transfers_);
   StepProgress progress;
   for (Group& group : groups_) {
     if (group.running == 0) {
@@ -343,6 +347,7 @@ CallOutcome VulkanInstances::outcome(std::uint32_t /*result_count: fixed by begi
   result.exit_state.resize(count_);
   result.exit_code.resize(count_);
   std::lock_guard lock(device_->mutex);
+  TransferTally tally(device_->context, transfers_);
   for (const Group& group : groups_) {
     for (std::uint32_t i = 0; i < group.count; ++i) {
       const std::uint32_t* w = group.outcome.data() + std::size_t{i} * io_stride_;
@@ -374,6 +379,7 @@ std::uint32_t VulkanInstances::memory_size_bytes(std::uint32_t instance) {
   Group& group = group_of(instance, local);
   std::uint32_t pages = 0;
   std::lock_guard lock(device_->mutex);
+  TransferTally tally(device_->context, transfers_);
   device_->context.download(group.state, std::as_writable_bytes(std::span(&pages, 1)),
                             4ull * (std::size_t{local} * image_.state_words + dev::S_PAGES));
   return pages * 65536u;
@@ -393,6 +399,7 @@ void VulkanInstances::read_memory(std::uint32_t instance, std::uint64_t address,
   std::uint32_t local = 0;
   Group& group = group_of(instance, local);
   std::lock_guard lock(device_->mutex);
+  TransferTally tally(device_->context, transfers_);
   device_->context.download(group.memory, std::as_writable_bytes(out),
                             4ull * std::size_t{local} * image_.memory_words + address);
 }
@@ -403,6 +410,7 @@ void VulkanInstances::write_memory(std::uint32_t instance, std::uint64_t address
   std::uint32_t local = 0;
   Group& group = group_of(instance, local);
   std::lock_guard lock(device_->mutex);
+  TransferTally tally(device_->context, transfers_);
   device_->context.upload(group.memory, std::as_bytes(data), 4ull * std::size_t{local} * image_.memory_words + address);
 }
 
@@ -412,6 +420,7 @@ std::uint64_t VulkanInstances::global_value(std::uint32_t instance, std::uint32_
   Group& group = group_of(instance, local);
   std::uint32_t words[2] = {0, 0};
   std::lock_guard lock(device_->mutex);
+  TransferTally tally(device_->context, transfers_);
   device_->context.download(group.state, std::as_writable_bytes(std::span(words)),
                             4ull * (std::size_t{local} * image_.state_words + image_.globals_offset + 2 * global));
   return std::uint64_t{words[0]} | (std::uint64_t{words[1]} << 32);
@@ -427,6 +436,7 @@ std::vector<std::uint32_t> VulkanInstances::wasi_region(std::uint32_t instance) 
   std::vector<std::uint32_t> region(image_.wasi_words);
   if (region.empty()) return region;
   std::lock_guard lock(device_->mutex);
+  TransferTally tally(device_->context, transfers_);
   device_->context.download(group.state, std::as_writable_bytes(std::span(region)),
                             4ull * (std::size_t{local} * image_.state_words + image_.wasi_offset));
   return region;
@@ -437,6 +447,7 @@ void VulkanInstances::set_wasi_region(std::uint32_t instance, std::span<const st
   Group& group = group_of(instance, local);
   if (region.size() != image_.wasi_words) throw std::invalid_argument("region: not this spawn's WASI region");
   std::lock_guard lock(device_->mutex);
+  TransferTally tally(device_->context, transfers_);
   device_->context.upload(group.state, std::as_bytes(region),
                           4ull * (std::size_t{local} * image_.state_words + image_.wasi_offset));
 }

@@ -21,6 +21,7 @@
 #include "wasm/instances/compiled_code.hpp"
 #include "wasm/instances/instance_image.hpp"
 #include "wasm/instances/instance_set.hpp"
+#include "wasm/instances/transfer_tally.hpp"
 #include "wasm/instances/vulkan_device.hpp"
 #include "wasm/module/module.hpp"
 
@@ -41,6 +42,7 @@ class VulkanInstances final : public InstanceSet {
 
   [[nodiscard]] std::uint32_t count() const noexcept override { return count_; }
   [[nodiscard]] std::uint64_t resident_bytes() const noexcept override { return resident_bytes_; }
+  [[nodiscard]] TransferCounts transfers() const noexcept override { return transfers_; }
   void begin_call(std::uint32_t function, std::span<const std::uint64_t> args,
                   std::optional<std::uint64_t> fuel) override;
   StepProgress step(std::uint32_t quantum, std::uint32_t max_quanta) override;
@@ -88,6 +90,7 @@ class VulkanInstances final : public InstanceSet {
   std::uint32_t io_stride_ = 0;
   std::uint32_t per_group_ = 0;
   std::uint64_t resident_bytes_ = 0;
+  TransferCounts transfers_;  // every operation below counts into it under the device mutex
   std::shared_ptr<CompiledCode> compiled_;
   std::vector<SharedPipeline> unit_pipelines_;    // compiled mode: per unit, once reached
   std::vector<SharedPipeline> prefix_pipelines_;  // per unit, once fuel first runs out in it
