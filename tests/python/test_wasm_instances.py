@@ -380,33 +380,46 @@ def test_last_call_reports_phases_and_counters(execution, target):
 WORKER_IO_BYTES = 4 * (11 + 2 * 3)
 
 
-def test_last_call_counts_transfers_where_they_happen(target):
-    # batch_size=2: five instances in three groups (three dispatches per step), the same bytes.
+@pytest.mark.parametrize("with_cancel", [False, True])
+def test_last_call_counts_transfers_where_they_happen(target, with_cancel):
+    # batch_size=2: five instances in three groups (a dispatch each per round), the same bytes.
     with wasmgpu.Module(worker_module(), execution="interpreter").spawn(5, batch_size=2, quantum=100,
                                                                           **target) as instances:
-        instances.call("spin", [10, 20, 30, 40, 50])
+        instances.call("spin", [10, 20, 30, 40, 50], cancel=(lambda: False) if with_cancel else None)
         stats = instances.last_call
+        assert instances.call("counter") == [10, 20, 30, 40, 50]
         assert stats.count == 5 and stats.instructions == sum(spin_records(k) for k in (10, 20, 30, 40, 50))
         if target.get("device") == "cpu":  # host memory: nothing to submit, wait for or copy
             assert (stats.submits, stats.fence_waits, stats.bytes_uploaded, stats.bytes_downloaded) == (0, 0, 0, 0)
             return
-        # One upload of every instance's io words (the arguments), one download per group and
-        # dispatch of its io words until the group has finished (one group's last instance
-        # runs spin(50): 604 records, 7 dispatches of 100; the others 5 and 4 of theirs).
-        dispatched = [(spin_records(a) + 99) // 100 for a in (20, 40, 50)]  # each group's slowest instance
+        # Each group dispatches until its slowest instance has finished: spin(20), spin(40) and
+        # spin(50) run 244, 484 and 604 records, 3, 5 and 7 dispatches of 100.
+        dispatched = [(spin_records(a) + 99) // 100 for a in (20, 40, 50)]
         group_sizes = [2, 2, 1]
+        per_dispatch_readback = sum(d * n for d, n in zip(dispatched, group_sizes)) * WORKER_IO_BYTES
+        assert stats.dispatches == max(dispatched)
+        # One upload of every instance's io words (the arguments).
         assert stats.bytes_uploaded == 5 * WORKER_IO_BYTES
         assert stats.bytes_uploaded_per_instance == WORKER_IO_BYTES
-        assert stats.bytes_downloaded == sum(d * n for d, n in zip(dispatched, group_sizes)) * WORKER_IO_BYTES
-        assert stats.dispatches == max(dispatched)
-        # One fence wait per submission; a dispatch per group and step, plus the staging copies
-        # of a device whose buffers the host cannot map (lavapipe's it can).
+        # One fence wait per submission; at least a submission per dispatch with a cancel
+        # callback, per dispatch sequence without (plus the staging copies of a device whose
+        # buffers the host cannot map; lavapipe's it can).
         assert stats.fence_waits == stats.submits
-        assert sum(dispatched) <= stats.submits <= 2 * sum(dispatched) + 3
-        # A function without parameters uploads nothing.
-        instances.call("counter")
+        if with_cancel:
+            # Consulted between dispatches: every instance's io words read after each dispatch.
+            assert stats.bytes_downloaded == per_dispatch_readback
+            assert sum(dispatched) <= stats.submits <= 2 * sum(dispatched) + 3
+        else:
+            # Dispatch sequences: a 4-byte running count per dispatch of a sequence (up to 64),
+            # every instance's io words once, when its group has finished.
+            counters = stats.bytes_downloaded - 5 * WORKER_IO_BYTES
+            assert counters % 4 == 0 and len(dispatched) <= counters // 4 <= 64 * stats.submits
+            assert stats.bytes_downloaded < per_dispatch_readback
+            assert len(dispatched) <= stats.submits <= 2 * sum(dispatched) + 3
+        # A function without parameters uploads nothing; one dispatch per group.
+        instances.call("counter", cancel=(lambda: False) if with_cancel else None)
         assert instances.last_call.bytes_uploaded == 0
-        assert instances.last_call.bytes_downloaded == 5 * WORKER_IO_BYTES
+        assert instances.last_call.bytes_downloaded == 5 * WORKER_IO_BYTES + (0 if with_cancel else 4 * 3)
 
 
 def test_100003_instances_on_the_cpu_device():

@@ -25,6 +25,12 @@ constexpr std::uint32_t kNoWord = 0xFFFFFFFFu;
 // Per dispatch and invocation: template words copied. The run loop's records and loop work per
 // dispatch depend on the device (dispatch_limits.hpp).
 constexpr std::uint32_t kInstantiateWords = 16384;
+// Dispatch sequences (run_sequence): the most dispatches of one submission, each counting the
+// instances it leaves running in a word of its own after the group's io (kSequenceWords of
+// them), and the time below which the next step's sequence doubles (above it, halves), as the
+// cpu device bounds a step by time: cancel, stops and progress between steps stay prompt.
+constexpr std::uint32_t kSequenceWords = 64;
+constexpr auto kSequenceTime = std::chrono::milliseconds(10);
 }  // namespace
 
 // Layout of the shaders' push constant block (interpreter_vulkan_bindings.glsl).
@@ -47,6 +53,8 @@ struct VulkanInstances::Push {
   std::uint32_t template_memory_words = 0;
   std::uint32_t instance_base = 0;       // first_instance + the group's first instance (WASI nonces)
   std::uint32_t wasi_instance_word = 0;  // state word of the WASI instance index, or kNoWord
+  std::uint32_t running_word = kNoWord;  // dispatch sequences: this dispatch's running count
+  std::uint32_t skip_word = kNoWord;     // and the previous one's (0: nothing left to run)
 };
 static_assert(sizeof(VulkanInstances::Push) == VulkanDevice::kPushBytes, "the shader's push constant block");
 
@@ -89,7 +97,10 @@ VulkanInstances::VulkanInstances(const Module& module, std::uint32_t count, cons
   }
   // A group (batch) is one dispatch: within the buffer range and the workgroup count limit.
   const std::uint64_t max_invocations = std::uint64_t{device.limits.max_workgroup_count[0]} * kWorkgroup;
-  const std::uint64_t device_batch = std::min<std::uint64_t>(range / widest, max_invocations);
+  // (the io buffer also holds the dispatch sequences' counters after the instances' words)
+  const std::uint64_t io_batch =
+      range > 4ull * kSequenceWords ? (range - 4ull * kSequenceWords) / (4ull * io_stride_) : 0;
+  const std::uint64_t device_batch = std::min<std::uint64_t>({range / widest, io_batch, max_invocations});
   if (limits.batch_size && *limits.batch_size > device_batch) {
     throw ResourceLimit("batch_size: " + device.name + " holds at most " + std::to_string(device_batch) +
                         " instances of this module per batch (buffer range and workgroup count), got " +
@@ -101,7 +112,8 @@ VulkanInstances::VulkanInstances(const Module& module, std::uint32_t count, cons
   std::uint64_t total = 4ull * (image_.program.size() + image_.state_words + image_.memory.size());
   for (std::uint32_t first = 0; first < count; first += per_group_) {
     const std::uint64_t n = std::min(per_group_, count - first);
-    total += 4ull * n * (image_.state_words + io_stride_) + std::max<std::uint64_t>(4, 4ull * n * image_.memory_words);
+    total += 4ull * (n * (image_.state_words + io_stride_) + kSequenceWords) +
+             std::max<std::uint64_t>(4, 4ull * n * image_.memory_words);
   }
   check_budget(total, limits, count);
   if (device.limits.device_local_memory_bytes != 0 && total > device.limits.device_local_memory_bytes) {
@@ -134,7 +146,7 @@ VulkanInstances::VulkanInstances(const Module& module, std::uint32_t count, cons
       group.count = std::min(per_group_, count - first);
       group.state = context.allocate(4ull * group.count * image_.state_words);
       group.memory = context.allocate(std::max<std::uint64_t>(4, 4ull * group.count * image_.memory_words));
-      group.io = context.allocate(4ull * group.count * io_stride_);
+      group.io = context.allocate(4ull * (std::uint64_t{group.count} * io_stride_ + kSequenceWords));
       context.fill_zero(group.state);
       context.fill_zero(group.memory);
       resident_bytes_ += group.state.size() + group.memory.size() + group.io.size();
@@ -250,6 +262,7 @@ void VulkanInstances::begin_call(std::uint32_t function, std::span<const std::ui
   result_count_ = results_.at(function);
   fuel_ = fuel;
   begin_pending_ = true;
+  sequence_ = 1;
   for (Group& group : groups_) {
     group.running = group.count;
     group.executed = 0;
@@ -306,20 +319,53 @@ void VulkanInstances::service_wasi(Group& group, const Push& push) {
   read_outcome(group);
 }
 
+// Up to `length` interpreter dispatches of the group in one submission; between them the device
+// decides whether to go on (a dispatch after one that left nothing running returns at once),
+// and the host reads one running count per dispatch instead of every instance's outcome, then
+// the outcomes once the group has finished. Returns the dispatches that had instances to run.
+std::uint32_t VulkanInstances::run_sequence(Group& group, const Push& push, std::uint32_t length) {
+  const std::uint32_t counters = group.count * io_stride_;  // the first word after the group's io
+  std::vector<Push> pushes(length, push);
+  for (std::uint32_t i = 0; i < length; ++i) {
+    pushes[i].running_word = counters + i;
+    pushes[i].skip_word = i == 0 ? kNoWord : counters + i - 1;
+    if (i != 0) pushes[i].begin = 0;
+  }
+  std::vector<std::uint32_t> running(length);
+  runtime::DeviceBuffer* buffers[] = {&program_, &group.state, &group.memory, &template_, &group.io};
+  const runtime::BufferSlice slice{&group.io, 4ull * counters, 4ull * length};
+  device_->context.dispatch_sequence(device_->interpreter(), buffers, bytes_of(pushes),
+                                     {(group.count + kWorkgroup - 1) / kWorkgroup, 1, 1}, length, slice, slice,
+                                     std::as_writable_bytes(std::span(running)));
+  std::uint32_t ran = 1;  // the first had (it runs only for a group with instances running)
+  while (ran < length && running[ran - 1] != 0) ++ran;
+  group.running = running.back();
+  if (group.running == 0) read_outcome(group);
+  return ran;
+}
+
 // One dispatch per group, or in compiled mode one per unit its instances continue in: each
 // instance runs only in its own unit's shader (the others leave at once), and one that
-// reaches a unit dispatched later in the same step runs on there.
-StepProgress VulkanInstances::step(std::uint32_t quantum, std::uint32_t /*max_quanta*/) {
+// reaches a unit dispatched later in the same step runs on there. The interpreter without
+// WASI (whose host needs no instance's outcome to go on) runs dispatch sequences instead when
+// the caller allows several dispatches per step: the instructions executed are then counted
+// when a group finishes, not after every dispatch.
+StepProgress VulkanInstances::step(std::uint32_t quantum, std::uint32_t max_quanta) {
   std::lock_guard lock(device_->mutex);
   TransferTally tally(device_->context, transfers_);
   StepProgress progress;
+  const bool sequences = !compiled_ && image_.wasi_words == 0 && max_quanta > 1;
+  const std::uint32_t length = std::min(sequence_, max_quanta);
+  const auto started = std::chrono::steady_clock::now();
   for (Group& group : groups_) {
     if (group.running == 0) {
       progress.executed += group.executed;
       continue;
     }
     Push push = run_push(group, quantum);
-    if (compiled_) {
+    if (sequences) {
+      progress.quanta = std::max(progress.quanta, run_sequence(group, push, length));
+    } else if (compiled_) {
       for (const std::uint32_t unit : next_units(group)) {
         dispatch(group, push, unit_pipeline(unit));
         push.begin = 0;
@@ -330,11 +376,15 @@ StepProgress VulkanInstances::step(std::uint32_t quantum, std::uint32_t /*max_qu
       dispatch(group, push, device_->interpreter());
       read_outcome(group);
     }
-    service_wasi(group, push);
+    if (!sequences) service_wasi(group, push);
     progress.running += group.running;
     progress.executed += group.executed;
   }
   begin_pending_ = false;
+  if (sequences) {
+    const bool quick = std::chrono::steady_clock::now() - started < kSequenceTime;
+    sequence_ = quick ? std::min(2 * sequence_, kSequenceWords) : std::max(1u, sequence_ / 2);
+  }
   return progress;
 }
 

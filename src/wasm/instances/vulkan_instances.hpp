@@ -76,6 +76,7 @@ class VulkanInstances final : public InstanceSet {
   // The unit's pipeline, or with `prefix` its prefixes' pipeline (the device mutex is held).
   const runtime::ComputePipeline& unit_pipeline(std::uint32_t unit, bool prefix = false);
   void run_prefixes(Group& group, const Push& push);
+  std::uint32_t run_sequence(Group& group, const Push& push, std::uint32_t length);
   void service_wasi(Group& group, const Push& push);
   void read_outcome(Group& group);
   Group& group_of(std::uint32_t instance, std::uint32_t& local);
@@ -102,6 +103,7 @@ class VulkanInstances final : public InstanceSet {
   std::uint32_t result_count_ = 0;
   std::optional<std::uint64_t> fuel_;
   bool begin_pending_ = false;
+  std::uint32_t sequence_ = 1;          // dispatches of the next sequence (run_sequence): grows while steps are quick
   std::vector<std::uint32_t> results_;  // result count per function
   std::vector<Group> groups_;
 };
