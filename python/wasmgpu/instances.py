@@ -4,8 +4,10 @@ Arguments for every instance are converted to 64-bit slots in C++ (``_native``: 
 NumPy arrays or a tuple of columns), with every error raised before anything runs. The
 native layer starts the call on every instance and advances it in dispatches of at most
 ``quantum`` instructions per instance (the cpu device runs several in one step, for up to a
-few milliseconds); this loop checks ``cancel`` before the first dispatch and between steps,
-and keeps ``last_call`` current. Results are decoded in C++ into a
+few milliseconds; a Vulkan device in the interpreter, without WASI, runs a sequence of them in
+one submission, deciding on the device whether to go on); this loop checks ``cancel`` before
+the first dispatch and between steps (one dispatch per step when given), and keeps
+``last_call`` current. Results are decoded in C++ into a
 list (the seed's form) or NumPy arrays (``results="numpy"``).
 """
 
@@ -37,7 +39,8 @@ class Reference(NamedTuple):
 class CallStats:
     """What the last call did and where the time went (seconds per phase). A fresh record
     replaces ``last_call`` when a call starts; dispatches update it as they complete, so a
-    ``cancel`` callback can read the progress."""
+    ``cancel`` callback can read the progress (a Vulkan device's dispatch sequences, run only
+    without one, count ``instructions`` when the instances have finished)."""
     function: str = ""
     execution: str = "auto"           # the mode the module asked for
     executed_as: str = "interpreter"  # what ran: "compiled" or "interpreter"
