@@ -375,9 +375,11 @@ def test_last_call_reports_phases_and_counters(execution, target):
             assert getattr(stats, f"{phase}_seconds") >= 0.0
 
 
-# The Vulkan io buffer's words per instance (vulkan_instances.cpp): 11 outcome words, then two
-# per argument or result of the module's widest signature (worker_module's rotate: 3 and 3).
+# The Vulkan io buffer's outcome words per instance (vulkan_instances.cpp): 11, then two per
+# result of the module's longest result list (worker_module's rotate: 3). Arguments go up
+# packed, one 8-byte slot per parameter and instance.
 WORKER_IO_BYTES = 4 * (11 + 2 * 3)
+SLOT_BYTES = 8
 
 
 @pytest.mark.parametrize("with_cancel", [False, True])
@@ -398,9 +400,9 @@ def test_last_call_counts_transfers_where_they_happen(target, with_cancel):
         group_sizes = [2, 2, 1]
         per_dispatch_readback = sum(d * n for d, n in zip(dispatched, group_sizes)) * WORKER_IO_BYTES
         assert stats.dispatches == max(dispatched)
-        # One upload of every instance's io words (the arguments).
-        assert stats.bytes_uploaded == 5 * WORKER_IO_BYTES
-        assert stats.bytes_uploaded_per_instance == WORKER_IO_BYTES
+        # One upload: the arguments (spin has one parameter).
+        assert stats.bytes_uploaded == 5 * SLOT_BYTES
+        assert stats.bytes_uploaded_per_instance == SLOT_BYTES
         # One fence wait per submission; at least a submission per dispatch with a cancel
         # callback, per dispatch sequence without (plus the staging copies of a device whose
         # buffers the host cannot map; lavapipe's it can).
@@ -420,6 +422,12 @@ def test_last_call_counts_transfers_where_they_happen(target, with_cancel):
         instances.call("counter", cancel=(lambda: False) if with_cancel else None)
         assert instances.last_call.bytes_uploaded == 0
         assert instances.last_call.bytes_downloaded == 5 * WORKER_IO_BYTES + (0 if with_cancel else 4 * 3)
+        # Two parameters, each instance's own in every group.
+        assert instances.call("store_then_divide", [(4 * i, i + 1) for i in range(5)]) == [100 // (i + 1)
+                                                                                          for i in range(5)]
+        assert instances.last_call.bytes_uploaded == 5 * 2 * SLOT_BYTES
+        assert [instances.read_memory(4 * i, 4, instance=i) for i in range(5)] == [
+            (i + 1).to_bytes(4, "little") for i in range(5)]
 
 
 def test_100003_instances_on_the_cpu_device():

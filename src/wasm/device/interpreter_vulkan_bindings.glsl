@@ -35,6 +35,7 @@ layout(push_constant) uniform Push {
   // nothing is left to run, so this dispatch returns at once and every outcome stands).
   uint running_word;
   uint skip_word;
+  uint args_word;  // when begin: the first io word of the arguments, 2 per parameter, instance-major
 } pc;
 
 uint state_base = 0u;

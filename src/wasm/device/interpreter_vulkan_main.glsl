@@ -9,7 +9,8 @@ void main() {
   if (pc.skip_word != 0xFFFFFFFFu && io_words[pc.skip_word] == 0u) return;
   uint io = instance_io();
   if (pc.begin != 0u) {
-    for (uint k = 0u; k < pc.params; k++) slot_set(k, uvec2(io_words[io + 2u * k], io_words[io + 2u * k + 1u]));
+    uint args = pc.args_word + gl_GlobalInvocationID.x * 2u * pc.params;
+    for (uint k = 0u; k < pc.params; k++) slot_set(k, uvec2(io_words[args + 2u * k], io_words[args + 2u * k + 1u]));
     st_set(S_FUEL_LIMITED, pc.fuel_limited);
     st_set(S_FUEL, pc.fuel_lo);
     st_set(S_FUEL + 1u, pc.fuel_hi);

@@ -55,6 +55,7 @@ struct VulkanInstances::Push {
   std::uint32_t wasi_instance_word = 0;  // state word of the WASI instance index, or kNoWord
   std::uint32_t running_word = kNoWord;  // dispatch sequences: this dispatch's running count
   std::uint32_t skip_word = kNoWord;     // and the previous one's (0: nothing left to run)
+  std::uint32_t args_word = 0;           // the group's first io word of arguments
 };
 static_assert(sizeof(VulkanInstances::Push) == VulkanDevice::kPushBytes, "the shader's push constant block");
 
@@ -74,22 +75,26 @@ VulkanInstances::VulkanInstances(const Module& module, std::uint32_t count, cons
       start_(module.start),
       limits_(limits),
       compiled_(std::move(compiled)) {
-  std::uint32_t arity = 1;
+  std::uint32_t max_params = 0;
+  std::uint32_t max_results = 0;
   for (std::size_t f = 0; f < module.function_types.size(); ++f) {
     const FuncType& type = module.function_type(static_cast<std::uint32_t>(f));
     params_.push_back(static_cast<std::uint32_t>(type.params.size()));
     results_.push_back(static_cast<std::uint32_t>(type.results.size()));
-    arity = std::max(
-        {arity, static_cast<std::uint32_t>(type.params.size()), static_cast<std::uint32_t>(type.results.size())});
+    max_params = std::max(max_params, params_.back());
+    max_results = std::max(max_results, results_.back());
   }
   global_count_ = static_cast<std::uint32_t>(module.global_types.size());
-  io_stride_ = kOutcomeWords + 2 * arity;
+  io_stride_ = kOutcomeWords + 2 * max_results;
+  // A group's io buffer: every instance's outcome, the sequences' counters, then the call's
+  // arguments packed (2 words a parameter), so that a call uploads its arguments and nothing else.
+  const std::uint32_t io_words = io_stride_ + 2 * max_params;
   if (image_.instantiation_trap != 0) throw InstantiationTrap(image_.instantiation_trap);
 
   // Everything is checked against the device before anything is allocated.
   const std::uint64_t range =
       std::min<std::uint64_t>(device.limits.max_storage_buffer_range, device.limits.max_buffer_size);
-  const std::uint64_t widest = 4ull * std::max({image_.state_words, image_.memory_words, io_stride_});
+  const std::uint64_t widest = 4ull * std::max({image_.state_words, image_.memory_words, io_words});
   if (widest > range) {
     throw ResourceLimit("memory_pages / stack_size: one instance needs a " + std::to_string(widest) +
                         "-byte buffer slice, more than " + device.name + "'s storage buffer range (" +
@@ -99,7 +104,7 @@ VulkanInstances::VulkanInstances(const Module& module, std::uint32_t count, cons
   const std::uint64_t max_invocations = std::uint64_t{device.limits.max_workgroup_count[0]} * kWorkgroup;
   // (the io buffer also holds the dispatch sequences' counters after the instances' words)
   const std::uint64_t io_batch =
-      range > 4ull * kSequenceWords ? (range - 4ull * kSequenceWords) / (4ull * io_stride_) : 0;
+      range > 4ull * kSequenceWords ? (range - 4ull * kSequenceWords) / (4ull * io_words) : 0;
   const std::uint64_t device_batch = std::min<std::uint64_t>({range / widest, io_batch, max_invocations});
   if (limits.batch_size && *limits.batch_size > device_batch) {
     throw ResourceLimit("batch_size: " + device.name + " holds at most " + std::to_string(device_batch) +
@@ -112,7 +117,7 @@ VulkanInstances::VulkanInstances(const Module& module, std::uint32_t count, cons
   std::uint64_t total = 4ull * (image_.program.size() + image_.state_words + image_.memory.size());
   for (std::uint32_t first = 0; first < count; first += per_group_) {
     const std::uint64_t n = std::min(per_group_, count - first);
-    total += 4ull * (n * (image_.state_words + io_stride_) + kSequenceWords) +
+    total += 4ull * (n * (image_.state_words + io_words) + kSequenceWords) +
              std::max<std::uint64_t>(4, 4ull * n * image_.memory_words);
   }
   check_budget(total, limits, count);
@@ -146,7 +151,7 @@ VulkanInstances::VulkanInstances(const Module& module, std::uint32_t count, cons
       group.count = std::min(per_group_, count - first);
       group.state = context.allocate(4ull * group.count * image_.state_words);
       group.memory = context.allocate(std::max<std::uint64_t>(4, 4ull * group.count * image_.memory_words));
-      group.io = context.allocate(4ull * (std::uint64_t{group.count} * io_stride_ + kSequenceWords));
+      group.io = context.allocate(4ull * (std::uint64_t{group.count} * io_words + kSequenceWords));
       context.fill_zero(group.state);
       context.fill_zero(group.memory);
       resident_bytes_ += group.state.size() + group.memory.size() + group.io.size();
@@ -246,15 +251,13 @@ void VulkanInstances::begin_call(std::uint32_t function, std::span<const std::ui
   TransferTally tally(device_->context, transfers_);
   if (params != 0) {
     for (Group& group : groups_) {
-      std::vector<std::uint32_t> io(std::size_t{group.count} * io_stride_, 0u);
-      for (std::uint32_t i = 0; i < group.count; ++i) {
-        for (std::uint32_t k = 0; k < params; ++k) {
-          const std::uint64_t v = args[(std::size_t{group.first} + i) * params + k];
-          io[std::size_t{i} * io_stride_ + 2 * k] = static_cast<std::uint32_t>(v);
-          io[std::size_t{i} * io_stride_ + 2 * k + 1] = static_cast<std::uint32_t>(v >> 32);
-        }
+      const auto slots = args.subspan(std::size_t{group.first} * params, std::size_t{group.count} * params);
+      std::vector<std::uint32_t> words(2 * slots.size());
+      for (std::size_t j = 0; j < slots.size(); ++j) {
+        words[2 * j] = static_cast<std::uint32_t>(slots[j]);
+        words[2 * j + 1] = static_cast<std::uint32_t>(slots[j] >> 32);
       }
-      device_->context.upload(group.io, bytes_of(io));
+      device_->context.upload(group.io, bytes_of(words), 4ull * args_word(group));
     }
   }
   // The call starts with the first dispatch (one dispatch fewer per call).
@@ -269,6 +272,10 @@ void VulkanInstances::begin_call(std::uint32_t function, std::span<const std::ui
   }
 }
 
+std::uint32_t VulkanInstances::args_word(const Group& group) const {
+  return group.count * io_stride_ + kSequenceWords;
+}
+
 VulkanInstances::Push VulkanInstances::run_push(const Group& group, std::uint32_t quantum) const {
   Push push;
   push.count = group.count;
@@ -280,6 +287,7 @@ VulkanInstances::Push VulkanInstances::run_push(const Group& group, std::uint32_
   push.memory_stride = image_.memory_words;
   push.io_stride = io_stride_;
   push.params = params_.at(function_);
+  push.args_word = args_word(group);
   push.results = result_count_;
   push.begin = begin_pending_ ? 1u : 0u;
   push.fuel_limited = fuel_ ? 1u : 0u;
@@ -324,7 +332,7 @@ void VulkanInstances::service_wasi(Group& group, const Push& push) {
 // and the host reads one running count per dispatch instead of every instance's outcome, then
 // the outcomes once the group has finished. Returns the dispatches that had instances to run.
 std::uint32_t VulkanInstances::run_sequence(Group& group, const Push& push, std::uint32_t length) {
-  const std::uint32_t counters = group.count * io_stride_;  // the first word after the group's io
+  const std::uint32_t counters = group.count * io_stride_;  // the first word after the outcomes
   std::vector<Push> pushes(length, push);
   for (std::uint32_t i = 0; i < length; ++i) {
     pushes[i].running_word = counters + i;

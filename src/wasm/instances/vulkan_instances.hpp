@@ -3,8 +3,8 @@
 // instance's next block (compiled_glsl.hpp); pipelines are shared per device and process
 // (vulkan_device.hpp) and cached on disk by the runtime. Instances are split into groups whose
 // state, memory and io buffers each fit the device's storage buffer range; instance i of a
-// group owns a stride of each buffer. Arguments go up and outcomes come back through the
-// compact io buffer, never the state. Every loop a dispatch runs is bounded (instantiation in
+// group owns a stride of each buffer. Arguments go up (packed, 8 bytes a parameter) and
+// outcomes come back through the compact io buffer, never the state. Every loop a dispatch runs is bounded (instantiation in
 // word ranges, both run loops by quantum and budget), as lavapipe ends all loops of an
 // invocation after 65535 iterations.
 #pragma once
@@ -71,6 +71,8 @@ class VulkanInstances final : public InstanceSet {
   void instantiate(bool clear_memory);
   void dispatch(Group& group, const Push& push, const runtime::ComputePipeline& pipeline);
   [[nodiscard]] Push run_push(const Group& group, std::uint32_t quantum) const;
+  // The first io word of the group's arguments (after its outcomes and the sequences' counters).
+  [[nodiscard]] std::uint32_t args_word(const Group& group) const;
   // The units the group's running instances continue in (compiled mode).
   [[nodiscard]] std::set<std::uint32_t> next_units(const Group& group) const;
   // The unit's pipeline, or with `prefix` its prefixes' pipeline (the device mutex is held).
