@@ -671,13 +671,13 @@ void ComputeContext::dispatch_sequence(const ComputePipeline& pipeline, std::spa
     throw InvalidArgument(
         "out", "holds " + std::to_string(out.size()) + " bytes, the read range " + std::to_string(read.bytes));
   }
-  const size_t block = push_constants.size() / count;
-  if (!bind(pipeline, buffers, block, groups)) return;
   for (const BufferSlice* slice : {&clear, &read}) {
     if (slice->buffer != nullptr && slice->buffer->handle_->owner != &s) {
       throw InvalidArgument(slice == &clear ? "clear" : "read", "is not a buffer of this context");
     }
   }
+  const size_t block = push_constants.size() / count;
+  if (!bind(pipeline, buffers, block, groups)) return;
   // A buffer the host cannot map is read through the staging buffer, copied in the same submission.
   DeviceBuffer* staging = nullptr;
   if (read.buffer != nullptr && read.buffer->handle_->mapped == nullptr) staging = &s.staging_of_size(read.bytes);

@@ -26,8 +26,8 @@ constexpr std::uint32_t kNoWord = 0xFFFFFFFFu;
 // dispatch depend on the device (dispatch_limits.hpp).
 constexpr std::uint32_t kInstantiateWords = 16384;
 // Dispatch sequences (run_sequence): the most dispatches of one submission, each counting the
-// instances it leaves running in a word of its own after the group's io (kSequenceWords of
-// them), and the time below which the next step's sequence doubles (above it, halves), as the
+// instances it leaves running in a word of its own after the group's outcomes (kSequenceWords
+// of them), and the time below which the next step's sequence doubles (above it, halves), as the
 // cpu device bounds a step by time: cancel, stops and progress between steps stay prompt.
 constexpr std::uint32_t kSequenceWords = 64;
 constexpr auto kSequenceTime = std::chrono::milliseconds(10);
