@@ -430,6 +430,26 @@ def test_last_call_counts_transfers_where_they_happen(target, with_cancel):
             (i + 1).to_bytes(4, "little") for i in range(5)]
 
 
+def test_dispatch_sequences_read_outcomes_once_and_a_count_per_dispatch(target):
+    if target.get("device") == "cpu":
+        pytest.skip("the cpu device runs on host memory: nothing is read back")
+    # (compiled mode reads every outcome after each dispatch: its host picks the units to run)
+    module = wasmgpu.Module(worker_module(), execution="interpreter")
+    with module.spawn(64, quantum=100, **target) as instances:
+        instances.call("spin", [2000] * 64)
+        stats = instances.last_call
+        assert instances.call("counter") == [2000] * 64
+        assert stats.dispatches == (spin_records(2000) + 99) // 100  # 241, each with instances to run
+        # Every outcome once (64 instances, one group), plus a 4-byte count per dispatch of each
+        # sequence: all of a sequence's dispatches run instances but in the last, which stops
+        # early (at most 63 left over), where reading every outcome after each dispatch would
+        # download 241 times as much.
+        outcomes = 64 * WORKER_IO_BYTES
+        assert outcomes + 4 * stats.dispatches <= stats.bytes_downloaded <= outcomes + 4 * (stats.dispatches + 63)
+        # (how many share a submission depends on the dispatches' time: up to 10 ms a step)
+        assert stats.fence_waits == stats.submits <= stats.dispatches
+
+
 def test_100003_instances_on_the_cpu_device():
     b = ModuleBuilder()
     total = b.global_(I64, b"\x42\x00")
