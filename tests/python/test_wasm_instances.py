@@ -446,8 +446,9 @@ def test_dispatch_sequences_read_outcomes_once_and_a_count_per_dispatch(target):
         # download 241 times as much.
         outcomes = 64 * WORKER_IO_BYTES
         assert outcomes + 4 * stats.dispatches <= stats.bytes_downloaded <= outcomes + 4 * (stats.dispatches + 63)
-        # (how many share a submission depends on the dispatches' time: up to 10 ms a step)
-        assert stats.fence_waits == stats.submits <= stats.dispatches
+        # (how many share a submission depends on the dispatches' time: up to 10 ms a step; a
+        # device the host cannot map adds one for the outcomes' staging copy)
+        assert stats.fence_waits == stats.submits <= stats.dispatches + 1
 
 
 def test_100003_instances_on_the_cpu_device():
