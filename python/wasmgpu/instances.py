@@ -335,8 +335,9 @@ class Instances:
         return outcome
 
     def _count_transfers(self, stats: CallStats, before: Tuple[int, int, int, int]) -> None:
-        """The native running totals' growth since the call began (Instances are not shared
-        between threads, so all of it is this call's)."""
+        """The native running totals' growth since the call began: the call's transfers, and
+        those of any other operation on these instances meanwhile (another thread's
+        ``read_memory``, say)."""
         now = self._live().transfers()
         stats.submits, stats.fence_waits, stats.bytes_uploaded, stats.bytes_downloaded = (
             n - b for n, b in zip(now, before))
