@@ -4,8 +4,10 @@ Arguments for every instance are converted to 64-bit slots in C++ (``_native``: 
 NumPy arrays or a tuple of columns), with every error raised before anything runs. The
 native layer starts the call on every instance and advances it in dispatches of at most
 ``quantum`` instructions per instance (the cpu device runs several in one step, for up to a
-few milliseconds); this loop checks ``cancel`` before the first dispatch and between steps,
-and keeps ``last_call`` current. Results are decoded in C++ into a
+few milliseconds; a Vulkan device in the interpreter, without WASI, runs a sequence of them in
+one submission, deciding on the device whether to go on); this loop checks ``cancel`` before
+the first dispatch and between steps (one dispatch per step when given), and keeps
+``last_call`` current. Results are decoded in C++ into a
 list (the seed's form) or NumPy arrays (``results="numpy"``).
 """
 
@@ -37,7 +39,8 @@ class Reference(NamedTuple):
 class CallStats:
     """What the last call did and where the time went (seconds per phase). A fresh record
     replaces ``last_call`` when a call starts; dispatches update it as they complete, so a
-    ``cancel`` callback can read the progress."""
+    ``cancel`` callback can read the progress (a Vulkan device's dispatch sequences, run only
+    without one, count ``instructions`` when the instances have finished)."""
     function: str = ""
     execution: str = "auto"           # the mode the module asked for
     executed_as: str = "interpreter"  # what ran: "compiled" or "interpreter"
@@ -58,6 +61,16 @@ class CallStats:
     readback_seconds: float = 0.0     # reading statuses and results
     decoding_seconds: float = 0.0     # turning slots into Python values
     dispatches: int = 0
+    # Host-device traffic of the call, counted in C++ where it happens (a Vulkan device; the
+    # cpu device runs on host memory and leaves all four at 0): queue submissions, host waits
+    # for their fences, and bytes copied to and from device buffers (arguments up; outcomes,
+    # results and the statuses that decide whether to continue down). Per instance:
+    # ``bytes_uploaded_per_instance`` and ``bytes_downloaded_per_instance``.
+    submits: int = 0
+    fence_waits: int = 0
+    bytes_uploaded: int = 0
+    bytes_downloaded: int = 0
+    count: int = 0                    # instances the call ran on
     instructions: int = 0             # instructions executed, all instances
     interpreted_instructions: int = 0
     compiled_instructions: int = 0
@@ -69,6 +82,16 @@ class CallStats:
     def execute_seconds(self) -> float:
         """Running instructions: the dispatches without lazy code generation and compilation."""
         return max(0.0, self.dispatch_seconds - self.codegen_seconds - self.compile_seconds)
+
+    @property
+    def bytes_uploaded_per_instance(self) -> float:
+        """``bytes_uploaded`` divided by the instances the call ran on (0.0 for none)."""
+        return self.bytes_uploaded / self.count if self.count else 0.0
+
+    @property
+    def bytes_downloaded_per_instance(self) -> float:
+        """``bytes_downloaded`` divided by the instances the call ran on (0.0 for none)."""
+        return self.bytes_downloaded / self.count if self.count else 0.0
 
     @property
     def pipelines_compiled(self) -> int:
@@ -274,9 +297,12 @@ class Instances:
             raise InterruptedError(f"call {name!r} cancelled before its first dispatch; nothing ran")
         stats.executed_as = "compiled" if self._compiled else "interpreter"
         before = _native.compile_counters(self._module._native) if self._compiled else None
+        stats.count = self._count
+        transfers = native.transfers()
         t = time.perf_counter()
         native.begin_call(function.index, packed, fuel)
         stats.upload_seconds = time.perf_counter() - t
+        self._count_transfers(stats, transfers)
         t = time.perf_counter()
         try:
             while True:
@@ -287,6 +313,7 @@ class Instances:
                 stats.lane_grouped_instances += grouped
                 stats.dispatches += quanta
                 self._count_instructions(stats, executed, before)
+                self._count_transfers(stats, transfers)
                 stats.dispatch_seconds = time.perf_counter() - t
                 if running == 0:
                     break
@@ -301,10 +328,19 @@ class Instances:
         t = time.perf_counter()
         outcome = native.outcome(len(function.results))
         self._count_instructions(stats, outcome.executed, before)
+        self._count_transfers(stats, transfers)
         if self.wasi is not None:
             self.exit_codes = outcome.exit_codes()
         stats.readback_seconds = time.perf_counter() - t
         return outcome
+
+    def _count_transfers(self, stats: CallStats, before: Tuple[int, int, int, int]) -> None:
+        """The native running totals' growth since the call began: the call's transfers, and
+        those of any other operation on these instances meanwhile (another thread's
+        ``read_memory``, say)."""
+        now = self._live().transfers()
+        stats.submits, stats.fence_waits, stats.bytes_uploaded, stats.bytes_downloaded = (
+            n - b for n, b in zip(now, before))
 
     def _count_instructions(self, stats: CallStats, executed: int, before) -> None:
         """Instructions so far, by the mode that ran them, and the compilation work since the

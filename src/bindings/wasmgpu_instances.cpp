@@ -253,6 +253,11 @@ void bind_instances(nb::module_& module) {
   nb::class_<wasm::InstanceSet>(module, "NativeInstances")
       .def_prop_ro("count", &wasm::InstanceSet::count)
       .def_prop_ro("resident_bytes", &wasm::InstanceSet::resident_bytes)
+      .def("transfers",
+           [](const wasm::InstanceSet& self) {
+             const wasm::TransferCounts t = self.transfers();
+             return nb::make_tuple(t.submits, t.fence_waits, t.bytes_uploaded, t.bytes_downloaded);
+           })
       .def("pack", &pack, "inputs"_a.none(), "kinds"_a)
       .def("begin_call", &begin_call, "function"_a, "args"_a, "fuel"_a.none())
       .def("step", &step, "quantum"_a, "max_quanta"_a)

@@ -247,7 +247,9 @@ void ComputeContext::State::submit_and_wait(const std::function<void(VkCommandBu
   submit.pCommandBuffers = &commands;
   check(vk.vkResetFences(device, 1, &fence), "vkResetFences");
   check(vk.vkQueueSubmit(queue, 1, &submit, fence), "vkQueueSubmit");
+  ++timings.submits;
   check(vk.vkWaitForFences(device, 1, &fence, VK_TRUE, UINT64_MAX), "vkWaitForFences");
+  ++timings.fence_waits;
 }
 
 DeviceBuffer& ComputeContext::State::staging_of_size(size_t bytes) {
@@ -578,8 +580,10 @@ ComputePipeline ComputeContext::create_pipeline(std::string_view glsl, const Pip
   return pipeline;
 }
 
-void ComputeContext::dispatch(const ComputePipeline& pipeline, std::span<DeviceBuffer* const> buffers,
-                              std::span<const std::byte> push_constants, std::array<uint32_t, 3> groups) {
+// Checks a dispatch's arguments against the pipeline and the device and points the pipeline's
+// descriptor set at `buffers`; false for an empty launch (nothing to run).
+bool ComputeContext::bind(const ComputePipeline& pipeline, std::span<DeviceBuffer* const> buffers, size_t push_bytes,
+                          std::array<uint32_t, 3> groups) {
   State& s = *state_;
   if (pipeline.handle_ == nullptr || pipeline.handle_->owner != &s) {
     throw InvalidArgument("pipeline", "was not created by this context");
@@ -588,9 +592,9 @@ void ComputeContext::dispatch(const ComputePipeline& pipeline, std::span<DeviceB
     throw InvalidArgument("buffers", "the pipeline binds " + std::to_string(pipeline.buffer_count()) +
                                          " buffers, got " + std::to_string(buffers.size()));
   }
-  if (push_constants.size() != pipeline.push_constant_bytes()) {
+  if (push_bytes != pipeline.push_constant_bytes()) {
     throw InvalidArgument("push_constants", "the pipeline takes " + std::to_string(pipeline.push_constant_bytes()) +
-                                                " bytes, got " + std::to_string(push_constants.size()));
+                                                " bytes, got " + std::to_string(push_bytes));
   }
   static constexpr const char* kAxes[3] = {"x", "y", "z"};
   for (int axis = 0; axis < 3; ++axis) {
@@ -614,10 +618,16 @@ void ComputeContext::dispatch(const ComputePipeline& pipeline, std::span<DeviceB
     writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
     writes[i].pBufferInfo = &infos[i];
   }
-  if (groups[0] == 0 || groups[1] == 0 || groups[2] == 0) return;  // an empty launch does nothing
-
-  const auto start = std::chrono::steady_clock::now();
+  if (groups[0] == 0 || groups[1] == 0 || groups[2] == 0) return false;  // an empty launch does nothing
   s.vk.vkUpdateDescriptorSets(s.device, static_cast<uint32_t>(writes.size()), writes.data(), 0, nullptr);
+  return true;
+}
+
+void ComputeContext::dispatch(const ComputePipeline& pipeline, std::span<DeviceBuffer* const> buffers,
+                              std::span<const std::byte> push_constants, std::array<uint32_t, 3> groups) {
+  State& s = *state_;
+  if (!bind(pipeline, buffers, push_constants.size(), groups)) return;
+  const auto start = std::chrono::steady_clock::now();
   const ComputePipeline::Handle& h = *pipeline.handle_;
   s.submit_and_wait([&](VkCommandBuffer cmd) {
     s.vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, h.pipeline);
@@ -628,6 +638,88 @@ void ComputeContext::dispatch(const ComputePipeline& pipeline, std::span<DeviceB
     }
     s.vk.vkCmdDispatch(cmd, groups[0], groups[1], groups[2]);
   });
+  s.timings.dispatch_ms += elapsed_ms(start);
+}
+
+namespace {
+
+void check_slice(const char* name, const BufferSlice& slice) {
+  if (slice.buffer == nullptr) return;
+  if (!slice.buffer->valid()) throw InvalidArgument(name, "is empty or was moved from");
+  if (slice.offset % 4 != 0 || slice.bytes % 4 != 0 || slice.bytes == 0 || slice.offset > slice.buffer->size() ||
+      slice.bytes > slice.buffer->size() - slice.offset) {
+    throw InvalidArgument(name, std::to_string(slice.bytes) + " bytes at offset " + std::to_string(slice.offset) +
+                                    " are not a non-empty, 4-byte aligned range of a buffer of " +
+                                    std::to_string(slice.buffer->size()) + " bytes");
+  }
+}
+
+}  // namespace
+
+void ComputeContext::dispatch_sequence(const ComputePipeline& pipeline, std::span<DeviceBuffer* const> buffers,
+                                       std::span<const std::byte> push_constants, std::array<uint32_t, 3> groups,
+                                       uint32_t count, BufferSlice clear, BufferSlice read, std::span<std::byte> out) {
+  State& s = *state_;
+  if (count == 0) throw InvalidArgument("count", "a sequence holds at least one dispatch");
+  if (push_constants.size() % count != 0) {
+    throw InvalidArgument("push_constants", std::to_string(push_constants.size()) + " bytes are not " +
+                                                std::to_string(count) + " equal blocks");
+  }
+  check_slice("clear", clear);
+  check_slice("read", read);
+  if (read.buffer != nullptr && out.size() != read.bytes) {
+    throw InvalidArgument(
+        "out", "holds " + std::to_string(out.size()) + " bytes, the read range " + std::to_string(read.bytes));
+  }
+  for (const BufferSlice* slice : {&clear, &read}) {
+    if (slice->buffer != nullptr && slice->buffer->handle_->owner != &s) {
+      throw InvalidArgument(slice == &clear ? "clear" : "read", "is not a buffer of this context");
+    }
+  }
+  const size_t block = push_constants.size() / count;
+  if (!bind(pipeline, buffers, block, groups)) return;
+  // A buffer the host cannot map is read through the staging buffer, copied in the same submission.
+  DeviceBuffer* staging = nullptr;
+  if (read.buffer != nullptr && read.buffer->handle_->mapped == nullptr) staging = &s.staging_of_size(read.bytes);
+  const auto start = std::chrono::steady_clock::now();
+  const ComputePipeline::Handle& h = *pipeline.handle_;
+  // Each command's writes visible to the next (submit_and_wait orders the submission as a whole).
+  const auto barrier = [&](VkCommandBuffer cmd) {
+    VkMemoryBarrier between{};
+    between.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
+    between.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+    between.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT |
+                            VK_ACCESS_TRANSFER_WRITE_BIT;
+    const VkPipelineStageFlags stages = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
+    s.vk.vkCmdPipelineBarrier(cmd, stages, stages, 0, 1, &between, 0, nullptr, 0, nullptr);
+  };
+  s.submit_and_wait([&](VkCommandBuffer cmd) {
+    if (clear.buffer != nullptr) {
+      s.vk.vkCmdFillBuffer(cmd, clear.buffer->handle_->buffer, clear.offset, clear.bytes, 0);
+      barrier(cmd);
+    }
+    s.vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, h.pipeline);
+    s.vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, h.layout, 0, 1, &h.set, 0, nullptr);
+    for (uint32_t i = 0; i < count; ++i) {
+      if (i != 0) barrier(cmd);
+      if (block != 0) {
+        s.vk.vkCmdPushConstants(cmd, h.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, static_cast<uint32_t>(block),
+                                push_constants.data() + i * block);
+      }
+      s.vk.vkCmdDispatch(cmd, groups[0], groups[1], groups[2]);
+    }
+    if (staging != nullptr) {
+      barrier(cmd);
+      VkBufferCopy region{read.offset, 0, read.bytes};
+      s.vk.vkCmdCopyBuffer(cmd, read.buffer->handle_->buffer, staging->handle_->buffer, 1, &region);
+    }
+  });
+  if (read.buffer != nullptr) {
+    const auto* from = staging != nullptr ? static_cast<const std::byte*>(staging->handle_->mapped)
+                                          : static_cast<const std::byte*>(read.buffer->handle_->mapped) + read.offset;
+    std::memcpy(out.data(), from, read.bytes);
+    s.timings.bytes_downloaded += read.bytes;
+  }
   s.timings.dispatch_ms += elapsed_ms(start);
 }
 

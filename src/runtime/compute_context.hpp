@@ -23,8 +23,10 @@ struct PhaseTimings {
   double dispatch_ms = 0.0;
   double download_ms = 0.0;
   bool spirv_from_cache = false;  // of the last pipeline created
-  uint64_t bytes_uploaded = 0;
-  uint64_t bytes_downloaded = 0;
+  uint64_t bytes_uploaded = 0;    // upload(): through a staging copy or written into mapped memory
+  uint64_t bytes_downloaded = 0;  // download(): likewise
+  uint64_t submits = 0;           // queue submissions (dispatches, staging copies, fills)
+  uint64_t fence_waits = 0;       // host waits for a submission to finish (one per submit today)
 };
 
 struct SpecializationConstant {
@@ -40,6 +42,15 @@ struct PipelineSpec {
 };
 
 class ComputeContext;
+class DeviceBuffer;
+
+// A byte range of a buffer (offset and size multiples of 4), zeroed or read back around a
+// dispatch sequence; a null buffer for none.
+struct BufferSlice {
+  DeviceBuffer* buffer = nullptr;
+  size_t offset = 0;
+  size_t bytes = 0;
+};
 
 class DeviceBuffer {
  public:
@@ -109,6 +120,15 @@ class ComputeContext {
   void dispatch(const ComputePipeline& pipeline, std::span<DeviceBuffer* const> buffers,
                 std::span<const std::byte> push_constants, std::array<uint32_t, 3> groups);
 
+  // Runs `count` dispatches of `pipeline` over the same buffers and workgroups in one submission
+  // and one fence wait: `clear` is zeroed first, dispatch i takes block i of `push_constants`
+  // (count blocks) and sees the writes of those before it, and after the last `read` is copied
+  // into `out` (read.bytes long). For shaders that decide on the device whether there is work
+  // left (a dispatch with none returns at once), so that several cost one round trip.
+  void dispatch_sequence(const ComputePipeline& pipeline, std::span<DeviceBuffer* const> buffers,
+                         std::span<const std::byte> push_constants, std::array<uint32_t, 3> groups, uint32_t count,
+                         BufferSlice clear, BufferSlice read, std::span<std::byte> out);
+
   // Writes the driver's pipeline cache to the disk cache now (also done when the context is
   // destroyed): for contexts kept for the life of the process, after building pipelines.
   void save_pipeline_cache();
@@ -120,6 +140,11 @@ class ComputeContext {
   struct State;
 
  private:
+  // Checks a dispatch against the pipeline and the device and binds `buffers` to the
+  // pipeline's descriptor set; false for an empty launch.
+  bool bind(const ComputePipeline& pipeline, std::span<DeviceBuffer* const> buffers, size_t push_bytes,
+            std::array<uint32_t, 3> groups);
+
   std::unique_ptr<State> state_;
 };
 

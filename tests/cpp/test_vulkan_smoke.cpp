@@ -157,3 +157,53 @@ TEST(VulkanErrors, NameTheFailingCallAndTheResult) {
   EXPECT_EQ(error.result(), -2);
   EXPECT_STREQ(error.what(), "vkAllocateMemory failed with VK_ERROR_OUT_OF_DEVICE_MEMORY");
 }
+
+// Dispatch i of a sequence adds 10 * i to what dispatch i - 1 wrote (each sees the ones before
+// it), after a clear of the first four words: one submission and one fence wait in all.
+TEST(VulkanSmoke, DispatchSequenceRunsInOrderInOneSubmission) {
+  WAVESTACK_REQUIRE_DEVICE(device);
+  ComputeContext context(*device, DiskCache(std::nullopt));
+  PipelineSpec spec;
+  spec.buffer_count = 1;
+  spec.push_constant_bytes = 4;
+  const ComputePipeline pipeline = context.create_pipeline(R"glsl(#version 450
+layout(local_size_x = 64) in;
+layout(std430, binding = 0) buffer Words { uint words[]; };
+layout(push_constant) uniform Push { uint index; } push;
+void main() {
+  if (gl_GlobalInvocationID.x == 0u) words[push.index] = words[push.index - 1u] + 10u * push.index;
+}
+)glsl",
+                                                           spec);
+  DeviceBuffer words = context.allocate(8 * sizeof(uint32_t));
+  const std::vector<uint32_t> sevens(8, 7U);
+  context.upload(words, std::as_bytes(std::span(sevens)));
+  DeviceBuffer* buffers[] = {&words};
+  const uint32_t pushes[] = {1, 2, 3};
+  std::vector<uint32_t> out(4, 99U);
+  const BufferSlice first_four{&words, 0, 16};
+  const PhaseTimings before = context.timings();
+  context.dispatch_sequence(pipeline, buffers, std::as_bytes(std::span(pushes)), {1, 1, 1}, 3, first_four, first_four,
+                            std::as_writable_bytes(std::span(out)));
+  EXPECT_EQ(out, (std::vector<uint32_t>{0, 10, 30, 60}));
+  EXPECT_EQ(context.timings().submits - before.submits, 1U);
+  EXPECT_EQ(context.timings().fence_waits - before.fence_waits, 1U);
+  EXPECT_EQ(context.timings().bytes_downloaded - before.bytes_downloaded, 16U);
+  std::vector<uint32_t> all(8);
+  context.download(words, std::as_writable_bytes(std::span(all)));
+  EXPECT_EQ(all, (std::vector<uint32_t>{0, 10, 30, 60, 7, 7, 7, 7}));  // the clear is bounded
+
+  const auto push_bytes = std::as_bytes(std::span(pushes));
+  const auto out_bytes = std::as_writable_bytes(std::span(out));
+  EXPECT_THROW(context.dispatch_sequence(pipeline, buffers, push_bytes, {1, 1, 1}, 0, {}, {}, {}), InvalidArgument);
+  EXPECT_THROW(context.dispatch_sequence(pipeline, buffers, push_bytes, {1, 1, 1}, 2, {}, {}, {}), InvalidArgument);
+  EXPECT_THROW(
+      context.dispatch_sequence(pipeline, buffers, push_bytes, {1, 1, 1}, 3, BufferSlice{&words, 2, 4}, {}, {}),
+      InvalidArgument);
+  EXPECT_THROW(context.dispatch_sequence(pipeline, buffers, push_bytes, {1, 1, 1}, 3, {}, BufferSlice{&words, 16, 32},
+                                         out_bytes),
+               InvalidArgument);
+  EXPECT_THROW(
+      context.dispatch_sequence(pipeline, buffers, push_bytes, {1, 1, 1}, 3, {}, BufferSlice{&words, 0, 8}, out_bytes),
+      InvalidArgument);
+}

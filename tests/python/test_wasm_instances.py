@@ -375,6 +375,82 @@ def test_last_call_reports_phases_and_counters(execution, target):
             assert getattr(stats, f"{phase}_seconds") >= 0.0
 
 
+# The Vulkan io buffer's outcome words per instance (vulkan_instances.cpp): 11, then two per
+# result of the module's longest result list (worker_module's rotate: 3). Arguments go up
+# packed, one 8-byte slot per parameter and instance.
+WORKER_IO_BYTES = 4 * (11 + 2 * 3)
+SLOT_BYTES = 8
+
+
+@pytest.mark.parametrize("with_cancel", [False, True])
+def test_last_call_counts_transfers_where_they_happen(target, with_cancel):
+    # batch_size=2: five instances in three groups (a dispatch each per round), the same bytes.
+    with wasmgpu.Module(worker_module(), execution="interpreter").spawn(5, batch_size=2, quantum=100,
+                                                                          **target) as instances:
+        instances.call("spin", [10, 20, 30, 40, 50], cancel=(lambda: False) if with_cancel else None)
+        stats = instances.last_call
+        assert instances.call("counter") == [10, 20, 30, 40, 50]
+        assert stats.count == 5 and stats.instructions == sum(spin_records(k) for k in (10, 20, 30, 40, 50))
+        if target.get("device") == "cpu":  # host memory: nothing to submit, wait for or copy
+            assert (stats.submits, stats.fence_waits, stats.bytes_uploaded, stats.bytes_downloaded) == (0, 0, 0, 0)
+            return
+        # Each group dispatches until its slowest instance has finished: spin(20), spin(40) and
+        # spin(50) run 244, 484 and 604 records, 3, 5 and 7 dispatches of 100.
+        dispatched = [(spin_records(a) + 99) // 100 for a in (20, 40, 50)]
+        group_sizes = [2, 2, 1]
+        per_dispatch_readback = sum(d * n for d, n in zip(dispatched, group_sizes)) * WORKER_IO_BYTES
+        assert stats.dispatches == max(dispatched)
+        # One upload: the arguments (spin has one parameter).
+        assert stats.bytes_uploaded == 5 * SLOT_BYTES
+        assert stats.bytes_uploaded_per_instance == SLOT_BYTES
+        # One fence wait per submission; at least a submission per dispatch with a cancel
+        # callback, per dispatch sequence without (plus the staging copies of a device whose
+        # buffers the host cannot map; lavapipe's it can).
+        assert stats.fence_waits == stats.submits
+        if with_cancel:
+            # Consulted between dispatches: every instance's io words read after each dispatch.
+            assert stats.bytes_downloaded == per_dispatch_readback
+            assert sum(dispatched) <= stats.submits <= 2 * sum(dispatched) + 3
+        else:
+            # Dispatch sequences: a 4-byte running count per dispatch of a sequence (up to 64),
+            # every instance's io words once, when its group has finished.
+            counters = stats.bytes_downloaded - 5 * WORKER_IO_BYTES
+            assert counters % 4 == 0 and len(dispatched) <= counters // 4 <= 64 * stats.submits
+            assert stats.bytes_downloaded < per_dispatch_readback
+            assert len(dispatched) <= stats.submits <= 2 * sum(dispatched) + 3
+        # A function without parameters uploads nothing; one dispatch per group.
+        instances.call("counter", cancel=(lambda: False) if with_cancel else None)
+        assert instances.last_call.bytes_uploaded == 0
+        assert instances.last_call.bytes_downloaded == 5 * WORKER_IO_BYTES + (0 if with_cancel else 4 * 3)
+        # Two parameters, each instance's own in every group.
+        assert instances.call("store_then_divide", [(4 * i, i + 1) for i in range(5)]) == [100 // (i + 1)
+                                                                                          for i in range(5)]
+        assert instances.last_call.bytes_uploaded == 5 * 2 * SLOT_BYTES
+        assert [instances.read_memory(4 * i, 4, instance=i) for i in range(5)] == [
+            (i + 1).to_bytes(4, "little") for i in range(5)]
+
+
+def test_dispatch_sequences_read_outcomes_once_and_a_count_per_dispatch(target):
+    if target.get("device") == "cpu":
+        pytest.skip("the cpu device runs on host memory: nothing is read back")
+    # (compiled mode reads every outcome after each dispatch: its host picks the units to run)
+    module = wasmgpu.Module(worker_module(), execution="interpreter")
+    with module.spawn(64, quantum=100, **target) as instances:
+        instances.call("spin", [2000] * 64)
+        stats = instances.last_call
+        assert instances.call("counter") == [2000] * 64
+        assert stats.dispatches == (spin_records(2000) + 99) // 100  # 241, each with instances to run
+        # Every outcome once (64 instances, one group), plus a 4-byte count per dispatch of each
+        # sequence: all of a sequence's dispatches run instances but in the last, which stops
+        # early (at most 63 left over), where reading every outcome after each dispatch would
+        # download 241 times as much.
+        outcomes = 64 * WORKER_IO_BYTES
+        assert outcomes + 4 * stats.dispatches <= stats.bytes_downloaded <= outcomes + 4 * (stats.dispatches + 63)
+        # (how many share a submission depends on the dispatches' time: up to 10 ms a step; a
+        # device the host cannot map adds one for the outcomes' staging copy)
+        assert stats.fence_waits == stats.submits <= stats.dispatches + 1
+
+
 def test_100003_instances_on_the_cpu_device():
     b = ModuleBuilder()
     total = b.global_(I64, b"\x42\x00")

@@ -30,6 +30,12 @@ layout(push_constant) uniform Push {
   uint template_memory_words;
   uint instance_base;       // the group's first instance (the WASI region's instance index)
   uint wasi_instance_word;  // state word of that index, 0xFFFFFFFF without WASI
+  // A run in a dispatch sequence (VulkanInstances::run_sequence), else 0xFFFFFFFF: the io word
+  // counting the instances this dispatch leaves running, and the previous dispatch's (0 there:
+  // nothing is left to run, so this dispatch returns at once and every outcome stands).
+  uint running_word;
+  uint skip_word;
+  uint args_word;  // when begin: the first io word of the arguments, 2 per parameter, instance-major
 } pc;
 
 uint state_base = 0u;

@@ -6,9 +6,11 @@
 // invocation after 65535 iterations in total.
 void main() {
   if (!bind_instance()) return;
+  if (pc.skip_word != 0xFFFFFFFFu && io_words[pc.skip_word] == 0u) return;
   uint io = instance_io();
   if (pc.begin != 0u) {
-    for (uint k = 0u; k < pc.params; k++) slot_set(k, uvec2(io_words[io + 2u * k], io_words[io + 2u * k + 1u]));
+    uint args = pc.args_word + gl_GlobalInvocationID.x * 2u * pc.params;
+    for (uint k = 0u; k < pc.params; k++) slot_set(k, uvec2(io_words[args + 2u * k], io_words[args + 2u * k + 1u]));
     st_set(S_FUEL_LIMITED, pc.fuel_limited);
     st_set(S_FUEL, pc.fuel_lo);
     st_set(S_FUEL + 1u, pc.fuel_hi);
@@ -16,4 +18,9 @@ void main() {
   }
   uint status = RUN_LOOP(pc.quantum, pc.budget);
   if (status != STATUS_COMPILED_ELSEWHERE) write_outcome(io, status);  // else its outcome stands
+  // The host reads this count, not every outcome, between the dispatches of a sequence.
+  if (pc.running_word != 0xFFFFFFFFu &&
+      (status == STATUS_RUNNING || status == STATUS_WASI || status == STATUS_COMPILED_PREFIX)) {
+    atomicAdd(io_words[pc.running_word], 1u);
+  }
 }

@@ -45,6 +45,8 @@ class CpuInstances final : public InstanceSet {
 
   [[nodiscard]] std::uint32_t count() const noexcept override { return count_; }
   [[nodiscard]] std::uint64_t resident_bytes() const noexcept override;
+  // Host memory only: no submissions, fence waits or transfers to count.
+  [[nodiscard]] TransferCounts transfers() const noexcept override { return {}; }
   [[nodiscard]] std::uint32_t memory_capacity_pages() const noexcept { return image_.memory_capacity_pages; }
 
   void begin_call(std::uint32_t function, std::span<const std::uint64_t> args,

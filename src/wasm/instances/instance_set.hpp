@@ -53,6 +53,17 @@ struct StepProgress {
   std::uint32_t quanta = 1;   // dispatches of `quantum` this step ran one after another (cpu: several)
 };
 
+// Host-device traffic of a spawn since it was created, counted by the Vulkan context where it
+// happens (compute_context.cpp): queue submissions, host waits on their fences, and bytes
+// copied to and from device buffers (staging copies and writes to mapped memory alike). The
+// cpu device runs on host memory and counts none. Callers take differences around a call.
+struct TransferCounts {
+  std::uint64_t submits = 0;
+  std::uint64_t fence_waits = 0;
+  std::uint64_t bytes_uploaded = 0;
+  std::uint64_t bytes_downloaded = 0;
+};
+
 struct CallOutcome {
   std::vector<std::uint32_t> status;      // per instance (interpreter_layout.glsl STATUS_*)
   std::vector<std::uint32_t> trap;        // per instance trap code
@@ -72,6 +83,8 @@ class InstanceSet {
 
   [[nodiscard]] virtual std::uint32_t count() const noexcept = 0;
   [[nodiscard]] virtual std::uint64_t resident_bytes() const noexcept = 0;
+  // Running totals since the spawn (instantiation included).
+  [[nodiscard]] virtual TransferCounts transfers() const noexcept = 0;
 
   // args: count * params slots (bit patterns), instance-major. fuel: records per instance.
   virtual void begin_call(std::uint32_t function, std::span<const std::uint64_t> args,

@@ -25,6 +25,12 @@ constexpr std::uint32_t kNoWord = 0xFFFFFFFFu;
 // Per dispatch and invocation: template words copied. The run loop's records and loop work per
 // dispatch depend on the device (dispatch_limits.hpp).
 constexpr std::uint32_t kInstantiateWords = 16384;
+// Dispatch sequences (run_sequence): the most dispatches of one submission, each counting the
+// instances it leaves running in a word of its own after the group's outcomes (kSequenceWords
+// of them), and the time below which the next step's sequence doubles (above it, halves), as the
+// cpu device bounds a step by time: cancel, stops and progress between steps stay prompt.
+constexpr std::uint32_t kSequenceWords = 64;
+constexpr auto kSequenceTime = std::chrono::milliseconds(10);
 }  // namespace
 
 // Layout of the shaders' push constant block (interpreter_vulkan_bindings.glsl).
@@ -47,6 +53,9 @@ struct VulkanInstances::Push {
   std::uint32_t template_memory_words = 0;
   std::uint32_t instance_base = 0;       // first_instance + the group's first instance (WASI nonces)
   std::uint32_t wasi_instance_word = 0;  // state word of the WASI instance index, or kNoWord
+  std::uint32_t running_word = kNoWord;  // dispatch sequences: this dispatch's running count
+  std::uint32_t skip_word = kNoWord;     // and the previous one's (0: nothing left to run)
+  std::uint32_t args_word = 0;           // the group's first io word of arguments
 };
 static_assert(sizeof(VulkanInstances::Push) == VulkanDevice::kPushBytes, "the shader's push constant block");
 
@@ -66,22 +75,26 @@ VulkanInstances::VulkanInstances(const Module& module, std::uint32_t count, cons
       start_(module.start),
       limits_(limits),
       compiled_(std::move(compiled)) {
-  std::uint32_t arity = 1;
+  std::uint32_t max_params = 0;
+  std::uint32_t max_results = 0;
   for (std::size_t f = 0; f < module.function_types.size(); ++f) {
     const FuncType& type = module.function_type(static_cast<std::uint32_t>(f));
     params_.push_back(static_cast<std::uint32_t>(type.params.size()));
     results_.push_back(static_cast<std::uint32_t>(type.results.size()));
-    arity = std::max(
-        {arity, static_cast<std::uint32_t>(type.params.size()), static_cast<std::uint32_t>(type.results.size())});
+    max_params = std::max(max_params, params_.back());
+    max_results = std::max(max_results, results_.back());
   }
   global_count_ = static_cast<std::uint32_t>(module.global_types.size());
-  io_stride_ = kOutcomeWords + 2 * arity;
+  io_stride_ = kOutcomeWords + 2 * max_results;
+  // A group's io buffer: every instance's outcome, the sequences' counters, then the call's
+  // arguments packed (2 words a parameter), so that a call uploads its arguments and nothing else.
+  const std::uint32_t io_words = io_stride_ + 2 * max_params;
   if (image_.instantiation_trap != 0) throw InstantiationTrap(image_.instantiation_trap);
 
   // Everything is checked against the device before anything is allocated.
   const std::uint64_t range =
       std::min<std::uint64_t>(device.limits.max_storage_buffer_range, device.limits.max_buffer_size);
-  const std::uint64_t widest = 4ull * std::max({image_.state_words, image_.memory_words, io_stride_});
+  const std::uint64_t widest = 4ull * std::max({image_.state_words, image_.memory_words, io_words});
   if (widest > range) {
     throw ResourceLimit("memory_pages / stack_size: one instance needs a " + std::to_string(widest) +
                         "-byte buffer slice, more than " + device.name + "'s storage buffer range (" +
@@ -89,7 +102,10 @@ VulkanInstances::VulkanInstances(const Module& module, std::uint32_t count, cons
   }
   // A group (batch) is one dispatch: within the buffer range and the workgroup count limit.
   const std::uint64_t max_invocations = std::uint64_t{device.limits.max_workgroup_count[0]} * kWorkgroup;
-  const std::uint64_t device_batch = std::min<std::uint64_t>(range / widest, max_invocations);
+  // (the io buffer also holds the dispatch sequences' counters after the instances' words)
+  const std::uint64_t io_batch =
+      range > 4ull * kSequenceWords ? (range - 4ull * kSequenceWords) / (4ull * io_words) : 0;
+  const std::uint64_t device_batch = std::min<std::uint64_t>({range / widest, io_batch, max_invocations});
   if (limits.batch_size && *limits.batch_size > device_batch) {
     throw ResourceLimit("batch_size: " + device.name + " holds at most " + std::to_string(device_batch) +
                         " instances of this module per batch (buffer range and workgroup count), got " +
@@ -101,7 +117,8 @@ VulkanInstances::VulkanInstances(const Module& module, std::uint32_t count, cons
   std::uint64_t total = 4ull * (image_.program.size() + image_.state_words + image_.memory.size());
   for (std::uint32_t first = 0; first < count; first += per_group_) {
     const std::uint64_t n = std::min(per_group_, count - first);
-    total += 4ull * n * (image_.state_words + io_stride_) + std::max<std::uint64_t>(4, 4ull * n * image_.memory_words);
+    total += 4ull * (n * (image_.state_words + io_words) + kSequenceWords) +
+             std::max<std::uint64_t>(4, 4ull * n * image_.memory_words);
   }
   check_budget(total, limits, count);
   if (device.limits.device_local_memory_bytes != 0 && total > device.limits.device_local_memory_bytes) {
@@ -118,6 +135,7 @@ VulkanInstances::VulkanInstances(const Module& module, std::uint32_t count, cons
   }
   {
     std::lock_guard lock(device_->mutex);
+    TransferTally tally(device_->context, transfers_);
     if (!compiled_) static_cast<void>(device_->interpreter());  // before any allocation can fail late
     auto& context = device_->context;
     program_ = context.allocate(4 * image_.program.size());
@@ -133,7 +151,7 @@ VulkanInstances::VulkanInstances(const Module& module, std::uint32_t count, cons
       group.count = std::min(per_group_, count - first);
       group.state = context.allocate(4ull * group.count * image_.state_words);
       group.memory = context.allocate(std::max<std::uint64_t>(4, 4ull * group.count * image_.memory_words));
-      group.io = context.allocate(4ull * group.count * io_stride_);
+      group.io = context.allocate(4ull * (std::uint64_t{group.count} * io_words + kSequenceWords));
       context.fill_zero(group.state);
       context.fill_zero(group.memory);
       resident_bytes_ += group.state.size() + group.memory.size() + group.io.size();
@@ -194,6 +212,7 @@ void VulkanInstances::read_outcome(Group& group) {
 void VulkanInstances::instantiate(bool clear_memory) {
   {
     std::lock_guard lock(device_->mutex);
+    TransferTally tally(device_->context, transfers_);
     const auto memory_words = static_cast<std::uint32_t>(image_.memory.size());
     const std::uint32_t total = memory_words + image_.state_words;
     for (Group& group : groups_) {
@@ -229,17 +248,16 @@ void VulkanInstances::begin_call(std::uint32_t function, std::span<const std::ui
     throw std::invalid_argument("stack_size: too small for the arguments");
   }
   std::lock_guard lock(device_->mutex);
+  TransferTally tally(device_->context, transfers_);
   if (params != 0) {
     for (Group& group : groups_) {
-      std::vector<std::uint32_t> io(std::size_t{group.count} * io_stride_, 0u);
-      for (std::uint32_t i = 0; i < group.count; ++i) {
-        for (std::uint32_t k = 0; k < params; ++k) {
-          const std::uint64_t v = args[(std::size_t{group.first} + i) * params + k];
-          io[std::size_t{i} * io_stride_ + 2 * k] = static_cast<std::uint32_t>(v);
-          io[std::size_t{i} * io_stride_ + 2 * k + 1] = static_cast<std::uint32_t>(v >> 32);
-        }
+      const auto slots = args.subspan(std::size_t{group.first} * params, std::size_t{group.count} * params);
+      std::vector<std::uint32_t> words(2 * slots.size());
+      for (std::size_t j = 0; j < slots.size(); ++j) {
+        words[2 * j] = static_cast<std::uint32_t>(slots[j]);
+        words[2 * j + 1] = static_cast<std::uint32_t>(slots[j] >> 32);
       }
-      device_->context.upload(group.io, bytes_of(io));
+      device_->context.upload(group.io, bytes_of(words), 4ull * args_word(group));
     }
   }
   // The call starts with the first dispatch (one dispatch fewer per call).
@@ -247,10 +265,15 @@ void VulkanInstances::begin_call(std::uint32_t function, std::span<const std::ui
   result_count_ = results_.at(function);
   fuel_ = fuel;
   begin_pending_ = true;
+  sequence_ = 1;
   for (Group& group : groups_) {
     group.running = group.count;
     group.executed = 0;
   }
+}
+
+std::uint32_t VulkanInstances::args_word(const Group& group) const {
+  return group.count * io_stride_ + kSequenceWords;
 }
 
 VulkanInstances::Push VulkanInstances::run_push(const Group& group, std::uint32_t quantum) const {
@@ -264,6 +287,7 @@ VulkanInstances::Push VulkanInstances::run_push(const Group& group, std::uint32_
   push.memory_stride = image_.memory_words;
   push.io_stride = io_stride_;
   push.params = params_.at(function_);
+  push.args_word = args_word(group);
   push.results = result_count_;
   push.begin = begin_pending_ ? 1u : 0u;
   push.fuel_limited = fuel_ ? 1u : 0u;
@@ -303,19 +327,53 @@ void VulkanInstances::service_wasi(Group& group, const Push& push) {
   read_outcome(group);
 }
 
+// Up to `length` interpreter dispatches of the group in one submission; between them the device
+// decides whether to go on (a dispatch after one that left nothing running returns at once),
+// and the host reads one running count per dispatch instead of every instance's outcome, then
+// the outcomes once the group has finished. Returns the dispatches that had instances to run.
+std::uint32_t VulkanInstances::run_sequence(Group& group, const Push& push, std::uint32_t length) {
+  const std::uint32_t counters = group.count * io_stride_;  // the first word after the outcomes
+  std::vector<Push> pushes(length, push);
+  for (std::uint32_t i = 0; i < length; ++i) {
+    pushes[i].running_word = counters + i;
+    pushes[i].skip_word = i == 0 ? kNoWord : counters + i - 1;
+    if (i != 0) pushes[i].begin = 0;
+  }
+  std::vector<std::uint32_t> running(length);
+  runtime::DeviceBuffer* buffers[] = {&program_, &group.state, &group.memory, &template_, &group.io};
+  const runtime::BufferSlice slice{&group.io, 4ull * counters, 4ull * length};
+  device_->context.dispatch_sequence(device_->interpreter(), buffers, bytes_of(pushes),
+                                     {(group.count + kWorkgroup - 1) / kWorkgroup, 1, 1}, length, slice, slice,
+                                     std::as_writable_bytes(std::span(running)));
+  std::uint32_t ran = 1;  // the first had (it runs only for a group with instances running)
+  while (ran < length && running[ran - 1] != 0) ++ran;
+  group.running = running.back();
+  if (group.running == 0) read_outcome(group);
+  return ran;
+}
+
 // One dispatch per group, or in compiled mode one per unit its instances continue in: each
 // instance runs only in its own unit's shader (the others leave at once), and one that
-// reaches a unit dispatched later in the same step runs on there.
-StepProgress VulkanInstances::step(std::uint32_t quantum, std::uint32_t /*max_quanta*/) {
+// reaches a unit dispatched later in the same step runs on there. The interpreter without
+// WASI (whose host needs no instance's outcome to go on) runs dispatch sequences instead when
+// the caller allows several dispatches per step: the instructions executed are then counted
+// when a group finishes, not after every dispatch.
+StepProgress VulkanInstances::step(std::uint32_t quantum, std::uint32_t max_quanta) {
   std::lock_guard lock(device_->mutex);
+  TransferTally tally(device_->context, transfers_);
   StepProgress progress;
+  const bool sequences = !compiled_ && image_.wasi_words == 0 && max_quanta > 1;
+  const std::uint32_t length = std::min(sequence_, max_quanta);
+  const auto started = std::chrono::steady_clock::now();
   for (Group& group : groups_) {
     if (group.running == 0) {
       progress.executed += group.executed;
       continue;
     }
     Push push = run_push(group, quantum);
-    if (compiled_) {
+    if (sequences) {
+      progress.quanta = std::max(progress.quanta, run_sequence(group, push, length));
+    } else if (compiled_) {
       for (const std::uint32_t unit : next_units(group)) {
         dispatch(group, push, unit_pipeline(unit));
         push.begin = 0;
@@ -326,11 +384,15 @@ StepProgress VulkanInstances::step(std::uint32_t quantum, std::uint32_t /*max_qu
       dispatch(group, push, device_->interpreter());
       read_outcome(group);
     }
-    service_wasi(group, push);
+    if (!sequences) service_wasi(group, push);
     progress.running += group.running;
     progress.executed += group.executed;
   }
   begin_pending_ = false;
+  if (sequences) {
+    const bool quick = std::chrono::steady_clock::now() - started < kSequenceTime;
+    sequence_ = quick ? std::min(2 * sequence_, kSequenceWords) : std::max(1u, sequence_ / 2);
+  }
   return progress;
 }
 
@@ -343,6 +405,7 @@ CallOutcome VulkanInstances::outcome(std::uint32_t /*result_count: fixed by begi
   result.exit_state.resize(count_);
   result.exit_code.resize(count_);
   std::lock_guard lock(device_->mutex);
+  TransferTally tally(device_->context, transfers_);
   for (const Group& group : groups_) {
     for (std::uint32_t i = 0; i < group.count; ++i) {
       const std::uint32_t* w = group.outcome.data() + std::size_t{i} * io_stride_;
@@ -374,6 +437,7 @@ std::uint32_t VulkanInstances::memory_size_bytes(std::uint32_t instance) {
   Group& group = group_of(instance, local);
   std::uint32_t pages = 0;
   std::lock_guard lock(device_->mutex);
+  TransferTally tally(device_->context, transfers_);
   device_->context.download(group.state, std::as_writable_bytes(std::span(&pages, 1)),
                             4ull * (std::size_t{local} * image_.state_words + dev::S_PAGES));
   return pages * 65536u;
@@ -393,6 +457,7 @@ void VulkanInstances::read_memory(std::uint32_t instance, std::uint64_t address,
   std::uint32_t local = 0;
   Group& group = group_of(instance, local);
   std::lock_guard lock(device_->mutex);
+  TransferTally tally(device_->context, transfers_);
   device_->context.download(group.memory, std::as_writable_bytes(out),
                             4ull * std::size_t{local} * image_.memory_words + address);
 }
@@ -403,6 +468,7 @@ void VulkanInstances::write_memory(std::uint32_t instance, std::uint64_t address
   std::uint32_t local = 0;
   Group& group = group_of(instance, local);
   std::lock_guard lock(device_->mutex);
+  TransferTally tally(device_->context, transfers_);
   device_->context.upload(group.memory, std::as_bytes(data), 4ull * std::size_t{local} * image_.memory_words + address);
 }
 
@@ -412,6 +478,7 @@ std::uint64_t VulkanInstances::global_value(std::uint32_t instance, std::uint32_
   Group& group = group_of(instance, local);
   std::uint32_t words[2] = {0, 0};
   std::lock_guard lock(device_->mutex);
+  TransferTally tally(device_->context, transfers_);
   device_->context.download(group.state, std::as_writable_bytes(std::span(words)),
                             4ull * (std::size_t{local} * image_.state_words + image_.globals_offset + 2 * global));
   return std::uint64_t{words[0]} | (std::uint64_t{words[1]} << 32);
@@ -427,6 +494,7 @@ std::vector<std::uint32_t> VulkanInstances::wasi_region(std::uint32_t instance) 
   std::vector<std::uint32_t> region(image_.wasi_words);
   if (region.empty()) return region;
   std::lock_guard lock(device_->mutex);
+  TransferTally tally(device_->context, transfers_);
   device_->context.download(group.state, std::as_writable_bytes(std::span(region)),
                             4ull * (std::size_t{local} * image_.state_words + image_.wasi_offset));
   return region;
@@ -437,6 +505,7 @@ void VulkanInstances::set_wasi_region(std::uint32_t instance, std::span<const st
   Group& group = group_of(instance, local);
   if (region.size() != image_.wasi_words) throw std::invalid_argument("region: not this spawn's WASI region");
   std::lock_guard lock(device_->mutex);
+  TransferTally tally(device_->context, transfers_);
   device_->context.upload(group.state, std::as_bytes(region),
                           4ull * (std::size_t{local} * image_.state_words + image_.wasi_offset));
 }

@@ -3,8 +3,8 @@
 // instance's next block (compiled_glsl.hpp); pipelines are shared per device and process
 // (vulkan_device.hpp) and cached on disk by the runtime. Instances are split into groups whose
 // state, memory and io buffers each fit the device's storage buffer range; instance i of a
-// group owns a stride of each buffer. Arguments go up and outcomes come back through the
-// compact io buffer, never the state. Every loop a dispatch runs is bounded (instantiation in
+// group owns a stride of each buffer. Arguments go up (packed, 8 bytes a parameter) and
+// outcomes come back through the compact io buffer, never the state. Every loop a dispatch runs is bounded (instantiation in
 // word ranges, both run loops by quantum and budget), as lavapipe ends all loops of an
 // invocation after 65535 iterations.
 #pragma once
@@ -21,6 +21,7 @@
 #include "wasm/instances/compiled_code.hpp"
 #include "wasm/instances/instance_image.hpp"
 #include "wasm/instances/instance_set.hpp"
+#include "wasm/instances/transfer_tally.hpp"
 #include "wasm/instances/vulkan_device.hpp"
 #include "wasm/module/module.hpp"
 
@@ -41,6 +42,7 @@ class VulkanInstances final : public InstanceSet {
 
   [[nodiscard]] std::uint32_t count() const noexcept override { return count_; }
   [[nodiscard]] std::uint64_t resident_bytes() const noexcept override { return resident_bytes_; }
+  [[nodiscard]] TransferCounts transfers() const noexcept override { return transfers_; }
   void begin_call(std::uint32_t function, std::span<const std::uint64_t> args,
                   std::optional<std::uint64_t> fuel) override;
   StepProgress step(std::uint32_t quantum, std::uint32_t max_quanta) override;
@@ -69,11 +71,14 @@ class VulkanInstances final : public InstanceSet {
   void instantiate(bool clear_memory);
   void dispatch(Group& group, const Push& push, const runtime::ComputePipeline& pipeline);
   [[nodiscard]] Push run_push(const Group& group, std::uint32_t quantum) const;
+  // The first io word of the group's arguments (after its outcomes and the sequences' counters).
+  [[nodiscard]] std::uint32_t args_word(const Group& group) const;
   // The units the group's running instances continue in (compiled mode).
   [[nodiscard]] std::set<std::uint32_t> next_units(const Group& group) const;
   // The unit's pipeline, or with `prefix` its prefixes' pipeline (the device mutex is held).
   const runtime::ComputePipeline& unit_pipeline(std::uint32_t unit, bool prefix = false);
   void run_prefixes(Group& group, const Push& push);
+  std::uint32_t run_sequence(Group& group, const Push& push, std::uint32_t length);
   void service_wasi(Group& group, const Push& push);
   void read_outcome(Group& group);
   Group& group_of(std::uint32_t instance, std::uint32_t& local);
@@ -88,6 +93,7 @@ class VulkanInstances final : public InstanceSet {
   std::uint32_t io_stride_ = 0;
   std::uint32_t per_group_ = 0;
   std::uint64_t resident_bytes_ = 0;
+  TransferCounts transfers_;  // every operation below counts into it under the device mutex
   std::shared_ptr<CompiledCode> compiled_;
   std::vector<SharedPipeline> unit_pipelines_;    // compiled mode: per unit, once reached
   std::vector<SharedPipeline> prefix_pipelines_;  // per unit, once fuel first runs out in it
@@ -99,6 +105,7 @@ class VulkanInstances final : public InstanceSet {
   std::uint32_t result_count_ = 0;
   std::optional<std::uint64_t> fuel_;
   bool begin_pending_ = false;
+  std::uint32_t sequence_ = 1;          // dispatches of the next sequence (run_sequence): grows while steps are quick
   std::vector<std::uint32_t> results_;  // result count per function
   std::vector<Group> groups_;
 };
