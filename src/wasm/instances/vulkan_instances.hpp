@@ -4,9 +4,9 @@
 // (vulkan_device.hpp) and cached on disk by the runtime. Instances are split into groups whose
 // state, memory and io buffers each fit the device's storage buffer range; instance i of a
 // group owns a stride of each buffer. Arguments go up (packed, 8 bytes a parameter) and
-// outcomes come back through the compact io buffer, never the state. Every loop a dispatch runs is bounded (instantiation in
-// word ranges, both run loops by quantum and budget), as lavapipe ends all loops of an
-// invocation after 65535 iterations.
+// outcomes come back through the compact io buffer, never the state. Every loop a dispatch
+// runs is bounded (instantiation in word ranges, both run loops by quantum and budget), as
+// lavapipe ends all loops of an invocation after 65535 iterations.
 #pragma once
 
 #include <cstdint>
