@@ -563,9 +563,10 @@ class MpiInstances:
 
     def files(self, *, instance: int = 0) -> Dict[str, bytes]:
         """Collective: every regular file of global instance ``instance``'s WASI file system,
-        {path: bytes} as ``Instances.files`` gives it, on every rank.
+        {path: bytes} as ``Instances.files`` gives it, on every rank. Every rank raises the same
+        exception, before any rank reads anything.
 
-        Raises (on every rank, before any rank reads anything):
+        Raises:
             IndexError: ``instance`` is not below ``count``.
             ValueError: ``instance`` is negative or differs between ranks.
             TypeError: ``instance`` is not an int.
@@ -575,9 +576,9 @@ class MpiInstances:
     def reset(self) -> None:
         """Collective ``Instances.reset`` of every instance on every rank: memory, globals and
         tables back to the module's initial state, the start function rerun (within the spawn's
-        fuel), ``exit_codes`` None again.
+        fuel), ``exit_codes`` None again. Every rank raises the same exception.
 
-        Raises (on every rank):
+        Raises:
             Trap: the start function trapped; ``traps`` by global index, ``results`` None for
                 every instance.
             RuntimeError: the instances are closed on some rank (then no rank resets anything).
