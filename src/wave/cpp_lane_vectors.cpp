@@ -45,6 +45,16 @@ bool is_plain_integer(ScalarType type) {
   return type == ScalarType::I32 || type == ScalarType::U32 || type == ScalarType::I64 || type == ScalarType::U64;
 }
 
+// The lane loop (unrolled: the frontend's -O1 marks loops as not to unroll, and a loop over a
+// vector's elements is slow), running `body` for the lanes of `mask` in lane (thread) order,
+// or for every lane when `mask` is empty. `body` is indented for the masked form.
+std::string lane_loop(const std::string& pad, const std::string& mask, const std::string& body) {
+  std::string text = pad + "_Pragma(\"clang loop unroll(full)\") for (int wave_v = 0; wave_v < " +
+                     std::to_string(kVectorLanes) + "; ++wave_v) {\n";
+  if (mask.empty()) return text + body + pad + "}\n";
+  return text + pad + "  if (" + mask + "[wave_v]) {\n" + body + pad + "  }\n" + pad + "}\n";
+}
+
 // Whether a statement (or one nested in it) leaves the current lanes' path: break, continue or
 // return. After it, the block's mask drops the lanes that left.
 bool may_leave(const Stmt& s) {
@@ -258,10 +268,7 @@ void CppEmitter::vstatement(const Stmt& s, std::string& out, int depth, const st
     vector_access(s, out, pad, mask);
     return;
   }
-  // Lane by lane: the scalar statement on each lane's elements (unrolled: the frontend's -O1
-  // marks loops as not to unroll, and a loop over a vector's elements is slow).
-  const std::string lanes = pad + "_Pragma(\"clang loop unroll(full)\") for (int wave_v = 0; wave_v < " +
-                            std::to_string(kVectorLanes) + "; ++wave_v) ";
+  // Lane by lane: the scalar statement on each lane's elements.
   std::string body;
   std::string checks;
   std::string value;
@@ -285,16 +292,15 @@ void CppEmitter::vstatement(const Stmt& s, std::string& out, int depth, const st
   }
   lane_.clear();
   if (!body.empty()) {
-    out += lanes + "{\n" + pad + "  if (" + mask + "[wave_v]) {\n" + body + pad + "  }\n" + pad + "}\n";
+    out += lane_loop(pad, mask, body);
   } else if (!checks.empty()) {
     // A check that may fail (integer division by zero, a negative exponent): the mask's lanes.
-    out += lanes + "{\n" + pad + "  if (" + mask + "[wave_v]) {\n" + checks + inner_pad + dst + "[wave_v] = " + value +
-           ";\n" + pad + "  }\n" + pad + "}\n";
+    out += lane_loop(pad, mask, checks + inner_pad + dst + "[wave_v] = " + value + ";\n");
   } else {
     // Pure and defined for any operands: every lane, kept where the mask says.
-    out += pad + "{\n" + pad + "  " + vector_type(type_of(s.dst)) + " wave_r;\n" + "  " + lanes +
-           "wave_r[wave_v] = " + value + ";\n" + pad + "  " + dst + " = wave_vblend(" + mask + ", wave_r, " + dst +
-           ");\n" + pad + "}\n";
+    out += pad + "{\n" + pad + "  " + vector_type(type_of(s.dst)) + " wave_r;\n" +
+           lane_loop(pad + "  ", "", pad + "    wave_r[wave_v] = " + value + ";\n") + pad + "  " + dst +
+           " = wave_vblend(" + mask + ", wave_r, " + dst + ");\n" + pad + "}\n";
   }
 }
 
@@ -314,7 +320,9 @@ void CppEmitter::vector_access(const Stmt& s, std::string& out, const std::strin
   if (thread_x_registers_.count(s.args[0]) != 0) {
     std::string whole = all_lanes + " && __builtin_reduce_and(wave_vcmp(" + index +
                         " == __builtin_convertvector(wave_xv, wave_vi32))) != 0";
-    if (!proven_ && check) whole += " && (u64)(i64)" + index + "[7] < (u64)n" + k;
+    if (!proven_ && check) {
+      whole += " && (u64)(i64)" + index + "[" + std::to_string(kVectorLanes - 1) + "] < (u64)n" + k;
+    }
     const std::string cell = "&b" + k + "[(i64)" + index + "[0]]";
     out += pad + "if (" + whole + ") {\n" + pad + "  __builtin_memcpy(" +
            (s.op == Opcode::Load ? "&" + value + ", " + cell : cell + ", &" + value) + ", sizeof(" + value + "));\n" +
@@ -333,9 +341,7 @@ void CppEmitter::vector_access(const Stmt& s, std::string& out, const std::strin
   lane_ = "wave_v";
   memory(s, body, pad + "      ");
   lane_.clear();
-  out += pad + "  _Pragma(\"clang loop unroll(full)\") for (int wave_v = 0; wave_v < " + std::to_string(kVectorLanes) +
-         "; ++wave_v) {\n" + pad + "    if (" + mask + "[wave_v]) {\n" + body + pad + "    }\n" + pad + "  }\n" + pad +
-         "}\n";
+  out += lane_loop(pad + "  ", mask, body) + pad + "}\n";
 }
 
 // If: each side for the lanes that take it (both sides' masks first: a side may write the
