@@ -171,6 +171,33 @@ def test_recursive_frames_start_with_zero_locals_and_returns_place_their_results
         assert instances.call("returns", [0, 7, -4]) == [reference["returns"](store, x) for x in (0, 7, -4)]
 
 
+# Locals of a reference type start as null (the differential fuzzer's seed 129128780467 found
+# them zero, which is not null), on every level of a recursion whose deeper frames reuse slots
+# where a shallower call left a non-null reference.
+REF_LOCALS = """
+(module
+  (func $f)
+  (elem declare func $f)
+  (func $nulls (export "nulls") (param $n i32) (result i32)
+    (local $e externref) (local $x i32) (local $g funcref)
+    (local.set $x (i32.add (ref.is_null (local.get $e)) (i32.mul (ref.is_null (local.get $g)) (i32.const 2))))
+    (local.set $g (ref.func $f))
+    (if (result i32) (i32.eqz (local.get $n))
+      (then (local.get $x))
+      (else (i32.add (i32.mul (local.get $x) (i32.const 10)) (call $nulls (i32.sub (local.get $n) (i32.const 1))))))))
+"""
+
+
+@pytest.mark.parametrize("execution", ["interpreter", "compiled"])
+def test_reference_locals_start_null_as_in_wasmtime(target, execution):
+    binary = wasm(REF_LOCALS)
+    store = wasmtime.Store()
+    reference = wasmtime.Instance(store, wasmtime.Module(store.engine, binary), []).exports(store)
+    depths = [0, 1, 4]
+    with wasmgpu.Module(binary, execution=execution).spawn(3, **target) as instances:
+        assert instances.call("nulls", depths) == [reference["nulls"](store, n) for n in depths]
+
+
 def test_an_outcome_read_again_is_the_same(target):
     """The cpu device hands the outcomes it noted during a call's dispatches over on the first
     read; a second read (from the instances' states) must give the same, in both modes."""

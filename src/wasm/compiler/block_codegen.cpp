@@ -599,6 +599,11 @@ bool local_is_32_bit(const Program& program, std::uint32_t function, std::uint32
   return type == ValType::kI32 || type == ValType::kF32 || type == ValType::kFuncRef || type == ValType::kExternRef;
 }
 
+bool local_is_reference(const Program& program, std::uint32_t function, std::uint32_t index) {
+  const FunctionRecord& record = program.functions.at(function);
+  return is_reference(static_cast<ValType>(program.local_types.at(record.local_types_begin + index)));
+}
+
 bool local_is_f64(const Program& program, std::uint32_t function, std::uint32_t index) {
   const FunctionRecord& record = program.functions.at(function);
   return static_cast<ValType>(program.local_types.at(record.local_types_begin + index)) == ValType::kF64;

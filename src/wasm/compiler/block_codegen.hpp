@@ -84,6 +84,10 @@ struct LaneBlockSource {
 // C++ compiler keeps one register for it instead of two.
 [[nodiscard]] bool local_is_32_bit(const Program& program, std::uint32_t function, std::uint32_t index);
 
+// Whether local `index` of defined function `function` holds a reference (funcref, externref):
+// a declared one starts as null (NULL_REF), not zero.
+[[nodiscard]] bool local_is_reference(const Program& program, std::uint32_t function, std::uint32_t index);
+
 // Whether local `index` of defined function `function` holds an f64: a run declares its
 // variable as F64_VARIABLE (compiled_blocks.glsl), which C++ keeps in a floating-point register.
 [[nodiscard]] bool local_is_f64(const Program& program, std::uint32_t function, std::uint32_t index);

@@ -115,9 +115,9 @@ std::string run_function(const Program& program, const Run& run, std::uint32_t f
   const std::string base = u32(first_id + run.first);
   std::string spill_written;
   std::string reload;
-  // At the entry of a fresh frame its declared locals (after the parameters) are zero: the
-  // call has just cleared them (frame_call_defined), so `run_entered` states them instead of
-  // reading them back.
+  // At the entry of a fresh frame its declared locals (after the parameters) are zero, or null
+  // for references: the call has just set them (frame_call_defined), so `run_entered` states
+  // them instead of reading them back.
   std::string reload_entered;
   std::size_t written_count = 0;
   const std::uint32_t params = program.functions.at(run.function).param_count;
@@ -131,7 +131,8 @@ std::string run_function(const Program& program, const Run& run, std::uint32_t f
                              (local_is_32_bit(program, run.function, index) ? "uvec2(" + slot + ".x, 0u)" : slot) +
                              ";\n";
     reload += load;
-    reload_entered += index < params ? load : local_name(index) + " = uvec2(0u, 0u);\n";
+    const char* initial = local_is_reference(program, run.function, index) ? "NULL_REF" : "0u";
+    reload_entered += index < params ? load : local_name(index) + " = uvec2(" + initial + ", 0u);\n";
   }
   const bool inline_spills = written_count <= kMaxInlineSpills;
   std::string cases = run.cases;

@@ -135,6 +135,13 @@ void frame_call_defined(INOUT(Regs) r, uint f, uint ret_pc, uint params, uint lo
     }
     r.cont = 0u;
   }
+  // Locals of a reference type start as null, which is not the cleared zero (NULL_REF).
+  uint refs = function_word(f, F_REF_LOCALS);
+  if (refs != 0u) {
+    uint count = prog(refs);
+    for (uint k = 0u; k < count; k++) slot_set(fp + prog(refs + 1u + k), uvec2(NULL_REF, 0u));
+    r.work += count;
+  }
   slot_set(header, uvec2(ret_pc, r.fp));
   slot_set(header + 1u, uvec2(r.func, r.ob));
   r.fp = fp;

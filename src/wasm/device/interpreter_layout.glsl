@@ -36,6 +36,7 @@ const uint F_RESULTS = 3u;
 const uint F_MAX_STACK = 4u;  // operand slots the body can need
 const uint F_TYPE_ID = 5u;    // canonical type id (call_indirect compares these)
 const uint F_KIND = 6u;
+const uint F_REF_LOCALS = 7u;  // 0, or the image word of [count, index...] of reference-typed locals
 const uint F_WORDS = 8u;
 const uint FUNCTION_DEFINED = 0u;
 const uint FUNCTION_HOST_NOP = 1u;  // a host import without results (spectest's print_*): pops its arguments

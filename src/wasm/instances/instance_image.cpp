@@ -144,6 +144,21 @@ InstanceImage build_instance_image(const Module& module, const LinkedImports& im
     }
     program.insert(program.end(), entry, entry + dev::F_WORDS);
   }
+  // Each defined function's reference-typed locals (indices from its frame's first slot), after
+  // the table: a call sets them to null once it has cleared the locals (frames.glsl).
+  for (std::size_t f = module.imported_functions; f < function_count; ++f) {
+    const FunctionRecord& record = module.program.functions[f - module.imported_functions];
+    std::vector<std::uint32_t> refs;
+    for (std::uint32_t k = 0; k < record.local_count; ++k) {
+      const auto type = static_cast<ValType>(
+          module.program.local_types.at(std::size_t{record.local_types_begin} + record.param_count + k));
+      if (is_reference(type)) refs.push_back(record.param_count + k);
+    }
+    if (refs.empty()) continue;
+    program[program[dev::H_FUNCS] + dev::F_WORDS * f + dev::F_REF_LOCALS] = size32(program.size());
+    program.push_back(size32(refs.size()));
+    program.insert(program.end(), refs.begin(), refs.end());
+  }
 
   // Globals (imports first) are needed by segment offsets and element items.
   std::vector<std::uint64_t> globals = imports.global_values;
