@@ -129,6 +129,11 @@ def argument_rows(params: list[str], rng: random.Random) -> list[list[int]]:
                 values.append(0)
             elif row == 1:
                 values.append(rng.choice([1, 2, 7, 100, 0xFFFFFFFF, 0x3F800000, 0x3FF0000000000000]))
+                if kind in ("i32", "f32"):
+                    # A 32-bit value's slot has a zero high word (the raw call passes slots as
+                    # given): 0x3FF0000000000000 for an f32 once left the interpreter returning
+                    # that junk word where compiled mode returned the value (seed 338948125073).
+                    values[-1] &= 0xFFFFFFFF
             else:
                 values.append(rng.getrandbits(32 if kind in ("i32", "f32") else 64))
             # wasmtime's floats pass through Python floats, whose conversions quiet a signalling
