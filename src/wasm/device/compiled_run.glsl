@@ -18,13 +18,19 @@
 #define COMPILED_UNIT_ENTRY 0
 #endif
 
+// How the host's call is made: at once, unless the shader defers it with the blocks' calls
+// (compiled_transfers_vulkan.glsl), so that its frame code is not a second inlined copy.
+#ifndef COMPILED_ENTRY_CALL
+#define COMPILED_ENTRY_CALL(r, f) frame_call(r, f, RETURN_TO_HOST)
+#endif
+
 // The host's call (S_PC at H_ENTRY_PC): a call of S_CONT_FUNC; every unit can make it.
 uint compiled_entry(INOUT(Regs) r) {
   r.pc = prog(H_ENTRY_PC) + 1u;  // a partial call runs ENTRY again (frame_continue: pc - 1)
 #if COMPILED_UNIT_ENTRY
   if (compiled_unit_entry(r)) return 0u;
 #endif
-  frame_call(r, r.cont_func, RETURN_TO_HOST);
+  COMPILED_ENTRY_CALL(r, r.cont_func);
   return 0u;
 }
 

@@ -30,12 +30,26 @@ void compiled_transfer(INOUT(Regs) r) {
   if (kind == TRANSFER_NONE) return;
   transfer_kind = TRANSFER_NONE;
   r.pc = transfer_args.z;
-  if (kind == TRANSFER_CALL) frame_call(r, transfer_args.x, transfer_args.y);
-  if (kind == TRANSFER_CALL_INDIRECT) frame_call_indirect(r, transfer_args.x, transfer_args.y);
-  if (kind == TRANSFER_RETURN) frame_return(r, transfer_args.x);
+  if (kind == TRANSFER_RETURN) {
+    frame_return(r, transfer_args.x);
+    return;
+  }
+  // Both kinds of call share one inlined copy of frame_call (each copy is a tenth of a
+  // second of lavapipe's build of every unit).
+  uint f = transfer_args.x;
+  uint ret_pc = transfer_args.y;
+  if (kind == TRANSFER_CALL_INDIRECT) {
+    f = frame_indirect_callee(r, transfer_args.x, transfer_args.y);
+    ret_pc = r.pc;
+  }
+  if (f != NULL_REF) frame_call(r, f, ret_pc);
 }
 
 #define frame_call(r, f, ret_pc) defer_transfer(r, TRANSFER_CALL, f, ret_pc)
 #define frame_call_defined(r, f, ret_pc, params, locals, max_stack, entry_pc) defer_transfer(r, TRANSFER_CALL, f, ret_pc)
 #define frame_call_indirect(r, table, type_id) defer_transfer(r, TRANSFER_CALL_INDIRECT, table, type_id)
 #define frame_return(r, count) defer_transfer(r, TRANSFER_RETURN, count, 0u)
+
+// The host's call too (compiled_run.glsl's compiled_entry): the run loop makes it after the
+// entry's turn, like a block's call.
+#define COMPILED_ENTRY_CALL(r, f) defer_transfer(r, TRANSFER_CALL, f, RETURN_TO_HOST)

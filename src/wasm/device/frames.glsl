@@ -116,12 +116,16 @@ void frame_call_defined(INOUT(Regs) r, uint f, uint ret_pc, uint params, uint lo
     frame_trap(r, WASM_TRAP_CALL_STACK_EXHAUSTED);
     return;
   }
+#ifdef __cplusplus
   if (r.cont == 0u && locals <= allowance(r)) {
     // The common case, as the chunks below would do it in one (a call site that has just
-    // tested r.cont, with `locals` a constant, compiles to a few stores).
+    // tested r.cont, with `locals` a constant, compiles to a few stores). Shaders leave it to
+    // the chunks: one loop less for the driver to compile, in every unit.
     for (uint k = 0u; k < locals; k++) slot_set(fp + params + k, uvec2(0u, 0u));
     r.work += locals;
-  } else {
+  } else
+#endif
+  {
     uint done = r.cont != 0u ? r.cont_done : 0u;
     uint chunk = min(locals - done, allowance(r));
     for (uint s = fp + params + done; s < fp + params + done + chunk; s++) slot_set(s, uvec2(0u, 0u));
@@ -210,29 +214,33 @@ WASM_LEAF void frame_branch(INOUT(Regs) r, uint target, uint arity, uint height)
   r.pc = target;
 }
 
-// call_indirect through `table`, expecting canonical type id `type_id`. A continuation
-// (clearing the callee's locals) has already resolved and popped the index.
-void frame_call_indirect(INOUT(Regs) r, uint table, uint type_id) {
-  if (r.cont != 0u) {
-    frame_call(r, r.cont_func, r.pc);
-    return;
-  }
+// The callee of call_indirect through `table`, expecting canonical type id `type_id`, with
+// the index popped; NULL_REF after a trap. A continuation (clearing the callee's locals) has
+// already resolved and popped the index.
+uint frame_indirect_callee(INOUT(Regs) r, uint table, uint type_id) {
+  if (r.cont != 0u) return r.cont_func;
   uint i = pop(r).x;
   st_set(S_TRAP_INDEX, i);  // the spec's message names the index
   if (i >= table_size(table)) {
     frame_trap(r, WASM_TRAP_UNDEFINED_ELEMENT);
-    return;
+    return NULL_REF;
   }
   uint f = table_get_entry(table, i);
   if (f == NULL_REF) {
     frame_trap(r, WASM_TRAP_UNINITIALIZED_ELEMENT);
-    return;
+    return NULL_REF;
   }
   if (function_word(f, F_TYPE_ID) != type_id) {
     frame_trap(r, WASM_TRAP_INDIRECT_CALL_TYPE_MISMATCH);
-    return;
+    return NULL_REF;
   }
-  frame_call(r, f, r.pc);
+  return f;
+}
+
+// call_indirect through `table`, expecting canonical type id `type_id`.
+void frame_call_indirect(INOUT(Regs) r, uint table, uint type_id) {
+  uint f = frame_indirect_callee(r, table, type_id);
+  if (f != NULL_REF) frame_call(r, f, r.pc);
 }
 
 // Starts a call of f: the host has written its arguments to slots 0 .. params. The first
