@@ -376,6 +376,18 @@ def test_file_quota_gives_nfile_and_storage_quota_nospc(where):
         assert instances.files() == {"a": b"", "b": b"z" * 40}
 
 
+def test_files_returns_every_byte_at_block_boundaries(where):
+    # files() reads a file's content block by block (64 bytes): sizes around a block's end and
+    # a word's end, and a tree of more than one level, come back byte for byte (read_file is
+    # the independent path, byte by byte through the guest's view).
+    sizes = [1, 3, 4, 5, 63, 64, 65, 127, 128, 129, 4095, 4097, 70_001]
+    contents = {f"d/f{size}": bytes((k * 7 + size) % 251 for k in range(size)) for size in sizes}
+    wasi = wasmgpu.Wasi(files=contents, storage_size=1 << 20)
+    with module(WRITE).spawn(1, wasi=wasi, **where) as instances:
+        assert instances.files() == contents
+        assert all(instances.read_file(path) == data for path, data in contents.items())
+
+
 # -- reset and stdio -----------------------------------------------------------------------------------
 
 PRINT = IMPORTS + """

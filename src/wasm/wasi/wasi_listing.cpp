@@ -1,5 +1,6 @@
 #include "wasm/wasi/wasi_listing.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -60,7 +61,16 @@ std::map<std::string, std::string> wasi_list_files(std::span<const std::uint32_t
     if (path.empty()) continue;
     const dev::uint size = dev::wasi_iget(inode, dev::WASI_I_SIZE);
     std::string bytes(size, '\0');
-    for (dev::uint pos = 0; pos < size; ++pos) bytes[pos] = static_cast<char>(dev::wasi_content_byte(inode, pos));
+    // Block by block: finding a block walks the file's tree, once per 64 bytes rather than per
+    // byte (CPython's 645 library files took 0.26 s byte by byte).
+    for (dev::uint pos = 0; pos < size; pos += dev::WASI_BLOCK_BYTES) {
+      const dev::uint base = dev::wasi_block_addr(dev::wasi_content_block(inode, pos));
+      const dev::uint end = std::min(size, pos + dev::WASI_BLOCK_BYTES);
+      for (dev::uint k = pos; k < end; k += 4) {
+        const dev::uint word = dev::wasi_get(base + (k - pos) / 4);
+        for (dev::uint b = 0; b < 4 && k + b < end; ++b) bytes[k + b] = static_cast<char>((word >> (8 * b)) & 0xFFu);
+      }
+    }
     files.emplace(std::move(path), std::move(bytes));
   }
   dev::listed = {};
