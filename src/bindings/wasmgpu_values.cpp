@@ -98,8 +98,8 @@ std::uint64_t integer_slot(PyObject* value, char kind, const Where& at) {
                                   : (overflow == 1 && !i32);
   if (!fits) {
     nb::str text = nb::str(nb::handle(value));
-    raise(PyExc_OverflowError,
-          at.text() + ": " + std::string(text.c_str()) + " does not fit in " + kind_name(kind) + " (signed or unsigned)");
+    raise(PyExc_OverflowError, at.text() + ": " + std::string(text.c_str()) + " does not fit in " + kind_name(kind) +
+                                   " (signed or unsigned)");
   }
   return i32 ? (bits & 0xFFFFFFFFull) : bits;
 }
@@ -108,8 +108,8 @@ std::uint64_t integer_slot(PyObject* value, char kind, const Where& at) {
 std::uint64_t scalar_slot(PyObject* value, char kind, const Where& at) {
   if (kind == 'r' || kind == 'e') {
     if (value != Py_None) {
-      raise(PyExc_TypeError, at.text() + ": only None (a null reference) can be passed for " + kind_name(kind) + ", got " +
-                                 Py_TYPE(value)->tp_name);
+      raise(PyExc_TypeError, at.text() + ": only None (a null reference) can be passed for " + kind_name(kind) +
+                                 ", got " + Py_TYPE(value)->tp_name);
     }
     return kNullRef;
   }
@@ -136,8 +136,9 @@ std::uint64_t scalar_slot(PyObject* value, char kind, const Where& at) {
     if (real == -1.0 && PyErr_Occurred()) throw nb::python_error();
     return kind == 'f' ? f32_slot(real, at) : std::bit_cast<std::uint64_t>(real);
   }
-  raise(PyExc_TypeError, at.text() + ": expected " + std::string(kind == 'i' || kind == 'I' ? "an int" : "a float or an int") +
-                             " for " + kind_name(kind) + ", got " + Py_TYPE(value)->tp_name);
+  raise(PyExc_TypeError, at.text() + ": expected " +
+                             std::string(kind == 'i' || kind == 'I' ? "an int" : "a float or an int") + " for " +
+                             kind_name(kind) + ", got " + Py_TYPE(value)->tp_name);
 }
 
 // A buffer (NumPy array, array.array, memoryview) viewed as typed elements.
@@ -252,9 +253,10 @@ class Column {
                                    value <= std::numeric_limits<std::uint32_t>::max())
                                 : unsigned_value <= std::numeric_limits<std::uint32_t>::max();
       if (!fits) {
-        raise(PyExc_OverflowError, where(static_cast<std::size_t>(row), static_cast<std::size_t>(column), width).text() +
-                                       ": " + (signed_ ? std::to_string(value) : std::to_string(unsigned_value)) +
-                                       " does not fit in i32 (signed or unsigned)");
+        raise(PyExc_OverflowError,
+              where(static_cast<std::size_t>(row), static_cast<std::size_t>(column), width).text() + ": " +
+                  (signed_ ? std::to_string(value) : std::to_string(unsigned_value)) +
+                  " does not fit in i32 (signed or unsigned)");
       }
       return unsigned_value & 0xFFFFFFFFull;
     }

@@ -51,6 +51,7 @@
 
 #include "jit/cxx_jit.hpp"
 #include "jit/fast_isel_selects.hpp"
+#include "jit/perf_map.hpp"
 
 namespace wavestack::jit {
 namespace {
@@ -226,7 +227,8 @@ class ClangJit final : public CxxJit {
     if (!dylib) throw std::runtime_error("in-process compiler: " + take_message(dylib.takeError()));
     // The unit's own definitions first, then the process's (memcpy, the C math library).
     dylib->addToLinkOrder(jit_->getMainJITDylib());
-    auto buffer = llvm::MemoryBuffer::getMemBufferCopy(llvm::StringRef(object.data(), object.size()), "unit");
+    auto buffer = llvm::MemoryBuffer::getMemBufferCopy(llvm::StringRef(object.data(), object.size()),
+                                                       "unit-" + std::to_string(serial));
     if (llvm::Error error = jit_->addObjectFile(*dylib, std::move(buffer))) {
       throw std::runtime_error("in-process compiler: cannot link a unit: " + take_message(std::move(error)));
     }
@@ -416,7 +418,9 @@ std::unique_ptr<CxxJit> create() {
                         const llvm::Triple& /*triple*/) -> llvm::Expected<std::unique_ptr<llvm::orc::ObjectLayer>> {
                        // JITLink places each object's sections in one allocation, so its PC-relative
                        // references always reach.
-                       return std::make_unique<llvm::orc::ObjectLinkingLayer>(session);
+                       auto layer = std::make_unique<llvm::orc::ObjectLinkingLayer>(session);
+                       if (auto plugin = perf_map_plugin_from_environment()) layer->addPlugin(std::move(plugin));
+                       return layer;
                      })
                  .create();
   if (!jit) throw std::runtime_error(take_message(jit.takeError()));

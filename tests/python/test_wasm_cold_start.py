@@ -109,6 +109,43 @@ def test_the_cache_is_reused_by_another_process_without_generating_any_text(tmp_
     assert warm["codegen"] == 0.0  # keyed by the module, not by its texts
 
 
+def perf_map_entries(pid: int) -> list:
+    """(start, size, name) of every line of /tmp/perf-<pid>.map (perf's format), which is removed."""
+    path = Path(f"/tmp/perf-{pid}.map")
+    if not path.exists():
+        return []
+    text = path.read_text()
+    path.unlink()
+    return [(int(start, 16), int(size, 16), name) for start, size, name in
+            (line.split(" ", 2) for line in text.splitlines())]
+
+
+@pytest.mark.parametrize("wanted", ["1", None])
+def test_perf_map_names_the_linked_units_for_linux_perf_only_when_asked(tmp_path, wanted):
+    # WAVESTACK_PERF_MAP=1 lists every function the in-process compiler links, so that `perf
+    # report` names compiled code: each unit's entry, and the rest of its code by its object.
+    if _native.cpu_tier_plan()[0] == "host":
+        pytest.skip("this build has no in-process compiler (the host's compiler builds units)")
+    script = CALL_BIG.format(binary=wasm(large_function(300)).hex()) + "\n    import os; print(os.getpid())"
+    # One tier and no builds ahead of need: every unit linked is one the call built.
+    quiet = {"WAVESTACK_WASM_CPU_TIERS": "fast", "WAVESTACK_WASM_BUILD_AHEAD": "off"}
+    result = run_python(script, tmp_path, **quiet, **({"WAVESTACK_PERF_MAP": wanted} if wanted else {}))
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.strip().splitlines()
+    entries = perf_map_entries(int(lines[-1]))
+    if wanted is None:
+        assert entries == []
+        return
+    units = json.loads(lines[-2])["compiled"]
+    entry_points = [name for _, _, name in entries if name.endswith(":wasmgpu_unit_run")]
+    assert len(entry_points) == units >= 6
+    assert len({name.split(":")[0] for name in entry_points}) == units  # one object per unit
+    assert any(name.startswith("preamble:") for _, _, name in entries)  # the shared runtime
+    spans = sorted((start, start + size) for start, size, _ in entries)
+    assert all(size > 0 for _, size, _ in entries)
+    assert all(end <= next_start for (_, end), (next_start, _) in zip(spans, spans[1:]))  # no overlaps
+
+
 def test_the_fast_tier_runtime_is_built_once_and_a_damaged_copy_is_rebuilt(tmp_path):
     # The fast tier's units call the device runtime in one object of its own, cached beside them.
     binary = wasm(large_function(300))
