@@ -86,6 +86,10 @@ std::string shader_preamble() {
 
 std::string compiled_shader_source(std::string_view unit_text) {
   std::string source = shader_preamble();
+  // Only the transfers the unit's blocks can ask for (compiled_transfers_vulkan.glsl).
+  const auto uses = [&](std::string_view call) { return unit_text.find(call) != std::string_view::npos; };
+  source += uses("frame_return(") ? "#define UNIT_RETURNS 1\n" : "#define UNIT_RETURNS 0\n";
+  source += uses("frame_call_indirect(") ? "#define UNIT_CALLS_INDIRECT 1\n" : "#define UNIT_CALLS_INDIRECT 0\n";
   // The unit's calls and returns run in the run loop (see that file), and its
   // prefixes are a shader of their own: both keep the shader small enough to compile fast.
   append(source, {glsl::compiled_transfers_vulkan, "#define COMPILED_PREFIX(f, r, left, room) COMPILED_NEEDS_PREFIX",

@@ -25,23 +25,37 @@ void defer_transfer(INOUT(Regs) r, uint kind, uint a, uint b) {
   r.pc = TRANSFER_PENDING;
 }
 
+// What the unit's text asks of the run loop (the shader's assembler, compiled_glsl.cpp, defines
+// these from the text): a unit without returns or indirect calls leaves their code out, a
+// few hundredths of a second of lavapipe's build each.
+#ifndef UNIT_RETURNS
+#define UNIT_RETURNS 1
+#endif
+#ifndef UNIT_CALLS_INDIRECT
+#define UNIT_CALLS_INDIRECT 1
+#endif
+
 void compiled_transfer(INOUT(Regs) r) {
   uint kind = transfer_kind;
   if (kind == TRANSFER_NONE) return;
   transfer_kind = TRANSFER_NONE;
   r.pc = transfer_args.z;
+#if UNIT_RETURNS
   if (kind == TRANSFER_RETURN) {
     frame_return(r, transfer_args.x);
     return;
   }
+#endif
   // Both kinds of call share one inlined copy of frame_call (each copy is a tenth of a
   // second of lavapipe's build of every unit).
   uint f = transfer_args.x;
   uint ret_pc = transfer_args.y;
+#if UNIT_CALLS_INDIRECT
   if (kind == TRANSFER_CALL_INDIRECT) {
     f = frame_indirect_callee(r, transfer_args.x, transfer_args.y);
     ret_pc = r.pc;
   }
+#endif
   if (f != NULL_REF) frame_call(r, f, ret_pc);
 }
 
