@@ -8,6 +8,9 @@ cold and warm, each in a process of its own.
 - wasmtime cold: a fresh engine compiles the module (Cranelift, in parallel) and runs it.
 - wasmtime warm: a new process deserializes the `.cwasm` that `Module.serialize` wrote (what
   `wasmtime compile` writes) and runs it.
+- ours precompiled (`--precompiled`): `python -m wasmgpu compile` fills an empty cache with every
+  unit at the best tier (the counterpart of `wasmtime compile`; its time is reported), then a
+  new process runs over that cache. Compared with wasmtime warm.
 
 Every run's output must equal Wasmtime's. Each row gives the run inside the process (module
 load + spawn or compile + run) and the whole process (Python's start and imports included: a
@@ -20,7 +23,7 @@ build/py/fixtures/wasi), and the real programs of bench/wasmgpu_real_programs.py
 CPython's startup) where they are downloaded.
 
     python bench/wasmgpu_cold.py [--workloads graphviz,sha256sum,file_workout,yosys,startup]
-                                 [--repeat 1] [--timeout 3600] [--output bench/results/wasmgpu_cold.json]
+                                 [--precompiled] [--timeout 3600] [--output bench/results/wasmgpu_cold.json]
 """
 
 from __future__ import annotations
@@ -182,6 +185,27 @@ def serialized(name: str, folder: Path) -> str:
     return str(path)
 
 
+def precompile(name: str, folder: Path, cache: Path, timeout: float) -> dict:
+    """`python -m wasmgpu compile` of the workload's module into `cache`: its seconds, or an error."""
+    if name == "graphviz":
+        from graphviz_reference import graphviz_wasm_path
+
+        module = graphviz_wasm_path()
+    else:
+        module = folder / f"{name}.wasm"
+        module.write_bytes(command(name)[0])
+    env = dict(os.environ, WAVESTACK_CACHE_DIR=str(cache))
+    started = time.perf_counter()
+    try:
+        done = subprocess.run([sys.executable, "-m", "wasmgpu", "compile", "--quiet", str(module)], env=env,
+                              capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"error": f"compile over {timeout:.0f} s"}
+    if done.returncode != 0:
+        return {"error": (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[-1]}
+    return {"seconds": time.perf_counter() - started}
+
+
 def ratio(ours: dict, theirs: dict, key: str) -> str:
     if key not in ours or key not in theirs or theirs[key] <= 0:
         return "-"
@@ -193,6 +217,8 @@ def main() -> int:
     parser.add_argument("--workloads", default=",".join(WORKLOADS))
     parser.add_argument("--timeout", type=float, default=3600, help="seconds per run")
     parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT, help="the JSON report")
+    parser.add_argument("--precompiled", action="store_true",
+                        help="also run ours over a cache `python -m wasmgpu compile` filled (minutes per module)")
     parser.add_argument("--one", nargs="+", help=argparse.SUPPRESS)
     options = parser.parse_args()
     if options.one:
@@ -224,9 +250,13 @@ def main() -> int:
                 "ours cold": in_child(name, "ours", str(folder / "cache"), None, options.timeout),
                 "ours warm": in_child(name, "ours", str(folder / "cache"), None, options.timeout),
             }
+            if options.precompiled:
+                rows["ours precompile"] = precompile(name, folder, folder / "precompiled", options.timeout)
+                rows["ours precompiled"] = (rows["ours precompile"] if "error" in rows["ours precompile"] else
+                                            in_child(name, "ours", str(folder / "precompiled"), None, options.timeout))
         report["workloads"][name] = rows
-        for phase in ("cold", "warm"):
-            ours, theirs = rows[f"ours {phase}"], rows[f"wasmtime {phase}"]
+        for phase in ("cold", "warm") + (("precompiled",) if options.precompiled else ()):
+            ours, theirs = rows[f"ours {phase}"], rows["wasmtime warm" if phase == "precompiled" else f"wasmtime {phase}"]
             if "error" in ours or "error" in theirs:
                 print(f"| {name} | {phase} | - | - | - | - | - | - | {ours.get('error', '')} "
                       f"{theirs.get('error', '')} |", flush=True)
@@ -236,6 +266,8 @@ def main() -> int:
                      "output identical" if same else "OUTPUT DIFFERS"]
             if "second" in ours:
                 notes.insert(0, f"then 150 nodes: ours {ours['second']:.3f} s, wasmtime {theirs['second']:.3f} s")
+            if phase == "precompiled":
+                notes.insert(0, f"python -m wasmgpu compile took {rows['ours precompile']['seconds']:.0f} s")
             print(f"| {name} | {phase} | {ours['first']:.2f} | {theirs['first']:.3f} | "
                   f"{ratio(ours, theirs, 'first')} | {ours['process']:.2f} | {theirs['process']:.2f} | "
                   f"{ratio(ours, theirs, 'process')} | {'; '.join(notes)} |", flush=True)
