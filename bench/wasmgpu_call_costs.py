@@ -10,7 +10,9 @@ Two small workloads, each checked against a Python reference:
 Run on lavapipe: ``WAVESTACK_ALLOW_SOFTWARE_GPU=1 python bench/wasmgpu_call_costs.py --device gpu``.
 ``--cancel`` passes a cancel callback (never true), which makes a Vulkan device read every
 instance's outcome after each dispatch, as every call did before dispatch sequences;
-``--quantum`` sets the instructions per instance per dispatch (short dispatches: small values).
+``--quantum`` sets the instructions per instance per dispatch (short dispatches: small values);
+``--execution compiled`` runs compiled mode (its steps read a device-written summary, not every
+outcome, until the last).
 """
 
 from __future__ import annotations
@@ -72,14 +74,14 @@ WORKLOADS = {
 }
 
 
-def measure(name: str, count: int, repeat: int, where: dict, quantum: int, cancel) -> dict:
+def measure(name: str, count: int, repeat: int, where: dict, quantum: int, cancel, execution: str) -> dict:
     import wasmtime
 
     wat, inputs_of, reference = WORKLOADS[name]
     inputs = inputs_of(count)
     expected = [reference(x) for x in inputs]
-    with wasmgpu.Module(wasmtime.wat2wasm(wat), execution="interpreter").spawn(count, memory_pages=0, quantum=quantum,
-                                                                               **where) as inst:
+    with wasmgpu.Module(wasmtime.wat2wasm(wat), execution=execution).spawn(count, memory_pages=0, quantum=quantum,
+                                                                           **where) as inst:
         times = []
         for _ in range(repeat + 1):  # the first is a warm-up
             start = time.perf_counter()
@@ -98,6 +100,7 @@ def main() -> int:
     parser.add_argument("--quantum", type=int, default=4096)
     parser.add_argument("--cancel", action="store_true", help="one dispatch per step, every outcome read after each")
     parser.add_argument("--workloads", nargs="+", default=list(WORKLOADS), choices=list(WORKLOADS))
+    parser.add_argument("--execution", default="interpreter", choices=("interpreter", "compiled"))
     args = parser.parse_args()
     cancel = (lambda: False) if args.cancel else None
     where = {"device": "cpu"} if args.device == "cpu" else {"allow_software": True}
@@ -105,7 +108,7 @@ def main() -> int:
           f"{'bytes down':>11} {'down/inst':>9} {'call ms':>8}  device")
     for name in args.workloads:
         for count in args.counts:
-            row = measure(name, count, args.repeat, where, args.quantum, cancel)
+            row = measure(name, count, args.repeat, where, args.quantum, cancel, args.execution)
             s = row["stats"]
             print(f"{name:10} {count:7} {s.dispatches:10} {s.submits:8} {s.fence_waits:11} {s.bytes_uploaded:10} "
                   f"{s.bytes_downloaded:11} {s.bytes_downloaded_per_instance:9.0f} {row['seconds'] * 1e3:8.2f}  "

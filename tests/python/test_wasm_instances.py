@@ -433,7 +433,7 @@ def test_last_call_counts_transfers_where_they_happen(target, with_cancel):
 def test_dispatch_sequences_read_outcomes_once_and_a_count_per_dispatch(target):
     if target.get("device") == "cpu":
         pytest.skip("the cpu device runs on host memory: nothing is read back")
-    # (compiled mode reads every outcome after each dispatch: its host picks the units to run)
+    # (compiled mode reads a summary after each step instead: the test after this one)
     module = wasmgpu.Module(worker_module(), execution="interpreter")
     with module.spawn(64, quantum=100, **target) as instances:
         instances.call("spin", [2000] * 64)
@@ -449,6 +449,30 @@ def test_dispatch_sequences_read_outcomes_once_and_a_count_per_dispatch(target):
         # (how many share a submission depends on the dispatches' time: up to 10 ms a step; a
         # device the host cannot map adds one for the outcomes' staging copy)
         assert stats.fence_waits == stats.submits <= stats.dispatches + 1
+
+
+def test_compiled_steps_read_a_summary_instead_of_every_outcome(target):
+    if target.get("device") == "cpu":
+        pytest.skip("the cpu device runs on host memory: nothing is read back")
+    # Compiled mode's host picks each step's units from the instances' next blocks: the last
+    # dispatch of a step sums them up on the device (a count running, a count the host must look
+    # at, a set of blocks: 64 words), so the host reads every outcome only when the group is done.
+    module = wasmgpu.Module(worker_module(), execution="compiled")
+    with module.spawn(64, quantum=100, **target) as instances:
+        instances.call("spin", [2000] * 64)
+        stats = instances.last_call
+        assert instances.call("counter") == [2000] * 64
+        assert stats.instructions == 64 * spin_records(2000)
+        steps = (spin_records(2000) + 99) // 100  # each runs one quantum of 100 records at most
+        assert stats.dispatches >= steps
+        outcomes, summary = 64 * WORKER_IO_BYTES, 4 * 64
+        # A summary per step, every outcome once at the end; reading every outcome after every
+        # step would be `steps` times the outcomes.
+        assert outcomes + summary * steps <= stats.bytes_downloaded <= outcomes + summary * (stats.dispatches + 1)
+        assert stats.bytes_downloaded < steps * outcomes / 10
+        # A call of few instances reads their outcomes (fewer words than a summary) every step.
+        instances.call("spin", [50] + [0] * 63)
+        assert instances.call("counter") == [2050] + [2000] * 63
 
 
 def test_100003_instances_on_the_cpu_device():

@@ -36,6 +36,9 @@ layout(push_constant) uniform Push {
   uint running_word;
   uint skip_word;
   uint args_word;  // when begin: the first io word of the arguments, 2 per parameter, instance-major
+  // Compiled mode's last dispatch of a step (VulkanInstances::step), else 0xFFFFFFFF: the io words
+  // where it sums the group up for the host (interpreter_vulkan_main.glsl).
+  uint summary_word;
 } pc;
 
 uint state_base = 0u;

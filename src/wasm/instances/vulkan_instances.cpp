@@ -1,6 +1,8 @@
 #include "wasm/instances/vulkan_instances.hpp"
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <chrono>
 #include <cstring>
 #include <set>
@@ -30,6 +32,10 @@ constexpr std::uint32_t kInstantiateWords = 16384;
 // of them), and the time below which the next step's sequence doubles (above it, halves), as the
 // cpu device bounds a step by time: cancel, stops and progress between steps stay prompt.
 constexpr std::uint32_t kSequenceWords = 64;
+// Compiled mode's summary of a group after a step, in the same words (interpreter_vulkan_main.glsl:
+// two counts, then a set of up to 62 x 32 block ids): a module with more blocks is read whole.
+constexpr std::uint32_t kSummaryWords = kSequenceWords;
+constexpr std::uint32_t kSummaryBlocks = 32 * (kSummaryWords - 2);
 constexpr auto kSequenceTime = std::chrono::milliseconds(10);
 }  // namespace
 
@@ -56,6 +62,7 @@ struct VulkanInstances::Push {
   std::uint32_t running_word = kNoWord;  // dispatch sequences: this dispatch's running count
   std::uint32_t skip_word = kNoWord;     // and the previous one's (0: nothing left to run)
   std::uint32_t args_word = 0;           // the group's first io word of arguments
+  std::uint32_t summary_word = kNoWord;  // compiled mode's last dispatch of a step: the group's summary
 };
 static_assert(sizeof(VulkanInstances::Push) == VulkanDevice::kPushBytes, "the shader's push constant block");
 
@@ -198,6 +205,8 @@ const runtime::ComputePipeline& VulkanInstances::unit_pipeline(std::uint32_t uni
 void VulkanInstances::read_outcome(Group& group) {
   group.outcome.resize(std::size_t{group.count} * io_stride_);
   device_->context.download(group.io, std::as_writable_bytes(std::span(group.outcome)));
+  group.outcome_stale = false;
+  group.next_blocks.clear();
   group.running = 0;
   group.wasi_pending.clear();
   group.executed = 0;
@@ -299,6 +308,10 @@ VulkanInstances::Push VulkanInstances::run_push(const Group& group, std::uint32_
 std::set<std::uint32_t> VulkanInstances::next_units(const Group& group) const {
   if (begin_pending_) return {compiled_->unit_of(compiled_->entry_id(), function_)};
   std::set<std::uint32_t> units;
+  if (!group.next_blocks.empty()) {
+    for (const std::uint32_t block : group.next_blocks) units.insert(compiled_->unit_of(block, 0));
+    return units;
+  }
   for (std::uint32_t i = 0; i < group.count; ++i) {
     const std::uint32_t* w = group.outcome.data() + std::size_t{i} * io_stride_;
     if (w[0] == dev::STATUS_RUNNING) units.insert(compiled_->unit_of(w[kOutcomePc], w[kOutcomeCallee]));
@@ -325,6 +338,50 @@ void VulkanInstances::service_wasi(Group& group, const Push& push) {
   const std::set<std::uint32_t> pending = group.wasi_pending;
   for (const std::uint32_t id : pending) dispatch(group, push, device_->wasi_service(id));
   read_outcome(group);
+}
+
+// The last unit's dispatch also sums the group up (its summary words cleared first and read
+// back in the same submission): while no instance needs the host's look (a WASI call, a
+// prefix), the host reads those words instead of every outcome, and picks the next step's units
+// from the set of blocks in them; otherwise, or when the group has finished, it reads every
+// outcome as before.
+void VulkanInstances::run_units(Group& group, Push push) {
+  const std::set<std::uint32_t> units = next_units(group);
+  // (only where it is the smaller read: a few instances' outcomes are fewer words)
+  const bool summary =
+      compiled_->entry_id() <= kSummaryBlocks && std::uint64_t{group.count} * io_stride_ > kSummaryWords;
+  const std::uint32_t summary_word = group.count * io_stride_;  // the sequences' counter words
+  std::uint32_t left = static_cast<std::uint32_t>(units.size());
+  std::array<std::uint32_t, kSummaryWords> words{};
+  for (const std::uint32_t unit : units) {
+    --left;
+    if (left != 0 || !summary) {
+      dispatch(group, push, unit_pipeline(unit));
+    } else {
+      const runtime::ComputePipeline& pipeline = unit_pipeline(unit);
+      push.summary_word = summary_word;
+      runtime::DeviceBuffer* buffers[] = {&program_, &group.state, &group.memory, &template_, &group.io};
+      const runtime::BufferSlice slice{&group.io, 4ull * summary_word, 4ull * kSummaryWords};
+      device_->context.dispatch_sequence(pipeline, buffers, std::as_bytes(std::span(&push, 1)),
+                                         {(group.count + kWorkgroup - 1) / kWorkgroup, 1, 1}, 1, slice, slice,
+                                         std::as_writable_bytes(std::span(words)));
+    }
+    push.begin = 0;
+  }
+  if (summary && words[0] != 0 && words[1] == 0) {
+    group.running = words[0];
+    group.wasi_pending.clear();  // (none waits: it would have asked for the host's look)
+    group.outcome_stale = true;
+    group.next_blocks.clear();
+    for (std::uint32_t w = 0; w + 2 < kSummaryWords; ++w) {
+      for (std::uint32_t bits = words[w + 2]; bits != 0; bits &= bits - 1) {
+        group.next_blocks.push_back(32 * w + static_cast<std::uint32_t>(std::countr_zero(bits)));
+      }
+    }
+    return;
+  }
+  read_outcome(group);
+  run_prefixes(group, push);
 }
 
 // Up to `length` interpreter dispatches of the group in one submission; between them the device
@@ -374,12 +431,7 @@ StepProgress VulkanInstances::step(std::uint32_t quantum, std::uint32_t max_quan
     if (sequences) {
       progress.quanta = std::max(progress.quanta, run_sequence(group, push, length));
     } else if (compiled_) {
-      for (const std::uint32_t unit : next_units(group)) {
-        dispatch(group, push, unit_pipeline(unit));
-        push.begin = 0;
-      }
-      read_outcome(group);
-      run_prefixes(group, push);
+      run_units(group, push);
     } else {
       dispatch(group, push, device_->interpreter());
       read_outcome(group);
@@ -406,6 +458,9 @@ CallOutcome VulkanInstances::outcome(std::uint32_t /*result_count: fixed by begi
   result.exit_code.resize(count_);
   std::lock_guard lock(device_->mutex);
   TransferTally tally(device_->context, transfers_);
+  for (Group& group : groups_) {
+    if (group.outcome_stale) read_outcome(group);  // a call that stopped early (cancel)
+  }
   for (const Group& group : groups_) {
     for (std::uint32_t i = 0; i < group.count; ++i) {
       const std::uint32_t* w = group.outcome.data() + std::size_t{i} * io_stride_;

@@ -67,6 +67,10 @@ class VulkanInstances final : public InstanceSet {
     runtime::DeviceBuffer memory;
     runtime::DeviceBuffer io;
     std::vector<std::uint32_t> outcome;  // the io words of the last dispatch
+    // Compiled mode: the blocks the running instances continue at, from the last step's summary,
+    // when the outcomes were not read after it (else empty: next_units reads `outcome`).
+    std::vector<std::uint32_t> next_blocks;
+    bool outcome_stale = false;  // a summary was read after the last outcomes
   };
   void instantiate(bool clear_memory);
   void dispatch(Group& group, const Push& push, const runtime::ComputePipeline& pipeline);
@@ -78,6 +82,8 @@ class VulkanInstances final : public InstanceSet {
   // The unit's pipeline, or with `prefix` its prefixes' pipeline (the device mutex is held).
   const runtime::ComputePipeline& unit_pipeline(std::uint32_t unit, bool prefix = false);
   void run_prefixes(Group& group, const Push& push);
+  // Compiled mode's step of one group: a dispatch per unit its instances continue in.
+  void run_units(Group& group, Push push);
   std::uint32_t run_sequence(Group& group, const Push& push, std::uint32_t length);
   void service_wasi(Group& group, const Push& push);
   void read_outcome(Group& group);
