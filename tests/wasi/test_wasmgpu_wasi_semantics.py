@@ -410,6 +410,45 @@ PRINT = IMPORTS + """
 """
 
 
+# chatter(n): n fd_writes of "ab" to stdout, then returns n (each write stops the run for the
+# WASI service).
+CHATTER = IMPORTS + """
+  (data (i32.const 16) "ab")
+  (func (export "chatter") (param $n i32) (result i32) (local $i i32)
+    (i32.store (i32.const 0) (i32.const 16))
+    (i32.store (i32.const 4) (i32.const 2))
+    (block $done (loop $next
+      (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
+      (drop (call $fd_write (i32.const 1) (i32.const 0) (i32.const 1) (i32.const 8)))
+      (local.set $i (i32.add (local.get $i) (i32.const 1)))
+      (br $next)))
+    (local.get $n))
+"""
+
+
+@pytest.mark.parametrize("execution", ["interpreter", "compiled"])
+def test_wasi_calls_on_vulkan_read_a_summary_between_steps(where, execution):
+    # Each fd_write stops an instance for the WASI service, so every step waits on the host; it
+    # reads the group's summary (running instances, the WASI functions waiting, the next blocks:
+    # 64 words), not every instance's outcome, until the group has finished.
+    count, writes = 64, 12
+    binary = wasmtime.wat2wasm(f"(module {CHATTER})")
+    with wasmgpu.Module(binary, execution=execution).spawn(count, **where) as instances:
+        assert instances.call("chatter", [writes + i % 3 for i in range(count)]) == [writes + i % 3
+                                                                                      for i in range(count)]
+        assert instances.stdout == [b"ab" * (writes + i % 3) for i in range(count)]
+        stats = instances.last_call
+        if "device" in where:
+            assert stats.bytes_downloaded == 0  # the cpu device: host memory
+            return
+        outcomes = count * 4 * (11 + 2)  # the outcome words and one result
+        # More than `writes` steps, each of which read every outcome before (at least one
+        # for the run and one for the service); now a summary per dispatch and the outcomes once.
+        assert stats.dispatches > writes
+        assert outcomes <= stats.bytes_downloaded < outcomes + 4 * 64 * 3 * stats.dispatches
+        assert stats.bytes_downloaded < writes * outcomes / 2
+
+
 def test_reset_clears_streams_files_and_exit_codes(where):
     wasi = wasmgpu.Wasi(files={"keep.txt": b"original"})
     with module(PRINT + WRITE.replace(IMPORTS, "")).spawn(2, wasi=wasi, **where) as instances:

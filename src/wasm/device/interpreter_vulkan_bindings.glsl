@@ -36,9 +36,11 @@ layout(push_constant) uniform Push {
   uint running_word;
   uint skip_word;
   uint args_word;  // when begin: the first io word of the arguments, 2 per parameter, instance-major
-  // Compiled mode's last dispatch of a step (VulkanInstances::step), else 0xFFFFFFFF: the io words
-  // where it sums the group up for the host (interpreter_vulkan_main.glsl).
+  // A step's last dispatch that sums the group up for the host (VulkanInstances::read_summary),
+  // else 0xFFFFFFFF: the io words of the summary (interpreter_vulkan_outcome.glsl); and 1 where
+  // it records the blocks the running instances continue at (compiled mode).
   uint summary_word;
+  uint summary_blocks;
 } pc;
 
 uint state_base = 0u;

@@ -4,26 +4,6 @@
 // per instance: (start the call,) run one quantum, write the outcome to io. Every loop here is
 // bounded by the host (the run loops' quantum and budget): lavapipe ends all loops of an
 // invocation after 65535 iterations in total.
-// Compiled mode's last dispatch of a step sums the group up, so that the host reads a few words
-// instead of every instance's outcome (VulkanInstances::step): word 0 counts the instances still
-// running, word 1 those the host must look at (a pending WASI call or prefix, a call entered
-// partly, a block beyond the set), and the words after it are a set of the blocks the running
-// ones continue at, SUMMARY_BLOCK_WORDS words of 32 block ids. Every instance's outcome counts,
-// the one this dispatch wrote or the one that stands.
-const uint SUMMARY_BLOCK_WORDS = 62u;
-
-void summarise_outcome(uint io) {
-  uint status = io_words[io];
-  if (status != STATUS_RUNNING && status != STATUS_WASI && status != STATUS_COMPILED_PREFIX) return;
-  atomicAdd(io_words[pc.summary_word], 1u);
-  uint block = io_words[io + 9u];
-  if (status != STATUS_RUNNING || block >= prog(H_ENTRY_PC) || block >= 32u * SUMMARY_BLOCK_WORDS) {
-    atomicAdd(io_words[pc.summary_word + 1u], 1u);
-    return;
-  }
-  atomicOr(io_words[pc.summary_word + 2u + block / 32u], 1u << (block % 32u));
-}
-
 void main() {
   if (!bind_instance()) return;
   if (pc.skip_word != 0xFFFFFFFFu && io_words[pc.skip_word] == 0u) return;

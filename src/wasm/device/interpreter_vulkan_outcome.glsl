@@ -24,3 +24,33 @@ void write_outcome(uint io, uint status) {
     }
   }
 }
+
+// A step's last dispatch (compiled mode's units, or any run or WASI service dispatch of a spawn
+// with WASI) sums the group up, so that the host reads a few words instead of every instance's
+// outcome (VulkanInstances::read_summary): word 0 counts the instances still running (a pending
+// WASI call or prefix included), word 1 those the host must look at (a prefix, a call entered
+// partly, a block or WASI function beyond the sets), words 2 and 3 are the set of WASI
+// functions whose calls wait for the service, and with pc.summary_blocks the words after them
+// the set of blocks the running instances continue at, SUMMARY_BLOCK_WORDS words of 32 block
+// ids. Every instance's outcome counts, the one this dispatch wrote or the one that stands.
+const uint SUMMARY_WASI_WORD = 2u;
+const uint SUMMARY_BLOCK_WORD = 4u;
+const uint SUMMARY_BLOCK_WORDS = 60u;
+
+void summarise_outcome(uint io) {
+  uint status = io_words[io];
+  if (status != STATUS_RUNNING && status != STATUS_WASI && status != STATUS_COMPILED_PREFIX) return;
+  atomicAdd(io_words[pc.summary_word], 1u);
+  if (status == STATUS_WASI && io_words[io + 8u] < 64u) {
+    uint id = io_words[io + 8u];
+    atomicOr(io_words[pc.summary_word + SUMMARY_WASI_WORD + id / 32u], 1u << (id % 32u));
+    return;
+  }
+  if (status == STATUS_RUNNING && pc.summary_blocks == 0u) return;
+  uint block = io_words[io + 9u];
+  if (status != STATUS_RUNNING || block >= prog(H_ENTRY_PC) || block >= 32u * SUMMARY_BLOCK_WORDS) {
+    atomicAdd(io_words[pc.summary_word + 1u], 1u);
+    return;
+  }
+  atomicOr(io_words[pc.summary_word + SUMMARY_BLOCK_WORD + block / 32u], 1u << (block % 32u));
+}

@@ -7,6 +7,9 @@ layout(constant_id = 0) const uint WASI_SERVICE_ID = 0u;
 
 void main() {
   if (!bind_instance()) return;
-  if (st_get(S_STATUS) != STATUS_WASI || interp_wasi_pending_id() != WASI_SERVICE_ID) return;
-  write_outcome(instance_io(), interp_wasi_service(pc.budget, WASI_SERVICE_ID));
+  uint io = instance_io();
+  if (st_get(S_STATUS) == STATUS_WASI && interp_wasi_pending_id() == WASI_SERVICE_ID) {
+    write_outcome(io, interp_wasi_service(pc.budget, WASI_SERVICE_ID));
+  }
+  if (pc.summary_word != 0xFFFFFFFFu) summarise_outcome(io);
 }

@@ -39,7 +39,7 @@ using SharedPipeline = std::shared_ptr<const runtime::ComputePipeline>;
 class VulkanDevice {
  public:
   // The push constant block of every shader here (interpreter_vulkan_bindings.glsl).
-  static constexpr std::uint32_t kPushBytes = 22 * 4;
+  static constexpr std::uint32_t kPushBytes = 23 * 4;
   // Unit pipelines kept per device: a large module's working set on a GPU, bounded so a
   // process running many modules does not keep every pipeline it ever built.
   static constexpr std::size_t kUnitPipelineCapacity = 512;

@@ -32,10 +32,13 @@ constexpr std::uint32_t kInstantiateWords = 16384;
 // of them), and the time below which the next step's sequence doubles (above it, halves), as the
 // cpu device bounds a step by time: cancel, stops and progress between steps stay prompt.
 constexpr std::uint32_t kSequenceWords = 64;
-// Compiled mode's summary of a group after a step, in the same words (interpreter_vulkan_main.glsl:
-// two counts, then a set of up to 62 x 32 block ids): a module with more blocks is read whole.
+// A group's summary after a step, in the same words (interpreter_vulkan_outcome.glsl): two
+// counts, the set of pending WASI functions (2 words), then a set of up to 60 x 32 block ids;
+// compiled mode reads a module with more blocks whole.
 constexpr std::uint32_t kSummaryWords = kSequenceWords;
-constexpr std::uint32_t kSummaryBlocks = 32 * (kSummaryWords - 2);
+constexpr std::uint32_t kSummaryWasiWord = 2;
+constexpr std::uint32_t kSummaryBlockWord = 4;
+constexpr std::uint32_t kSummaryBlocks = 32 * (kSummaryWords - kSummaryBlockWord);
 constexpr auto kSequenceTime = std::chrono::milliseconds(10);
 }  // namespace
 
@@ -62,7 +65,8 @@ struct VulkanInstances::Push {
   std::uint32_t running_word = kNoWord;  // dispatch sequences: this dispatch's running count
   std::uint32_t skip_word = kNoWord;     // and the previous one's (0: nothing left to run)
   std::uint32_t args_word = 0;           // the group's first io word of arguments
-  std::uint32_t summary_word = kNoWord;  // compiled mode's last dispatch of a step: the group's summary
+  std::uint32_t summary_word = kNoWord;  // a step's last dispatch: where it sums the group up
+  std::uint32_t summary_blocks = 0;      // and whether with the running instances' next blocks
 };
 static_assert(sizeof(VulkanInstances::Push) == VulkanDevice::kPushBytes, "the shader's push constant block");
 
@@ -336,51 +340,81 @@ void VulkanInstances::run_prefixes(Group& group, const Push& push) {
 void VulkanInstances::service_wasi(Group& group, const Push& push) {
   if (group.wasi_pending.empty()) return;
   const std::set<std::uint32_t> pending = group.wasi_pending;
-  for (const std::uint32_t id : pending) dispatch(group, push, device_->wasi_service(id));
-  read_outcome(group);
+  const bool summary = summarised(group);
+  std::size_t left = pending.size();
+  for (const std::uint32_t id : pending) {
+    if (--left == 0 && summary) {
+      dispatch_summarised(group, push, device_->wasi_service(id));
+    } else {
+      dispatch(group, push, device_->wasi_service(id));
+    }
+  }
+  if (!summary) read_outcome(group);
 }
 
-// The last unit's dispatch also sums the group up (its summary words cleared first and read
-// back in the same submission): while no instance needs the host's look (a WASI call, a
-// prefix), the host reads those words instead of every outcome, and picks the next step's units
-// from the set of blocks in them; otherwise, or when the group has finished, it reads every
-// outcome as before.
+// Whether the group's steps end in a summary (interpreter_vulkan_outcome.glsl) rather than a
+// read of every outcome: where the outcomes are more words, and in compiled mode where the
+// module's blocks fit the summary's set.
+bool VulkanInstances::summarised(const Group& group) const {
+  if (std::uint64_t{group.count} * io_stride_ <= kSummaryWords) return false;
+  return !compiled_ || compiled_->entry_id() <= kSummaryBlocks;
+}
+
+// `pipeline`'s dispatch as a step's last: the summary words are cleared, the dispatch sums the
+// group up in them, and they come back, in one submission; then read_summary.
+void VulkanInstances::dispatch_summarised(Group& group, Push push, const runtime::ComputePipeline& pipeline) {
+  push.summary_word = group.count * io_stride_;  // the sequences' counter words
+  push.summary_blocks = compiled_ ? 1 : 0;
+  runtime::DeviceBuffer* buffers[] = {&program_, &group.state, &group.memory, &template_, &group.io};
+  const runtime::BufferSlice slice{&group.io, 4ull * push.summary_word, 4ull * kSummaryWords};
+  std::array<std::uint32_t, kSummaryWords> words{};
+  device_->context.dispatch_sequence(pipeline, buffers, std::as_bytes(std::span(&push, 1)),
+                                     {(group.count + kWorkgroup - 1) / kWorkgroup, 1, 1}, 1, slice, slice,
+                                     std::as_writable_bytes(std::span(words)));
+  read_summary(group, words);
+}
+
+// While instances run and none needs the host's look (a prefix, a partly entered call, a block
+// or WASI function outside the sets), the summary says all the next step needs: how many run,
+// the WASI functions to service, the blocks to continue at. Otherwise, or when the group has
+// finished, every outcome is read.
+void VulkanInstances::read_summary(Group& group, std::span<const std::uint32_t> words) {
+  if (words[0] == 0 || words[1] != 0) {
+    read_outcome(group);
+    return;
+  }
+  group.running = words[0];
+  group.outcome_stale = true;
+  group.wasi_pending.clear();
+  group.next_blocks.clear();
+  const auto each_bit = [&](std::uint32_t first, std::uint32_t end, auto&& take) {
+    for (std::uint32_t w = first; w < end; ++w) {
+      for (std::uint32_t bits = words[w]; bits != 0; bits &= bits - 1) {
+        take(32 * (w - first) + static_cast<std::uint32_t>(std::countr_zero(bits)));
+      }
+    }
+  };
+  each_bit(kSummaryWasiWord, kSummaryBlockWord, [&](std::uint32_t id) { group.wasi_pending.insert(id); });
+  if (compiled_) {
+    each_bit(kSummaryBlockWord, kSummaryWords, [&](std::uint32_t block) { group.next_blocks.push_back(block); });
+  }
+}
+
+// One dispatch per unit the group's instances continue in, the last summarised.
 void VulkanInstances::run_units(Group& group, Push push) {
   const std::set<std::uint32_t> units = next_units(group);
-  // (only where it is the smaller read: a few instances' outcomes are fewer words)
-  const bool summary =
-      compiled_->entry_id() <= kSummaryBlocks && std::uint64_t{group.count} * io_stride_ > kSummaryWords;
-  const std::uint32_t summary_word = group.count * io_stride_;  // the sequences' counter words
-  std::uint32_t left = static_cast<std::uint32_t>(units.size());
-  std::array<std::uint32_t, kSummaryWords> words{};
+  const bool summary = summarised(group);
+  std::size_t left = units.size();
   for (const std::uint32_t unit : units) {
-    --left;
-    if (left != 0 || !summary) {
-      dispatch(group, push, unit_pipeline(unit));
+    if (--left == 0 && summary) {
+      dispatch_summarised(group, push, unit_pipeline(unit));
     } else {
-      const runtime::ComputePipeline& pipeline = unit_pipeline(unit);
-      push.summary_word = summary_word;
-      runtime::DeviceBuffer* buffers[] = {&program_, &group.state, &group.memory, &template_, &group.io};
-      const runtime::BufferSlice slice{&group.io, 4ull * summary_word, 4ull * kSummaryWords};
-      device_->context.dispatch_sequence(pipeline, buffers, std::as_bytes(std::span(&push, 1)),
-                                         {(group.count + kWorkgroup - 1) / kWorkgroup, 1, 1}, 1, slice, slice,
-                                         std::as_writable_bytes(std::span(words)));
+      dispatch(group, push, unit_pipeline(unit));
     }
     push.begin = 0;
   }
-  if (summary && words[0] != 0 && words[1] == 0) {
-    group.running = words[0];
-    group.wasi_pending.clear();  // (none waits: it would have asked for the host's look)
-    group.outcome_stale = true;
-    group.next_blocks.clear();
-    for (std::uint32_t w = 0; w + 2 < kSummaryWords; ++w) {
-      for (std::uint32_t bits = words[w + 2]; bits != 0; bits &= bits - 1) {
-        group.next_blocks.push_back(32 * w + static_cast<std::uint32_t>(std::countr_zero(bits)));
-      }
-    }
-    return;
-  }
-  read_outcome(group);
+  if (!summary) read_outcome(group);
+  if (group.outcome_stale) return;  // (a summary: no instance waits for a prefix)
   run_prefixes(group, push);
 }
 
@@ -432,6 +466,10 @@ StepProgress VulkanInstances::step(std::uint32_t quantum, std::uint32_t max_quan
       progress.quanta = std::max(progress.quanta, run_sequence(group, push, length));
     } else if (compiled_) {
       run_units(group, push);
+    } else if (image_.wasi_words != 0 && summarised(group)) {
+      // (a cancel callback without WASI reads every outcome after each dispatch, as the
+      // original does)
+      dispatch_summarised(group, push, device_->interpreter());
     } else {
       dispatch(group, push, device_->interpreter());
       read_outcome(group);

@@ -69,6 +69,7 @@ class VulkanInstances final : public InstanceSet {
     std::vector<std::uint32_t> outcome;  // the io words of the last dispatch
     // Compiled mode: the blocks the running instances continue at, from the last step's summary,
     // when the outcomes were not read after it (else empty: next_units reads `outcome`).
+    // (wasi_pending too comes from the summary then.)
     std::vector<std::uint32_t> next_blocks;
     bool outcome_stale = false;  // a summary was read after the last outcomes
   };
@@ -84,6 +85,9 @@ class VulkanInstances final : public InstanceSet {
   void run_prefixes(Group& group, const Push& push);
   // Compiled mode's step of one group: a dispatch per unit its instances continue in.
   void run_units(Group& group, Push push);
+  [[nodiscard]] bool summarised(const Group& group) const;
+  void dispatch_summarised(Group& group, Push push, const runtime::ComputePipeline& pipeline);
+  void read_summary(Group& group, std::span<const std::uint32_t> words);
   std::uint32_t run_sequence(Group& group, const Push& push, std::uint32_t length);
   void service_wasi(Group& group, const Push& push);
   void read_outcome(Group& group);
