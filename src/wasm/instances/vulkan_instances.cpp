@@ -312,7 +312,7 @@ VulkanInstances::Push VulkanInstances::run_push(const Group& group, std::uint32_
 std::set<std::uint32_t> VulkanInstances::next_units(const Group& group) const {
   if (begin_pending_) return {compiled_->unit_of(compiled_->entry_id(), function_)};
   std::set<std::uint32_t> units;
-  if (!group.next_blocks.empty()) {
+  if (group.outcome_stale) {  // a summary: its blocks (none while every instance waits for WASI)
     for (const std::uint32_t block : group.next_blocks) units.insert(compiled_->unit_of(block, 0));
     return units;
   }
