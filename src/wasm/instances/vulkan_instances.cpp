@@ -180,8 +180,13 @@ VulkanInstances::~VulkanInstances() {
   template_ = {};
 }
 
+// The buffers of the shaders' bindings 0..4 (interpreter_vulkan_bindings.glsl) for the group.
+std::array<runtime::DeviceBuffer*, 5> VulkanInstances::bindings(Group& group) {
+  return {&program_, &group.state, &group.memory, &template_, &group.io};
+}
+
 void VulkanInstances::dispatch(Group& group, const Push& push, const runtime::ComputePipeline& pipeline) {
-  runtime::DeviceBuffer* buffers[] = {&program_, &group.state, &group.memory, &template_, &group.io};
+  const auto buffers = bindings(group);
   device_->context.dispatch(pipeline, buffers, std::as_bytes(std::span(&push, 1)),
                             {(group.count + kWorkgroup - 1) / kWorkgroup, 1, 1});
 }
@@ -339,15 +344,23 @@ void VulkanInstances::run_prefixes(Group& group, const Push& push) {
 // The WASI service makes the calls the run stopped at, one pipeline per function called.
 void VulkanInstances::service_wasi(Group& group, const Push& push) {
   if (group.wasi_pending.empty()) return;
-  const std::set<std::uint32_t> pending = group.wasi_pending;
+  std::vector<const runtime::ComputePipeline*> services;
+  for (const std::uint32_t id : group.wasi_pending) services.push_back(&device_->wasi_service(id));
+  dispatch_each(group, push, services);
+}
+
+// The pipelines' dispatches one after another (the first starts the call when push.begin),
+// the last summarised where the group's steps are, else every outcome read after them.
+void VulkanInstances::dispatch_each(Group& group, Push push,
+                                    std::span<const runtime::ComputePipeline* const> pipelines) {
   const bool summary = summarised(group);
-  std::size_t left = pending.size();
-  for (const std::uint32_t id : pending) {
-    if (--left == 0 && summary) {
-      dispatch_summarised(group, push, device_->wasi_service(id));
+  for (std::size_t k = 0; k < pipelines.size(); ++k) {
+    if (summary && k + 1 == pipelines.size()) {
+      dispatch_summarised(group, push, *pipelines[k]);
     } else {
-      dispatch(group, push, device_->wasi_service(id));
+      dispatch(group, push, *pipelines[k]);
     }
+    push.begin = 0;
   }
   if (!summary) read_outcome(group);
 }
@@ -365,7 +378,7 @@ bool VulkanInstances::summarised(const Group& group) const {
 void VulkanInstances::dispatch_summarised(Group& group, Push push, const runtime::ComputePipeline& pipeline) {
   push.summary_word = group.count * io_stride_;  // the sequences' counter words
   push.summary_blocks = compiled_ ? 1 : 0;
-  runtime::DeviceBuffer* buffers[] = {&program_, &group.state, &group.memory, &template_, &group.io};
+  const auto buffers = bindings(group);
   const runtime::BufferSlice slice{&group.io, 4ull * push.summary_word, 4ull * kSummaryWords};
   std::array<std::uint32_t, kSummaryWords> words{};
   device_->context.dispatch_sequence(pipeline, buffers, std::as_bytes(std::span(&push, 1)),
@@ -402,18 +415,10 @@ void VulkanInstances::read_summary(Group& group, std::span<const std::uint32_t> 
 
 // One dispatch per unit the group's instances continue in, the last summarised.
 void VulkanInstances::run_units(Group& group, Push push) {
-  const std::set<std::uint32_t> units = next_units(group);
-  const bool summary = summarised(group);
-  std::size_t left = units.size();
-  for (const std::uint32_t unit : units) {
-    if (--left == 0 && summary) {
-      dispatch_summarised(group, push, unit_pipeline(unit));
-    } else {
-      dispatch(group, push, unit_pipeline(unit));
-    }
-    push.begin = 0;
-  }
-  if (!summary) read_outcome(group);
+  std::vector<const runtime::ComputePipeline*> units;
+  for (const std::uint32_t unit : next_units(group)) units.push_back(&unit_pipeline(unit));
+  dispatch_each(group, push, units);
+  push.begin = 0;
   if (group.outcome_stale) return;  // (a summary: no instance waits for a prefix)
   run_prefixes(group, push);
 }
@@ -431,7 +436,7 @@ std::uint32_t VulkanInstances::run_sequence(Group& group, const Push& push, std:
     if (i != 0) pushes[i].begin = 0;
   }
   std::vector<std::uint32_t> running(length);
-  runtime::DeviceBuffer* buffers[] = {&program_, &group.state, &group.memory, &template_, &group.io};
+  const auto buffers = bindings(group);
   const runtime::BufferSlice slice{&group.io, 4ull * counters, 4ull * length};
   device_->context.dispatch_sequence(device_->interpreter(), buffers, bytes_of(pushes),
                                      {(group.count + kWorkgroup - 1) / kWorkgroup, 1, 1}, length, slice, slice,
@@ -466,10 +471,11 @@ StepProgress VulkanInstances::step(std::uint32_t quantum, std::uint32_t max_quan
       progress.quanta = std::max(progress.quanta, run_sequence(group, push, length));
     } else if (compiled_) {
       run_units(group, push);
-    } else if (image_.wasi_words != 0 && summarised(group)) {
+    } else if (image_.wasi_words != 0) {
       // (a cancel callback without WASI reads every outcome after each dispatch, as the
       // original does)
-      dispatch_summarised(group, push, device_->interpreter());
+      const runtime::ComputePipeline* interpreter = &device_->interpreter();
+      dispatch_each(group, push, std::span(&interpreter, 1));
     } else {
       dispatch(group, push, device_->interpreter());
       read_outcome(group);

@@ -9,6 +9,7 @@
 // lavapipe ends all loops of an invocation after 65535 iterations.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -86,6 +87,8 @@ class VulkanInstances final : public InstanceSet {
   // Compiled mode's step of one group: a dispatch per unit its instances continue in.
   void run_units(Group& group, Push push);
   [[nodiscard]] bool summarised(const Group& group) const;
+  void dispatch_each(Group& group, Push push, std::span<const runtime::ComputePipeline* const> pipelines);
+  [[nodiscard]] std::array<runtime::DeviceBuffer*, 5> bindings(Group& group);
   void dispatch_summarised(Group& group, Push push, const runtime::ComputePipeline& pipeline);
   void read_summary(Group& group, std::span<const std::uint32_t> words);
   std::uint32_t run_sequence(Group& group, const Push& push, std::uint32_t length);
