@@ -109,6 +109,7 @@ TRAP_REASONS = {
     12: "device loop limit reached",
     13: "WASI proc_exit",
     14: "WASI proc_raise",
+    15: "device memory exhausted",
 }
 
 

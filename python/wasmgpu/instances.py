@@ -427,6 +427,9 @@ class Instances:
         if reason == "call stack exhausted":
             return (f" (stack_size={self.stack_size} slots or call_depth={self.call_depth} nested calls ran out: "
                     "pass larger ones to spawn())")
+        if reason == "device memory exhausted":
+            return (" (the instances wrote more 4 KiB pages than the spawn's page pool on the device holds: "
+                    "pass a larger max_resident_bytes (the pool takes what it leaves) or spawn fewer instances)")
         return ""
 
     def _call_raw(self, name: str, rows: Sequence[Sequence[int]], fuel: Optional[int] = None):

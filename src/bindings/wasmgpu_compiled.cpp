@@ -119,7 +119,7 @@ void precompile_vulkan(NativeModule& module, std::uint32_t device_index) {
     build.defer_cache_save = true;
     {
       const std::lock_guard lock(device->mutex);
-      (void)device->unit(source, build);
+      (void)device->unit(source, /*paged=*/false, build);  // the layout of spawns that fit
     }
     if (build.built) compiled.add_compile_seconds(build.seconds, build.spirv_from_cache);
     compiled.progress().note_done(unit + 1);

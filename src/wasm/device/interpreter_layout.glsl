@@ -105,6 +105,8 @@ const uint WASM_TRAP_FUEL_EXHAUSTED = 11u;
 const uint WASM_TRAP_DEVICE_LOOP_LIMIT = 12u;
 const uint WASM_TRAP_WASI_EXIT = 13u;   // proc_exit ended the instance's call
 const uint WASM_TRAP_WASI_RAISE = 14u;  // proc_raise terminated the instance
+// A write found a Vulkan group's page pool full (interpreter_vulkan_bindings.glsl).
+const uint WASM_TRAP_DEVICE_MEMORY_EXHAUSTED = 15u;
 
 // Internal record appended after all code: calls the function in S_CONT_FUNC for the host.
 const uint OP_ENTRY = 0x203u;

@@ -8,6 +8,7 @@ layout(local_size_x = 64) in;
 layout(std430, binding = 0) readonly buffer ProgramBuffer { uint program_words[]; };
 layout(std430, binding = 1) buffer StateBuffer { uint state_words[]; };
 layout(std430, binding = 2) buffer MemoryBuffer { uint memory_words[]; };
+layout(std430, binding = 2) buffer MemoryQuads { uvec4 memory_quads[]; };  // the same, 16 bytes at a time
 layout(std430, binding = 3) readonly buffer TemplateBuffer { uint template_words[]; };  // state, then memory
 layout(std430, binding = 4) buffer IoBuffer { uint io_words[]; };  // arguments in, outcomes out
 
@@ -41,7 +42,23 @@ layout(push_constant) uniform Push {
   // it records the blocks the running instances continue at (compiled mode).
   uint summary_word;
   uint summary_blocks;
+  // Paged memory: the state word of the instance's fault flag, its page table after it.
+  uint page_table_word;
 } pc;
+
+// Paged memory (VulkanInstances chooses it when the spawn cannot hold every instance's reserved
+// pages; decision 0014): binding 2 is a pool of 4 KiB frames shared by the group's instances,
+// and each instance's page table (in its state) maps its 4 KiB pages to frames. A page starts
+// mapped to a shared frame, the zero frame or one of the module's initial data, and gets a
+// frame of its own when the instance first writes it (copied from the shared one). Frame 0
+// holds the pool's allocation words, frame 1 takes the writes made when the pool is full (the
+// instance's fault flag is set, and its outcome becomes a trap), frame 2 is all zeros.
+layout(constant_id = 1) const bool PAGED_MEMORY = false;
+const uint PAGE_SHARED = 0x80000000u;  // in a page table entry: the frame is shared, copy before writing
+const uint POOL_NEXT_FRAME = 0u;       // memory words: the next free frame (atomic), the frames in all
+const uint POOL_FRAMES = 1u;
+const uint POOL_SINK_FRAME = 1u;
+const uint FRAME_WORDS_LOG2 = 10u;
 
 uint state_base = 0u;
 uint memory_base = 0u;
@@ -49,8 +66,46 @@ uint memory_base = 0u;
 uint prog(uint i) { return program_words[i]; }
 uint st_get(uint i) { return state_words[state_base + i]; }
 void st_set(uint i, uint v) { state_words[state_base + i] = v; }
-uint mem_get(uint i) { return memory_words[memory_base + i]; }
-void mem_set(uint i, uint v) { memory_words[memory_base + i] = v; }
+uint page_slot(uint word) { return state_base + pc.page_table_word + 1u + (word >> FRAME_WORDS_LOG2); }
+
+// The frame of a page the instance writes: its own, after copying the shared one into a new
+// frame (256 quads, 16 per iteration: lavapipe bounds an invocation's loop iterations in all).
+uint page_own_frame(uint slot) {
+  uint entry = state_words[slot];
+  if ((entry & PAGE_SHARED) == 0u) return entry;
+  uint frame = atomicAdd(memory_words[POOL_NEXT_FRAME], 1u);
+  if (frame >= memory_words[POOL_FRAMES]) {
+    state_words[state_base + pc.page_table_word] = 1u;
+    return POOL_SINK_FRAME;
+  }
+  uint from = (entry & ~PAGE_SHARED) << (FRAME_WORDS_LOG2 - 2u);
+  uint to = frame << (FRAME_WORDS_LOG2 - 2u);
+  for (uint q = 0u; q < 256u; q += 16u) {
+    for (uint k = 0u; k < 16u; k++) memory_quads[to + q + k] = memory_quads[from + q + k];
+  }
+  state_words[slot] = frame;
+  return frame;
+}
+
+uint mem_get(uint i) {
+  if (!PAGED_MEMORY) return memory_words[memory_base + i];
+  uint frame = state_words[page_slot(i)] & ~PAGE_SHARED;
+  return memory_words[(frame << FRAME_WORDS_LOG2) | (i & 1023u)];
+}
+
+void mem_set(uint i, uint v) {
+  if (!PAGED_MEMORY) {
+    memory_words[memory_base + i] = v;
+    return;
+  }
+  memory_words[(page_own_frame(page_slot(i)) << FRAME_WORDS_LOG2) | (i & 1023u)] = v;
+}
+
+// Whether a write of this instance found the pool full since its call began.
+bool memory_fault() { return PAGED_MEMORY && state_words[state_base + pc.page_table_word] != 0u; }
+void clear_memory_fault() {
+  if (PAGED_MEMORY) state_words[state_base + pc.page_table_word] = 0u;
+}
 
 // Every entry point's start: points the accessors at this invocation's instance; false for an
 // invocation beyond the group's instances (the last workgroup's tail).

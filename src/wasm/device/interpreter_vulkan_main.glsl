@@ -14,6 +14,7 @@ void main() {
     st_set(S_FUEL_LIMITED, pc.fuel_limited);
     st_set(S_FUEL, pc.fuel_lo);
     st_set(S_FUEL + 1u, pc.fuel_hi);
+    clear_memory_fault();
     begin_call(pc.function);
   }
   uint status = RUN_LOOP(pc.quantum, pc.budget);

@@ -4,6 +4,13 @@
 // to run next from them), then the results once returned). Shared by both execution modes'
 // and the WASI service's entry points.
 void write_outcome(uint io, uint status) {
+  // A write that found paged memory's pool full was lost: the instance ends in a trap here, before
+  // the host or the WASI service sees anything it did after it.
+  if (memory_fault() && status != STATUS_TRAPPED) {
+    status = STATUS_TRAPPED;
+    st_set(S_STATUS, status);
+    st_set(S_TRAP, WASM_TRAP_DEVICE_MEMORY_EXHAUSTED);
+  }
   io_words[io] = status;
   io_words[io + 1u] = st_get(S_TRAP);
   io_words[io + 2u] = st_get(S_TRAP_INDEX);

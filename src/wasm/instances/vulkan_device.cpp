@@ -8,8 +8,10 @@
 namespace wavestack::wasm {
 namespace {
 
-runtime::PipelineSpec pipeline_spec() {
+// Specialization constant 1 of every shader: PAGED_MEMORY (interpreter_vulkan_bindings.glsl).
+runtime::PipelineSpec pipeline_spec(bool paged = false) {
   runtime::PipelineSpec spec;
+  if (paged) spec.specialization.push_back({1, 1});
   spec.buffer_count = 5;
   spec.push_constant_bytes = VulkanDevice::kPushBytes;
   spec.shader.target = runtime::VulkanTarget::Vulkan1_1;  // needs neither shaderInt64 nor shaderFloat64
@@ -40,10 +42,11 @@ runtime::ComputePipeline VulkanDevice::create(std::string_view source, const run
   return pipeline;
 }
 
-const runtime::ComputePipeline& VulkanDevice::interpreter() {
+const runtime::ComputePipeline& VulkanDevice::interpreter(bool paged) {
   PipelineBuild build;
-  if (!interpreter_) interpreter_ = create(device::interpreter_shader_source(), pipeline_spec(), build);
-  return *interpreter_;
+  std::optional<runtime::ComputePipeline>& interpreter = interpreters_[paged ? 1 : 0];
+  if (!interpreter) interpreter = create(device::interpreter_shader_source(), pipeline_spec(paged), build);
+  return *interpreter;
 }
 
 const runtime::ComputePipeline& VulkanDevice::instantiation() {
@@ -52,22 +55,23 @@ const runtime::ComputePipeline& VulkanDevice::instantiation() {
   return *instantiation_;
 }
 
-const runtime::ComputePipeline& VulkanDevice::wasi_service(std::uint32_t id) {
-  auto found = wasi_.find(id);
+const runtime::ComputePipeline& VulkanDevice::wasi_service(std::uint32_t id, bool paged) {
+  const std::pair key{id, paged};
+  auto found = wasi_.find(key);
   if (found != wasi_.end()) return found->second;
-  runtime::PipelineSpec spec = pipeline_spec();
-  spec.specialization = {{0, id}};
+  runtime::PipelineSpec spec = pipeline_spec(paged);
+  spec.specialization.push_back({0, id});
   PipelineBuild build;
-  return wasi_.emplace(id, create(device::wasi_service_shader_source(), spec, build)).first->second;
+  return wasi_.emplace(key, create(device::wasi_service_shader_source(), spec, build)).first->second;
 }
 
-SharedPipeline VulkanDevice::unit(const std::string& source, PipelineBuild& build) {
-  const std::string key = runtime::make_cache_key({"wasmgpu-unit-pipeline", source});
+SharedPipeline VulkanDevice::unit(const std::string& source, bool paged, PipelineBuild& build) {
+  const std::string key = runtime::make_cache_key({"wasmgpu-unit-pipeline", paged ? "paged" : "dense", source});
   if (auto found = unit_index_.find(key); found != unit_index_.end()) {
     units_.splice(units_.end(), units_, found->second);  // now the most recently used
     return found->second->second;
   }
-  runtime::PipelineSpec spec = pipeline_spec();
+  runtime::PipelineSpec spec = pipeline_spec(paged);
   // glslang's SPIR-V optimizer takes longer than it saves: drivers optimize after inlining
   // anyway (measured on lavapipe; see docs/PERFORMANCE.md).
   spec.shader.optimize = false;

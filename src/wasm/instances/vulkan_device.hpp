@@ -7,6 +7,7 @@
 // `mutex` around everything they do with the device.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <list>
@@ -17,6 +18,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 
 #include "runtime/compute_context.hpp"
 #include "runtime/device_info.hpp"
@@ -39,7 +41,7 @@ using SharedPipeline = std::shared_ptr<const runtime::ComputePipeline>;
 class VulkanDevice {
  public:
   // The push constant block of every shader here (interpreter_vulkan_bindings.glsl).
-  static constexpr std::uint32_t kPushBytes = 23 * 4;
+  static constexpr std::uint32_t kPushBytes = 24 * 4;
   // Unit pipelines kept per device: a large module's working set on a GPU, bounded so a
   // process running many modules does not keep every pipeline it ever built.
   static constexpr std::size_t kUnitPipelineCapacity = 512;
@@ -54,19 +56,20 @@ class VulkanDevice {
   runtime::ComputeContext context;
   const DispatchLimits dispatch_limits;  // read once per device and process
 
-  const runtime::ComputePipeline& interpreter();
+  // `paged`: the variant for paged memory (vulkan_page_pool.hpp); instantiation has one only.
+  const runtime::ComputePipeline& interpreter(bool paged = false);
   const runtime::ComputePipeline& instantiation();
-  const runtime::ComputePipeline& wasi_service(std::uint32_t id);
+  const runtime::ComputePipeline& wasi_service(std::uint32_t id, bool paged = false);
   // The pipeline of a compiled unit's complete shader source; pipelines still used by an
   // instance set stay alive when the cache drops them.
-  [[nodiscard]] SharedPipeline unit(const std::string& source, PipelineBuild& build);
+  [[nodiscard]] SharedPipeline unit(const std::string& source, bool paged, PipelineBuild& build);
 
  private:
   runtime::ComputePipeline create(std::string_view source, const runtime::PipelineSpec& spec, PipelineBuild& build);
 
-  std::optional<runtime::ComputePipeline> interpreter_;
+  std::array<std::optional<runtime::ComputePipeline>, 2> interpreters_;  // dense, paged memory
   std::optional<runtime::ComputePipeline> instantiation_;
-  std::map<std::uint32_t, runtime::ComputePipeline> wasi_;
+  std::map<std::pair<std::uint32_t, bool>, runtime::ComputePipeline> wasi_;
   // Least recently used first.
   std::list<std::pair<std::string, SharedPipeline>> units_;
   std::unordered_map<std::string, std::list<std::pair<std::string, SharedPipeline>>::iterator> unit_index_;

@@ -67,6 +67,7 @@ struct VulkanInstances::Push {
   std::uint32_t args_word = 0;           // the group's first io word of arguments
   std::uint32_t summary_word = kNoWord;  // a step's last dispatch: where it sums the group up
   std::uint32_t summary_blocks = 0;      // and whether with the running instances' next blocks
+  std::uint32_t page_table_word = 0;     // paged memory: the state word of the fault word
 };
 static_assert(sizeof(VulkanInstances::Push) == VulkanDevice::kPushBytes, "the shader's push constant block");
 
@@ -102,38 +103,10 @@ VulkanInstances::VulkanInstances(const Module& module, std::uint32_t count, cons
   const std::uint32_t io_words = io_stride_ + 2 * max_params;
   if (image_.instantiation_trap != 0) throw InstantiationTrap(image_.instantiation_trap);
 
-  // Everything is checked against the device before anything is allocated.
-  const std::uint64_t range =
-      std::min<std::uint64_t>(device.limits.max_storage_buffer_range, device.limits.max_buffer_size);
-  const std::uint64_t widest = 4ull * std::max({image_.state_words, image_.memory_words, io_words});
-  if (widest > range) {
-    throw ResourceLimit("memory_pages / stack_size: one instance needs a " + std::to_string(widest) +
-                        "-byte buffer slice, more than " + device.name + "'s storage buffer range (" +
-                        std::to_string(range) + " bytes)");
-  }
-  // A group (batch) is one dispatch: within the buffer range and the workgroup count limit.
-  const std::uint64_t max_invocations = std::uint64_t{device.limits.max_workgroup_count[0]} * kWorkgroup;
-  // (the io buffer also holds the dispatch sequences' counters after the instances' words)
-  const std::uint64_t io_batch =
-      range > 4ull * kSequenceWords ? (range - 4ull * kSequenceWords) / (4ull * io_words) : 0;
-  const std::uint64_t device_batch = std::min<std::uint64_t>({range / widest, io_batch, max_invocations});
-  if (limits.batch_size && *limits.batch_size > device_batch) {
-    throw ResourceLimit("batch_size: " + device.name + " holds at most " + std::to_string(device_batch) +
-                        " instances of this module per batch (buffer range and workgroup count), got " +
-                        std::to_string(*limits.batch_size));
-  }
-  per_group_ = static_cast<std::uint32_t>(
-      std::max<std::uint64_t>(1, std::min<std::uint64_t>({count, device_batch, limits.batch_size.value_or(count)})));
-  // What the allocations below add up to (a group's memory buffer is at least one word).
-  std::uint64_t total = 4ull * (image_.program.size() + image_.state_words + image_.memory.size());
-  for (std::uint32_t first = 0; first < count; first += per_group_) {
-    const std::uint64_t n = std::min(per_group_, count - first);
-    total += 4ull * (n * (image_.state_words + io_words) + kSequenceWords) +
-             std::max<std::uint64_t>(4, 4ull * n * image_.memory_words);
-  }
-  check_budget(total, limits, count);
-  if (device.limits.device_local_memory_bytes != 0 && total > device.limits.device_local_memory_bytes) {
-    throw ResourceLimit("count: " + std::to_string(count) + " instances need " + std::to_string(total) +
+  const SpawnBytes total = plan_groups(count, io_words, device);
+  check_budget(total.committed, limits, count);
+  if (device.limits.device_local_memory_bytes != 0 && total.allocated > device.limits.device_local_memory_bytes) {
+    throw ResourceLimit("count: " + std::to_string(count) + " instances need " + std::to_string(total.allocated) +
                         " bytes, more than " + device.name + "'s memory (" +
                         std::to_string(device.limits.device_local_memory_bytes) +
                         "); lower count, memory_pages or stack_size");
@@ -147,12 +120,14 @@ VulkanInstances::VulkanInstances(const Module& module, std::uint32_t count, cons
   {
     std::lock_guard lock(device_->mutex);
     TransferTally tally(device_->context, transfers_);
-    if (!compiled_) static_cast<void>(device_->interpreter());  // before any allocation can fail late
+    if (!compiled_) static_cast<void>(device_->interpreter(paged_));  // before any allocation can fail late
     auto& context = device_->context;
     program_ = context.allocate(4 * image_.program.size());
     context.upload(program_, bytes_of(image_.program));
+    // An instance's state (and page table), then its memory unless paged (vulkan_instantiate_main.glsl).
     std::vector<std::uint32_t> template_words = image_.state;
-    template_words.insert(template_words.end(), image_.memory.begin(), image_.memory.end());
+    const auto& tail = paged_ ? pool_layout_.state_suffix : image_.memory;
+    template_words.insert(template_words.end(), tail.begin(), tail.end());
     template_ = context.allocate(4 * template_words.size());
     context.upload(template_, bytes_of(template_words));
     resident_bytes_ = program_.size() + template_.size();
@@ -160,16 +135,111 @@ VulkanInstances::VulkanInstances(const Module& module, std::uint32_t count, cons
       Group group;
       group.first = first;
       group.count = std::min(per_group_, count - first);
-      group.state = context.allocate(4ull * group.count * image_.state_words);
-      group.memory = context.allocate(std::max<std::uint64_t>(4, 4ull * group.count * image_.memory_words));
+      group.state = context.allocate(4ull * group.count * state_stride_);
       group.io = context.allocate(4ull * (std::uint64_t{group.count} * io_words + kSequenceWords));
       context.fill_zero(group.state);
-      context.fill_zero(group.memory);
+      if (paged_) {
+        // Only the fixed frames are written: the rest is copied into before it is read.
+        group.pool_frames = pool_layout_.first_free_frame() + group.count * pool_frames_per_instance_;
+        group.memory = context.allocate(std::uint64_t{kFrameBytes} * group.pool_frames);
+        context.upload(group.memory, bytes_of(pool_fixed_frames(pool_layout_, group.pool_frames)));
+      } else {
+        group.memory = context.allocate(std::max<std::uint64_t>(4, 4ull * group.count * image_.memory_words));
+        context.fill_zero(group.memory);
+      }
       resident_bytes_ += group.state.size() + group.memory.size() + group.io.size();
       groups_.push_back(std::move(group));
     }
   }
   instantiate(false);  // fresh buffers are zero
+}
+
+VulkanInstances::SpawnBytes VulkanInstances::plan_groups(std::uint32_t count, std::uint32_t io_words,
+                                                         const runtime::DeviceInfo& device) {
+  const std::uint64_t range =
+      std::min<std::uint64_t>(device.limits.max_storage_buffer_range, device.limits.max_buffer_size);
+  const std::uint64_t device_memory = device.limits.device_local_memory_bytes;
+  const std::uint64_t instances = std::max<std::uint64_t>(count, 1);
+  // Dense memory, each instance's reserved pages in its own slice, unless the budget, the
+  // device or its buffer range cannot hold them: then paged memory (decision 0014).
+  const std::uint64_t dense = 4ull * (image_.program.size() + image_.state_words + image_.memory.size() +
+                                      instances * (image_.state_words + io_words + image_.memory_words));
+  paged_ =
+      image_.memory_words != 0 && (paged_memory_forced() || 4ull * image_.memory_words > range ||
+                                   dense > limits_.max_resident_bytes || (device_memory != 0 && dense > device_memory));
+  state_stride_ = image_.state_words;
+  if (paged_) {
+    pool_layout_ = page_pool_layout(image_);
+    state_stride_ += static_cast<std::uint32_t>(pool_layout_.state_suffix.size());
+  }
+  const std::uint32_t memory_slice = paged_ ? 0u : image_.memory_words;
+  const std::uint64_t widest = 4ull * std::max({state_stride_, memory_slice, io_words});
+  if (widest > range) {
+    throw ResourceLimit("memory_pages / stack_size: one instance needs a " + std::to_string(widest) +
+                        "-byte buffer slice, more than " + device.name + "'s storage buffer range (" +
+                        std::to_string(range) + " bytes)");
+  }
+  const std::uint64_t shared_bytes =
+      4ull * (image_.program.size() + state_stride_ + (paged_ ? 0 : image_.memory.size()));
+  const std::uint64_t first_frame = pool_layout_.first_free_frame();
+  if (paged_) {
+    // A group's pool holds, per instance, what the budget leaves after every instance's state,
+    // table and io (at least kPoolFloorFrames, at most its reservation), within the device's memory.
+    const std::uint64_t committed = shared_bytes + 4ull * instances * (state_stride_ + io_words);
+    const std::uint64_t left = limits_.max_resident_bytes > committed ? limits_.max_resident_bytes - committed : 0;
+    std::uint64_t share = std::max<std::uint64_t>(left / kFrameBytes / instances, kPoolFloorFrames);
+    if (device_memory != 0) {
+      share = std::min(share, device_memory > committed ? (device_memory - committed) / kFrameBytes / instances : 0);
+    }
+    pool_frames_per_instance_ =
+        static_cast<std::uint32_t>(std::clamp<std::uint64_t>(share, 1, pool_layout_.table_entries));
+  }
+  // A group (batch) is one dispatch: within the buffer range and the workgroup count limit.
+  const std::uint64_t max_invocations = std::uint64_t{device.limits.max_workgroup_count[0]} * kWorkgroup;
+  // (the io buffer also holds the dispatch sequences' counters after the instances' words)
+  const std::uint64_t io_batch =
+      range > 4ull * kSequenceWords ? (range - 4ull * kSequenceWords) / (4ull * io_words) : 0;
+  std::uint64_t device_batch = std::min<std::uint64_t>({range / widest, io_batch, max_invocations});
+  if (paged_) {
+    const std::uint64_t range_frames = range / kFrameBytes;
+    device_batch = std::min(device_batch,
+                            range_frames > first_frame ? (range_frames - first_frame) / pool_frames_per_instance_ : 0);
+    if (device_batch == 0) {
+      throw ResourceLimit("memory_pages: the module's initial data (" + std::to_string(first_frame) +
+                          " frames of 4 KiB) fills " + device.name + "'s storage buffer range");
+    }
+  }
+  if (limits_.batch_size && *limits_.batch_size > device_batch) {
+    throw ResourceLimit("batch_size: " + device.name + " holds at most " + std::to_string(device_batch) +
+                        " instances of this module per batch (buffer range and workgroup count), got " +
+                        std::to_string(*limits_.batch_size));
+  }
+  per_group_ = static_cast<std::uint32_t>(
+      std::max<std::uint64_t>(1, std::min<std::uint64_t>({count, device_batch, limits_.batch_size.value_or(count)})));
+  // What the allocations add up to (a group's memory buffer is at least one word); a pool
+  // counts toward the budget only with its fixed frames.
+  SpawnBytes total{shared_bytes, shared_bytes};
+  for (std::uint32_t first = 0; first < count; first += per_group_) {
+    const std::uint64_t n = std::min(per_group_, count - first);
+    const std::uint64_t group_bytes = 4ull * (n * (state_stride_ + io_words) + kSequenceWords);
+    if (paged_) {
+      total.committed += group_bytes + kFrameBytes * first_frame;
+      total.allocated += group_bytes + kFrameBytes * (first_frame + n * pool_frames_per_instance_);
+    } else {
+      const std::uint64_t bytes = group_bytes + std::max<std::uint64_t>(4, 4ull * n * image_.memory_words);
+      total.committed += bytes;
+      total.allocated += bytes;
+    }
+  }
+  // The groups' fixed frames were not known when the share was: give the pools less if only
+  // the share keeps the spawn from fitting the device.
+  if (paged_ && device_memory != 0 && total.allocated > device_memory &&
+      total.committed + kFrameBytes * instances <= device_memory) {
+    pool_frames_per_instance_ = static_cast<std::uint32_t>(std::min<std::uint64_t>(
+        pool_frames_per_instance_, (device_memory - total.committed) / kFrameBytes / instances));
+    total.allocated = total.committed + kFrameBytes * instances * pool_frames_per_instance_;
+  }
+  return total;
 }
 
 VulkanInstances::~VulkanInstances() {
@@ -196,7 +266,8 @@ const runtime::ComputePipeline& VulkanInstances::unit_pipeline(std::uint32_t uni
   SharedPipeline& pipeline = (prefix ? prefix_pipelines_ : unit_pipelines_).at(unit);
   if (!pipeline) {
     PipelineBuild build;
-    pipeline = device_->unit(prefix ? compiled_->prefix_shader_source(unit) : compiled_->shader_source(unit), build);
+    pipeline =
+        device_->unit(prefix ? compiled_->prefix_shader_source(unit) : compiled_->shader_source(unit), paged_, build);
     if (build.built) {
       // Some drivers (lavapipe) finish compiling at the first dispatch: one in which no
       // invocation does anything (count 0) makes that part of the build, not of the run.
@@ -231,16 +302,23 @@ void VulkanInstances::instantiate(bool clear_memory) {
   {
     std::lock_guard lock(device_->mutex);
     TransferTally tally(device_->context, transfers_);
-    const auto memory_words = static_cast<std::uint32_t>(image_.memory.size());
-    const std::uint32_t total = memory_words + image_.state_words;
+    const auto memory_words = paged_ ? 0u : static_cast<std::uint32_t>(image_.memory.size());
+    const std::uint32_t total = memory_words + state_stride_;
     for (Group& group : groups_) {
-      // Pages grown since the last instantiation must read as zero again.
-      if (clear_memory) device_->context.fill_zero(group.memory);
+      // Pages grown since the last instantiation must read as zero again: dense memory is
+      // cleared, paged memory's tables are copied afresh and its pool's frames given back.
+      if (clear_memory && paged_) {
+        const std::uint32_t first_free = pool_layout_.first_free_frame();
+        device_->context.upload(group.memory, std::as_bytes(std::span(&first_free, 1)), 4 * kPoolNextFrameWord);
+      } else if (clear_memory) {
+        device_->context.fill_zero(group.memory);
+      }
       for (std::uint32_t begin = 0; begin < total; begin += kInstantiateWords) {
         Push push;
         push.count = group.count;
-        push.state_stride = image_.state_words;
-        push.memory_stride = image_.memory_words;
+        push.state_stride = state_stride_;
+        push.memory_stride = paged_ ? 0 : image_.memory_words;
+        push.page_table_word = image_.state_words;
         push.io_stride = io_stride_;
         push.range_begin = begin;
         push.range_end = std::min(total, begin + kInstantiateWords);
@@ -301,8 +379,9 @@ VulkanInstances::Push VulkanInstances::run_push(const Group& group, std::uint32_
   push.quantum = dispatch.records;
   push.budget = dispatch.work;
   push.function = function_;
-  push.state_stride = image_.state_words;
-  push.memory_stride = image_.memory_words;
+  push.state_stride = state_stride_;
+  push.memory_stride = paged_ ? 0 : image_.memory_words;
+  push.page_table_word = image_.state_words;
   push.io_stride = io_stride_;
   push.params = params_.at(function_);
   push.args_word = args_word(group);
@@ -345,7 +424,7 @@ void VulkanInstances::run_prefixes(Group& group, const Push& push) {
 void VulkanInstances::service_wasi(Group& group, const Push& push) {
   if (group.wasi_pending.empty()) return;
   std::vector<const runtime::ComputePipeline*> services;
-  for (const std::uint32_t id : group.wasi_pending) services.push_back(&device_->wasi_service(id));
+  for (const std::uint32_t id : group.wasi_pending) services.push_back(&device_->wasi_service(id, paged_));
   dispatch_each(group, push, services);
 }
 
@@ -438,7 +517,7 @@ std::uint32_t VulkanInstances::run_sequence(Group& group, const Push& push, std:
   std::vector<std::uint32_t> running(length);
   const auto buffers = bindings(group);
   const runtime::BufferSlice slice{&group.io, 4ull * counters, 4ull * length};
-  device_->context.dispatch_sequence(device_->interpreter(), buffers, bytes_of(pushes),
+  device_->context.dispatch_sequence(device_->interpreter(paged_), buffers, bytes_of(pushes),
                                      {(group.count + kWorkgroup - 1) / kWorkgroup, 1, 1}, length, slice, slice,
                                      std::as_writable_bytes(std::span(running)));
   std::uint32_t ran = 1;  // the first had (it runs only for a group with instances running)
@@ -474,10 +553,10 @@ StepProgress VulkanInstances::step(std::uint32_t quantum, std::uint32_t max_quan
     } else if (image_.wasi_words != 0) {
       // (a cancel callback without WASI reads every outcome after each dispatch, as the
       // original does)
-      const runtime::ComputePipeline* interpreter = &device_->interpreter();
+      const runtime::ComputePipeline* interpreter = &device_->interpreter(paged_);
       dispatch_each(group, push, std::span(&interpreter, 1));
     } else {
-      dispatch(group, push, device_->interpreter());
+      dispatch(group, push, device_->interpreter(paged_));
       read_outcome(group);
     }
     if (!sequences) service_wasi(group, push);
@@ -537,8 +616,7 @@ std::uint32_t VulkanInstances::memory_size_bytes(std::uint32_t instance) {
   std::uint32_t pages = 0;
   std::lock_guard lock(device_->mutex);
   TransferTally tally(device_->context, transfers_);
-  device_->context.download(group.state, std::as_writable_bytes(std::span(&pages, 1)),
-                            4ull * (std::size_t{local} * image_.state_words + dev::S_PAGES));
+  device_->context.download(group.state, std::as_writable_bytes(std::span(&pages, 1)), state_word(local, dev::S_PAGES));
   return pages * 65536u;
 }
 
@@ -557,6 +635,11 @@ void VulkanInstances::read_memory(std::uint32_t instance, std::uint64_t address,
   Group& group = group_of(instance, local);
   std::lock_guard lock(device_->mutex);
   TransferTally tally(device_->context, transfers_);
+  if (paged_) {
+    PagedMemory{device_->context, group.state, group.memory, state_word(local, image_.state_words + 1) / 4}.read(
+        address, out);
+    return;
+  }
   device_->context.download(group.memory, std::as_writable_bytes(out),
                             4ull * std::size_t{local} * image_.memory_words + address);
 }
@@ -568,6 +651,11 @@ void VulkanInstances::write_memory(std::uint32_t instance, std::uint64_t address
   Group& group = group_of(instance, local);
   std::lock_guard lock(device_->mutex);
   TransferTally tally(device_->context, transfers_);
+  if (paged_) {
+    PagedMemory{device_->context, group.state, group.memory, state_word(local, image_.state_words + 1) / 4}.write(
+        address, data);
+    return;
+  }
   device_->context.upload(group.memory, std::as_bytes(data), 4ull * std::size_t{local} * image_.memory_words + address);
 }
 
@@ -579,7 +667,7 @@ std::uint64_t VulkanInstances::global_value(std::uint32_t instance, std::uint32_
   std::lock_guard lock(device_->mutex);
   TransferTally tally(device_->context, transfers_);
   device_->context.download(group.state, std::as_writable_bytes(std::span(words)),
-                            4ull * (std::size_t{local} * image_.state_words + image_.globals_offset + 2 * global));
+                            state_word(local, image_.globals_offset + 2ull * global));
   return std::uint64_t{words[0]} | (std::uint64_t{words[1]} << 32);
 }
 
@@ -595,7 +683,7 @@ std::vector<std::uint32_t> VulkanInstances::wasi_region(std::uint32_t instance) 
   std::lock_guard lock(device_->mutex);
   TransferTally tally(device_->context, transfers_);
   device_->context.download(group.state, std::as_writable_bytes(std::span(region)),
-                            4ull * (std::size_t{local} * image_.state_words + image_.wasi_offset));
+                            state_word(local, image_.wasi_offset));
   return region;
 }
 
@@ -605,8 +693,7 @@ void VulkanInstances::set_wasi_region(std::uint32_t instance, std::span<const st
   if (region.size() != image_.wasi_words) throw std::invalid_argument("region: not this spawn's WASI region");
   std::lock_guard lock(device_->mutex);
   TransferTally tally(device_->context, transfers_);
-  device_->context.upload(group.state, std::as_bytes(region),
-                          4ull * (std::size_t{local} * image_.state_words + image_.wasi_offset));
+  device_->context.upload(group.state, std::as_bytes(region), state_word(local, image_.wasi_offset));
 }
 
 }  // namespace wavestack::wasm

@@ -24,6 +24,7 @@
 #include "wasm/instances/instance_set.hpp"
 #include "wasm/instances/transfer_tally.hpp"
 #include "wasm/instances/vulkan_device.hpp"
+#include "wasm/instances/vulkan_page_pool.hpp"
 #include "wasm/module/module.hpp"
 
 namespace wavestack::wasm {
@@ -65,7 +66,8 @@ class VulkanInstances final : public InstanceSet {
     std::uint64_t executed = 0;            // records its instances executed in this call so far
     std::set<std::uint32_t> wasi_pending;  // WASI functions whose calls wait for the service
     runtime::DeviceBuffer state;
-    runtime::DeviceBuffer memory;
+    runtime::DeviceBuffer memory;  // the instances' memories, or with paged memory their pool
+    std::uint32_t pool_frames = 0;
     runtime::DeviceBuffer io;
     std::vector<std::uint32_t> outcome;  // the io words of the last dispatch
     // Compiled mode: the blocks the running instances continue at, from the last step's summary,
@@ -95,6 +97,15 @@ class VulkanInstances final : public InstanceSet {
   void service_wasi(Group& group, const Push& push);
   void read_outcome(Group& group);
   Group& group_of(std::uint32_t instance, std::uint32_t& local);
+  [[nodiscard]] std::uint64_t state_word(std::uint32_t local, std::uint64_t word) const {
+    return 4ull * (std::uint64_t{local} * state_stride_ + word);
+  }
+  // Chooses dense or paged memory and sizes the groups (and their pools).
+  struct SpawnBytes {
+    std::uint64_t committed = 0;  // what the budget bounds
+    std::uint64_t allocated = 0;  // with the pools' free frames
+  };
+  SpawnBytes plan_groups(std::uint32_t count, std::uint32_t io_words, const runtime::DeviceInfo& device);
   void check_range(std::uint32_t instance, std::uint64_t address, std::uint64_t length);
 
   std::uint32_t count_;
@@ -104,7 +115,12 @@ class VulkanInstances final : public InstanceSet {
   std::vector<std::uint32_t> params_;
   std::uint32_t global_count_ = 0;
   std::uint32_t io_stride_ = 0;
+  // Paged memory (vulkan_page_pool.hpp): then each state ends in the page table.
+  bool paged_ = false;
+  PagePoolLayout pool_layout_;
+  std::uint32_t state_stride_ = 0;
   std::uint32_t per_group_ = 0;
+  std::uint32_t pool_frames_per_instance_ = 0;  // paged memory
   std::uint64_t resident_bytes_ = 0;
   TransferCounts transfers_;  // every operation below counts into it under the device mutex
   std::shared_ptr<CompiledCode> compiled_;
