@@ -296,7 +296,8 @@ class Module:
                 bounds the start function.
             quantum: instructions per instance per dispatch.
             batch_size: instances per dispatch, or None for the device's choice.
-            max_resident_bytes: the most memory the spawn may occupy (None: no limit).
+            max_resident_bytes: the most memory the spawn may commit (None: no limit); pages are
+                committed as written (on Vulkan from a pool of frames, when the reservations do not fit).
             wasi: a :class:`Wasi` configuration; None gives ``Wasi()`` to a module that imports WASI.
             device: None or "gpu" (the best hardware Vulkan GPU), "cpu", or a Vulkan device name.
             allow_software: admit software Vulkan adapters such as lavapipe (as

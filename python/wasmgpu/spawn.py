@@ -16,8 +16,11 @@ The controls and their defaults are the original wasmgpu package's:
 - ``quantum``: instructions per instance per dispatch (the device may lower it).
 - ``batch_size``: instances per device batch (0 is a ``ValueError``, more than the device
   holds a ``ResourceLimitError``).
-- ``max_resident_bytes``: the whole allocation, configuration buffers included (None is
+- ``max_resident_bytes``: what the spawn commits, configuration buffers included (None is
   unlimited, ours); exceeding it raises ``ResourceLimitError`` before anything is allocated.
+  Reserved memory pages count once written on the cpu device; on Vulkan, instances whose
+  reservations do not fit share a pool of 4 KiB frames sized from what the budget leaves
+  (paged memory, decision 0014).
 - ``wasi``: a ``wasmgpu.Wasi`` configuration; a module that imports WASI and gets none runs
   with ``Wasi()``.
 - ``first_instance`` (ours): the index instance 0 has in a larger logical set (default 0).
