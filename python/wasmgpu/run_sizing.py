@@ -7,9 +7,10 @@ what ``wasmtime run`` runs, with no tuning.
 - The value stack: 2^20 slots (8 MiB) on the cpu device, committed only as deep as calls go;
   2^16 slots on a GPU. Nested calls: 2^16 frames. A module whose single frame does not fit
   still gets an error naming --stack-size.
-- Memory: on the cpu device, the module's declared maximum (65,535 pages without one), since
-  pages are committed only when written; at most what keeps all instances within the address
-  space the device reserves. On a GPU, spawn's default reservation.
+- Memory: the module's declared maximum (65,535 pages without one), since pages are committed
+  only when written (on a GPU whose spawn cannot hold the reservations, by paged memory:
+  decision 0014); on the cpu device at most what keeps all instances within the address space
+  the device reserves, on a GPU at most what keeps the instances' page tables within 256 MiB.
 - Fuel: none (``wasmtime run`` has no limit unless ``--fuel`` is given).
 
 The API's defaults stay the original package's: these are the command's.
@@ -33,6 +34,9 @@ MAX_PAGES = 65535
 # Half the address space the cpu device reserves per spawn (cpu_instances.hpp): the rest is
 # the instances' states.
 CPU_MEMORY_ADDRESS_SPACE = 1 << 44
+# A GPU's paged memory holds a page table entry (4 bytes) per 4 KiB page reserved: 64 bytes a
+# wasm page, in each instance's state. What the command lets all instances' tables take:
+GPU_PAGE_TABLES = 256 << 20
 
 
 def implied_directories(paths) -> int:
@@ -55,12 +59,12 @@ def max_files(files: Mapping[str, bytes], on_cpu: bool) -> int:
 
 
 def memory_pages(limits: Optional[tuple], instances: int, on_cpu: bool) -> Optional[int]:
-    """None: spawn's default (a GPU, or a module without memory)."""
-    if limits is None or not on_cpu:
+    """None: spawn's default (a module without memory)."""
+    if limits is None:
         return None
     initial, maximum = limits
     declared = MAX_PAGES if maximum is None else min(maximum, MAX_PAGES)
-    fitting = CPU_MEMORY_ADDRESS_SPACE // (instances * 65536)
+    fitting = CPU_MEMORY_ADDRESS_SPACE // (instances * 65536) if on_cpu else GPU_PAGE_TABLES // (instances * 64)
     return max(initial, min(declared, fitting))
 
 

@@ -190,3 +190,20 @@ def test_the_paging_setting_is_checked(binary, monkeypatch):
     monkeypatch.setenv("WAVESTACK_WASM_VULKAN_MEMORY", "sometimes")
     with pytest.raises(ValueError, match="WAVESTACK_WASM_VULKAN_MEMORY"):
         wasmgpu.Module(binary, execution="interpreter").spawn(2, **keywords)
+
+
+def test_the_command_lets_a_gpus_paged_memory_grow_to_the_declared_maximum():
+    # `python -m wasmgpu run` reserves the declared maximum on a GPU too (65,535 pages without
+    # one), as far as all instances' page tables (64 bytes a page) fit 256 MiB; the spawn pages it.
+    from wasmgpu.run_sizing import spawn_defaults
+
+    unbounded = wasmgpu.Module(wasmtime.wat2wasm('(module (memory (export "memory") 2))'))
+    bounded = wasmgpu.Module(wasmtime.wat2wasm('(module (memory (export "memory") 2 300))'))
+    assert spawn_defaults(unbounded, {}, b"", 1, on_cpu=False)["memory_pages"] == 65535
+    assert spawn_defaults(unbounded, {}, b"", 10_000, on_cpu=False)["memory_pages"] == (256 << 20) // (10_000 * 64)
+    assert spawn_defaults(bounded, {}, b"", 1, on_cpu=False)["memory_pages"] == 300
+    assert spawn_defaults(bounded, {}, b"", 10**6, on_cpu=False)["memory_pages"] == 4
+    assert spawn_defaults(bounded, {}, b"", 10**8, on_cpu=False)["memory_pages"] == 2  # never below the initial
+    keywords = spawn_keywords("vulkan")
+    with unbounded.spawn(1, memory_pages=65535, max_resident_bytes=None, **keywords) as instances:
+        assert instances.resident_bytes < 1 << 30  # far below the 4 GiB reserved

@@ -422,6 +422,7 @@ class BlockWriter {
         return;
       case op::kMemoryGrow:
         push_temp("uvec2(compiled_memory_grow(" + pop() + ".x), 0u)");
+        emit("COMPILED_MEMORY_REFRESH;");
         return;
       case op::kI32Const:
       case op::kF32Const:
@@ -474,7 +475,7 @@ class BlockWriter {
     const std::string address = pop();
     std::string ea = numbered("ea", next_temp_++);
     emit("uint " + ea + " = 0u;");
-    trap_if("!memory_range_ok(" + address + ".x, " + u32(ins.b) + ", " + u32(width) + ", " + ea + ")",
+    trap_if("!COMPILED_RANGE_OK(" + address + ".x, " + u32(ins.b) + ", " + u32(width) + ", " + ea + ")",
             "WASM_TRAP_MEMORY_OUT_OF_BOUNDS");
     return ea;
   }
@@ -482,7 +483,7 @@ class BlockWriter {
   void lower_load(const Instruction& ins) {
     const MemoryAccess access = load_access(ins.opcode);
     const std::string ea = effective_address(ins, access.width);
-    std::string value = "memory_read(" + ea + ", " + u32(access.width) + ")";
+    std::string value = "COMPILED_LOAD(" + ea + ", " + u32(access.width) + ")";
     if (access.extend != nullptr) {
       std::string extended = access.extend;
       extended.replace(extended.find('$'), 1, value);
@@ -495,7 +496,7 @@ class BlockWriter {
     const std::uint32_t width = store_width(ins.opcode);
     const std::string value = pop();
     const std::string ea = effective_address(ins, width);
-    emit("memory_write(" + ea + ", " + u32(width) + ", " + value + ");");
+    emit("COMPILED_STORE(" + ea + ", " + u32(width) + ", " + value + ");");
   }
 
   const Program& program_;
@@ -636,7 +637,8 @@ LaneBlockSource generate_lane_block(const Program& program, const CompiledBlock&
   }
   LaneBlockSource source;
   source.locals = writer.locals();
-  source.text = "  credit -= " + u32(block.instruction_count) + ";\n  do {\n" + body + "  } while (false);\n";
+  source.text = "  COMPILED_MEMORY_LOCALS;\n  credit -= " + u32(block.instruction_count) + ";\n  do {\n" + body +
+                "  } while (false);\n";
   return source;
 }
 
@@ -674,8 +676,8 @@ BlockSource generate_block(const Program& program, const CompiledBlock& block, c
   if (block.instruction_count == 0) {
     throw std::logic_error("compiler: block " + std::to_string(block.id) + " has no records");
   }
-  source.prefix =
-      comment + "uint " + name + "_p" + signature + charge + BlockWriter(program, block, true, direct).body() + "}\n";
+  source.prefix = comment + "uint " + name + "_p" + signature + "  COMPILED_MEMORY_LOCALS;\n" + charge +
+                  BlockWriter(program, block, true, direct).body() + "}\n";
   // The full block, a case of its run's switch. When its records do not fit the run's credit
   // (or its work the budget) compiled_short decides: it yields, or asks for its prefix (which
   // the run makes after spilling its locals: COMPILED_PREFIX), without running anything, or it

@@ -114,11 +114,12 @@ std::string resumable_run(const ResumableBlock& block) {
 std::string run_function(const Program& program, const Run& run, std::uint32_t first_id) {
   const std::string base = u32(first_id + run.first);
   std::string spill_written;
-  std::string reload;
+  // (A call that returns into the run may have grown the memory: its size is read again too.)
+  std::string reload = "COMPILED_MEMORY_REFRESH;\n";
   // At the entry of a fresh frame its declared locals (after the parameters) are zero, or null
   // for references: the call has just set them (frame_call_defined), so `run_entered` states
   // them instead of reading them back.
-  std::string reload_entered;
+  std::string reload_entered = "COMPILED_MEMORY_REFRESH;\n";
   std::size_t written_count = 0;
   const std::uint32_t params = program.functions.at(run.function).param_count;
   for (const auto& [index, written] : run.locals) {
@@ -179,7 +180,7 @@ std::string run_function(const Program& program, const Run& run, std::uint32_t f
   std::string text =
       "uint " + run_function_name(first_id + run.first) + "(INOUT(Regs) io, INOUT(CompiledCount) ic) {\n";
   // Private copies (the compiler may keep them in registers: they alias no buffer).
-  text += "  Regs r = io;\n  CompiledCount c = ic;\n";
+  text += "  Regs r = io;\n  CompiledCount c = ic;\n  COMPILED_MEMORY_LOCALS;\n";
   for (const auto& [index, written] : run.locals) {
     const char* type = local_is_f64(program, run.function, index) ? "F64_VARIABLE" : "uvec2";
     text += std::string("  ") + type + " " + local_name(index) + " = " + type + "(uvec2(0u, 0u));\n";

@@ -3,6 +3,19 @@
 // data and memory.grow. Generated blocks come after this file, the run loop
 // (compiled_run.glsl) after them.
 
+// How generated blocks reach linear memory (block_codegen.cpp): the accessors of
+// instance_memory.glsl, unless the includer keeps the memory's base and size in locals of each
+// generated function (the cpu device: compiled_glsl.cpp). COMPILED_MEMORY_LOCALS opens such a
+// function, COMPILED_MEMORY_REFRESH follows whatever may have changed the size (memory.grow, a
+// call that returned into the run).
+#ifndef COMPILED_MEMORY_LOCALS
+#define COMPILED_MEMORY_LOCALS
+#define COMPILED_MEMORY_REFRESH
+#define COMPILED_RANGE_OK(address, offset, n, ea) memory_range_ok(address, offset, n, ea)
+#define COMPILED_LOAD(ea, n) memory_read(ea, n)
+#define COMPILED_STORE(ea, n, v) memory_write(ea, n, v)
+#endif
+
 // A block function's result when it ran nothing: its work would overrun the dispatch's loop
 // budget, so the dispatch ends before it (the next dispatch runs it first).
 const uint COMPILED_YIELD = 0xFFFFFFFFu;

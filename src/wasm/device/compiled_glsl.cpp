@@ -173,8 +173,17 @@ struct UnitRuntime {
 // The caller has checked the bounds, exactly as for those.
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define WASM_HOST_MEMORY 1
-  WASM_LEAF uvec2 memory_read(uint ea, uint n) {
-    const unsigned char* at = reinterpret_cast<const unsigned char*>(unit_memory) + ea;
+  WASM_LEAF uvec2 memory_read(uint ea, uint n) { return memory_read_from(reinterpret_cast<unsigned char*>(unit_memory), ea, n); }
+  WASM_LEAF void memory_write(uint ea, uint n, uvec2 v) {
+    memory_write_to(reinterpret_cast<unsigned char*>(unit_memory), ea, n, v);
+  }
+
+  // The same over a base the caller holds: the generated functions keep the memory's base and
+  // size in locals (COMPILED_MEMORY_LOCALS below). Read through the context, both were loaded
+  // again after every store to memory, which the compiler must assume may change the context.
+  // (The base never moves on the cpu device: the reservation is mapped once.)
+  WASM_LEAF static uvec2 memory_read_from(const unsigned char* memory, uint ea, uint n) {
+    const unsigned char* at = memory + ea;
     if (n == 8u) {
       uvec2 v;
       std::memcpy(&v, at, 8);
@@ -193,8 +202,8 @@ struct UnitRuntime {
     return uvec2(at[0], 0u);
   }
 
-  WASM_LEAF void memory_write(uint ea, uint n, uvec2 v) {
-    unsigned char* at = reinterpret_cast<unsigned char*>(unit_memory) + ea;
+  WASM_LEAF static void memory_write_to(unsigned char* memory, uint ea, uint n, uvec2 v) {
+    unsigned char* at = memory + ea;
     if (n == 8u) {
       std::memcpy(at, &v, 8);
     } else if (n == 4u) {
@@ -206,6 +215,22 @@ struct UnitRuntime {
       at[0] = static_cast<unsigned char>(v.x);
     }
   }
+
+  // addr + offset .. + n inside a memory of `bytes` (memory_range_ok's answer: no sum can wrap
+  // in 64 bits, and a memory32 holds at most 65,535 pages), the effective address in ea.
+  WASM_LEAF static bool memory_range_in(uint address, uint offset, uint n, std::uint64_t bytes, uint& ea) {
+    ea = address + offset;
+    return std::uint64_t{address} + offset + n <= bytes;
+  }
+#define COMPILED_MEMORY_LOCALS                                                             \
+  unsigned char* const run_memory = reinterpret_cast<unsigned char*>(unit_memory);         \
+  std::uint64_t run_memory_bytes = std::uint64_t{unit_state[S_PAGES]} * 65536u;            \
+  static_cast<void>(run_memory);                                                           \
+  static_cast<void>(run_memory_bytes)
+#define COMPILED_MEMORY_REFRESH run_memory_bytes = std::uint64_t{unit_state[S_PAGES]} * 65536u
+#define COMPILED_RANGE_OK(address, offset, n, ea) memory_range_in(address, offset, n, run_memory_bytes, ea)
+#define COMPILED_LOAD(ea, n) memory_read_from(run_memory, ea, n)
+#define COMPILED_STORE(ea, n, v) memory_write_to(run_memory, ea, n, v)
 #endif
 
 )";

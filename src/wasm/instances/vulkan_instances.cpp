@@ -191,6 +191,9 @@ VulkanInstances::SpawnBytes VulkanInstances::plan_groups(std::uint32_t count, st
     if (device_memory != 0) {
       share = std::min(share, device_memory > committed ? (device_memory - committed) / kFrameBytes / instances : 0);
     }
+    // (and one instance's share within a buffer's range, beside the pool's fixed frames)
+    const std::uint64_t range_frames = range / kFrameBytes;
+    share = std::min(share, range_frames > first_frame ? range_frames - first_frame : 0);
     pool_frames_per_instance_ =
         static_cast<std::uint32_t>(std::clamp<std::uint64_t>(share, 1, pool_layout_.table_entries));
   }
