@@ -46,7 +46,6 @@ def ours(module, rows, memory: str, **spawn) -> tuple:
             instances.call("process", rows)
             begin = time.perf_counter()
             results = instances.call("process", rows)
-            print(f"  ({instances.adapter_info['name']})", file=sys.stderr)
             return results, time.perf_counter() - begin, instances.resident_bytes / len(rows)
     finally:
         del os.environ["WAVESTACK_WASM_VULKAN_MEMORY"]
@@ -66,6 +65,8 @@ def main() -> int:
     module = wasmgpu.Module(binary, execution=args.execution)
     rows = [(k, 2 * k) for k in range(args.instances)]
     expected, peer = wasmtime_run(binary, rows)
+    with module.spawn(1, allow_software=True) as probe:
+        print(f"{args.worker.name}, {args.execution}, on {probe.adapter_info['name']}")
     runs = {memory: ours(module, rows, memory, max_resident_bytes=1 << 32) for memory in ("auto", "paged")}
     for memory, (results, seconds, per_instance) in runs.items():
         assert results == expected, memory

@@ -140,9 +140,9 @@ VulkanInstances::VulkanInstances(const Module& module, std::uint32_t count, cons
       context.fill_zero(group.state);
       if (paged_) {
         // Only the fixed frames are written: the rest is copied into before it is read.
-        group.pool_frames = pool_layout_.first_free_frame() + group.count * pool_frames_per_instance_;
-        group.memory = context.allocate(std::uint64_t{kFrameBytes} * group.pool_frames);
-        context.upload(group.memory, bytes_of(pool_fixed_frames(pool_layout_, group.pool_frames)));
+        const std::uint32_t frames = pool_layout_.first_free_frame() + group.count * pool_frames_per_instance_;
+        group.memory = context.allocate(std::uint64_t{kFrameBytes} * frames);
+        context.upload(group.memory, bytes_of(pool_fixed_frames(pool_layout_, frames)));
       } else {
         group.memory = context.allocate(std::max<std::uint64_t>(4, 4ull * group.count * image_.memory_words));
         context.fill_zero(group.memory);
@@ -182,6 +182,8 @@ VulkanInstances::SpawnBytes VulkanInstances::plan_groups(std::uint32_t count, st
   const std::uint64_t shared_bytes =
       4ull * (image_.program.size() + state_stride_ + (paged_ ? 0 : image_.memory.size()));
   const std::uint64_t first_frame = pool_layout_.first_free_frame();
+  // Frames of a pool one buffer can hold beside its fixed frames.
+  const std::uint64_t free_frames = std::max<std::uint64_t>(range / kFrameBytes, first_frame) - first_frame;
   if (paged_) {
     // A group's pool holds, per instance, what the budget leaves after every instance's state,
     // table and io (at least kPoolFloorFrames, at most its reservation), within the device's memory.
@@ -191,9 +193,7 @@ VulkanInstances::SpawnBytes VulkanInstances::plan_groups(std::uint32_t count, st
     if (device_memory != 0) {
       share = std::min(share, device_memory > committed ? (device_memory - committed) / kFrameBytes / instances : 0);
     }
-    // (and one instance's share within a buffer's range, beside the pool's fixed frames)
-    const std::uint64_t range_frames = range / kFrameBytes;
-    share = std::min(share, range_frames > first_frame ? range_frames - first_frame : 0);
+    share = std::min(share, free_frames);  // (and one instance's share within one buffer)
     pool_frames_per_instance_ =
         static_cast<std::uint32_t>(std::clamp<std::uint64_t>(share, 1, pool_layout_.table_entries));
   }
@@ -204,9 +204,7 @@ VulkanInstances::SpawnBytes VulkanInstances::plan_groups(std::uint32_t count, st
       range > 4ull * kSequenceWords ? (range - 4ull * kSequenceWords) / (4ull * io_words) : 0;
   std::uint64_t device_batch = std::min<std::uint64_t>({range / widest, io_batch, max_invocations});
   if (paged_) {
-    const std::uint64_t range_frames = range / kFrameBytes;
-    device_batch = std::min(device_batch,
-                            range_frames > first_frame ? (range_frames - first_frame) / pool_frames_per_instance_ : 0);
+    device_batch = std::min<std::uint64_t>(device_batch, free_frames / pool_frames_per_instance_);
     if (device_batch == 0) {
       throw ResourceLimit("memory_pages: the module's initial data (" + std::to_string(first_frame) +
                           " frames of 4 KiB) fills " + device.name + "'s storage buffer range");
@@ -319,10 +317,7 @@ void VulkanInstances::instantiate(bool clear_memory) {
       for (std::uint32_t begin = 0; begin < total; begin += kInstantiateWords) {
         Push push;
         push.count = group.count;
-        push.state_stride = state_stride_;
-        push.memory_stride = paged_ ? 0 : image_.memory_words;
-        push.page_table_word = image_.state_words;
-        push.io_stride = io_stride_;
+        set_layout(push);
         push.range_begin = begin;
         push.range_end = std::min(total, begin + kInstantiateWords);
         push.template_memory_words = memory_words;
@@ -375,6 +370,14 @@ std::uint32_t VulkanInstances::args_word(const Group& group) const {
   return group.count * io_stride_ + kSequenceWords;
 }
 
+// Where a dispatch finds each instance's state, memory (or page table) and io words.
+void VulkanInstances::set_layout(Push& push) const {
+  push.state_stride = state_stride_;
+  push.memory_stride = paged_ ? 0 : image_.memory_words;
+  push.page_table_word = image_.state_words;
+  push.io_stride = io_stride_;
+}
+
 VulkanInstances::Push VulkanInstances::run_push(const Group& group, std::uint32_t quantum) const {
   Push push;
   push.count = group.count;
@@ -382,10 +385,7 @@ VulkanInstances::Push VulkanInstances::run_push(const Group& group, std::uint32_
   push.quantum = dispatch.records;
   push.budget = dispatch.work;
   push.function = function_;
-  push.state_stride = state_stride_;
-  push.memory_stride = paged_ ? 0 : image_.memory_words;
-  push.page_table_word = image_.state_words;
-  push.io_stride = io_stride_;
+  set_layout(push);
   push.params = params_.at(function_);
   push.args_word = args_word(group);
   push.results = result_count_;
@@ -639,8 +639,7 @@ void VulkanInstances::read_memory(std::uint32_t instance, std::uint64_t address,
   std::lock_guard lock(device_->mutex);
   TransferTally tally(device_->context, transfers_);
   if (paged_) {
-    PagedMemory{device_->context, group.state, group.memory, state_word(local, image_.state_words + 1) / 4}.read(
-        address, out);
+    paged_memory(group, local).read(address, out);
     return;
   }
   device_->context.download(group.memory, std::as_writable_bytes(out),
@@ -655,8 +654,7 @@ void VulkanInstances::write_memory(std::uint32_t instance, std::uint64_t address
   std::lock_guard lock(device_->mutex);
   TransferTally tally(device_->context, transfers_);
   if (paged_) {
-    PagedMemory{device_->context, group.state, group.memory, state_word(local, image_.state_words + 1) / 4}.write(
-        address, data);
+    paged_memory(group, local).write(address, data);
     return;
   }
   device_->context.upload(group.memory, std::as_bytes(data), 4ull * std::size_t{local} * image_.memory_words + address);

@@ -67,7 +67,6 @@ class VulkanInstances final : public InstanceSet {
     std::set<std::uint32_t> wasi_pending;  // WASI functions whose calls wait for the service
     runtime::DeviceBuffer state;
     runtime::DeviceBuffer memory;  // the instances' memories, or with paged memory their pool
-    std::uint32_t pool_frames = 0;
     runtime::DeviceBuffer io;
     std::vector<std::uint32_t> outcome;  // the io words of the last dispatch
     // Compiled mode: the blocks the running instances continue at, from the last step's summary,
@@ -79,6 +78,7 @@ class VulkanInstances final : public InstanceSet {
   void instantiate(bool clear_memory);
   void dispatch(Group& group, const Push& push, const runtime::ComputePipeline& pipeline);
   [[nodiscard]] Push run_push(const Group& group, std::uint32_t quantum) const;
+  void set_layout(Push& push) const;
   // The first io word of the group's arguments (after its outcomes and the sequences' counters).
   [[nodiscard]] std::uint32_t args_word(const Group& group) const;
   // The units the group's running instances continue in (compiled mode).
@@ -107,6 +107,10 @@ class VulkanInstances final : public InstanceSet {
   };
   SpawnBytes plan_groups(std::uint32_t count, std::uint32_t io_words, const runtime::DeviceInfo& device);
   void check_range(std::uint32_t instance, std::uint64_t address, std::uint64_t length);
+  // Instance `local` of `group`'s paged memory, as the host reads and writes it.
+  [[nodiscard]] PagedMemory paged_memory(Group& group, std::uint32_t local) {
+    return {device_->context, group.state, group.memory, state_word(local, image_.state_words + 1) / 4};
+  }
 
   std::uint32_t count_;
   InstanceImage image_;
