@@ -1,7 +1,10 @@
 #include "wasm/compiler/block_codegen.hpp"
 
+#include <cctype>
 #include <map>
+#include <set>
 #include <stdexcept>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -16,6 +19,63 @@ namespace {
 
 std::string literal(std::uint32_t low, std::uint32_t high) {
   return "uvec2(" + u32(low) + ", " + u32(high) + ")";
+}
+
+// The length of a uint literal ("123u") at `at`, or 0.
+std::size_t literal_length(const std::string& text, std::size_t at) {
+  std::size_t end = at;
+  while (end < text.size() && text[end] >= '0' && text[end] <= '9') ++end;
+  return end > at && end < text.size() && text[end] == 'u' ? end + 1 - at : 0;
+}
+
+// `line` with each lane of a literal pair, "uvec2(5u, 0u).x", written as the lane's literal
+// ("5u"): a constant operand of a 32-bit operation is spelled so by the lowerings, and each
+// pair is a constructor call that the fast tier's build then inlines and takes apart.
+std::string fold_literal_lanes(const std::string& line) {
+  static constexpr std::string_view kOpen = "uvec2(";
+  std::string out;
+  std::size_t copied = 0;
+  for (std::size_t at = line.find(kOpen); at != std::string::npos; at = line.find(kOpen, at + 1)) {
+    const std::size_t first = at + kOpen.size();
+    const std::size_t first_length = literal_length(line, first);
+    if (first_length == 0 || line.compare(first + first_length, 2, ", ") != 0) continue;
+    const std::size_t second = first + first_length + 2;
+    const std::size_t second_length = literal_length(line, second);
+    const std::size_t close = second + second_length;
+    if (second_length == 0 || line.compare(close, 2, ").") != 0 || close + 2 >= line.size()) continue;
+    const char lane = line[close + 2];
+    if (lane != 'x' && lane != 'y') continue;
+    const std::size_t after = close + 3;
+    if (after < line.size() && (std::isalnum(static_cast<unsigned char>(line[after])) != 0 || line[after] == '_')) {
+      continue;
+    }
+    out.append(line, copied, at - copied);
+    out.append(line, lane == 'x' ? first : second, lane == 'x' ? first_length : second_length);
+    copied = after;
+  }
+  if (copied == 0) return line;
+  out.append(line, copied, std::string::npos);
+  return out;
+}
+
+// Whether `expression` is a pair whose high word is the literal zero, "uvec2(<low>, 0u)" as a
+// whole (not "uvec2(a, 0u).x" nor a call ending in such a pair).
+bool is_zero_high_pair(const std::string& expression) {
+  static constexpr std::string_view kOpen = "uvec2(";
+  static constexpr std::string_view kZeroHigh = ", 0u)";
+  if (expression.size() < kOpen.size() + kZeroHigh.size() || expression.compare(0, kOpen.size(), kOpen) != 0 ||
+      expression.compare(expression.size() - kZeroHigh.size(), kZeroHigh.size(), kZeroHigh) != 0) {
+    return false;
+  }
+  // The pair's parenthesis closes at the end, and ", 0u" is its second argument.
+  int depth = 0;
+  for (std::size_t at = kOpen.size() - 1; at < expression.size(); ++at) {
+    const char ch = expression[at];
+    if (ch == '(') ++depth;
+    if (ch == ')' && --depth == 0) return at + 1 == expression.size();
+    if (ch == ',' && depth == 1 && at != expression.size() - kZeroHigh.size()) return false;
+  }
+  return false;
 }
 
 // r.sp + offset, spelled without signed arithmetic (the subset's slots are uint).
@@ -69,8 +129,11 @@ std::uint32_t store_width(std::uint16_t opcode) {
 // to the records executed and breaks out of the switch.
 class BlockWriter {
  public:
-  BlockWriter(const Program& program, const CompiledBlock& block, bool prefix, const DirectTarget& direct)
-      : program_(program), block_(block), prefix_(prefix), direct_(direct) {}
+  // `in_run`: a full block of a run's switch, whose run has the shared exits (COMPILED_TRAP,
+  // COMPILED_SHORT: unit_codegen.cpp); a lane block has none.
+  BlockWriter(const Program& program, const CompiledBlock& block, bool prefix, const DirectTarget& direct,
+              bool in_run = false)
+      : program_(program), block_(block), prefix_(prefix), in_run_(in_run), direct_(direct) {}
 
   // The locals the block reads or writes, and whether it writes each (after body()).
   const std::map<std::uint32_t, bool>& locals() const { return locals_; }
@@ -97,7 +160,7 @@ class BlockWriter {
   }
 
  private:
-  void emit(const std::string& line) { text_ += "  " + line + "\n"; }
+  void emit(const std::string& line) { text_ += "  " + fold_literal_lanes(line) + "\n"; }
 
   std::string fresh() { return numbered("t", next_temp_++); }
 
@@ -159,6 +222,7 @@ class BlockWriter {
         break;
       case TempType::kBits:
         emit("uvec2 " + name + " = " + expression + ";");
+        if (is_zero_high_pair(expression)) zero_high_temps_.insert(name);
         break;
     }
     stack_.push_back(name);
@@ -187,6 +251,20 @@ class BlockWriter {
 
   static std::string local_name(std::uint32_t index) { return numbered("l", index); }
 
+  // Whether operand `value` holds zero in its high word: a pair so spelled, a temporary made
+  // from one, or a 32-bit local's variable in a full block (the run states them so; a
+  // prefix reads its locals from their slots as they are).
+  bool has_zero_high(const std::string& value) const {
+    if (is_zero_high_pair(value) || zero_high_temps_.count(value) != 0) return true;
+    if (prefix_ || value.size() < 2 || value[0] != 'l') return false;
+    std::uint32_t index = 0;
+    for (std::size_t at = 1; at < value.size(); ++at) {
+      if (value[at] < '0' || value[at] > '9') return false;
+      index = index * 10U + static_cast<std::uint32_t>(value[at] - '0');
+    }
+    return local_is_32_bit(program_, block_.function, index);
+  }
+
   std::string local(std::uint32_t index) {
     if (locals_.find(index) == locals_.end()) {
       // A full block's locals are its run's variables, already loaded.
@@ -206,8 +284,11 @@ class BlockWriter {
         entry = copy;
       }
     }
-    // A 32-bit local's variable is stated with a zero high word (local_is_32_bit).
-    const std::string stored = local_is_32_bit(program_, block_.function, index) ? "uvec2(" + value + ".x, 0u)" : value;
+    // A 32-bit local's variable is stated with a zero high word (local_is_32_bit), which a
+    // value known to have one (a 32-bit result, literal or local) has already.
+    const std::string stored = local_is_32_bit(program_, block_.function, index) && !has_zero_high(value)
+                                   ? "uvec2(" + value + ".x, 0u)"
+                                   : value;
     if (prefix_ && locals_.find(index) == locals_.end()) {
       emit("uvec2 " + name + " = " + stored + ";");
     } else {
@@ -216,7 +297,15 @@ class BlockWriter {
     locals_[index] = true;
   }
 
+  // A full block's trap goes through its run's one trap site (COMPILED_TRAP, which also gives
+  // the records after the trapping one back to the credit): one jump per trapping instruction
+  // instead of a call and the credit's update, a tenth of the units' code.
   void trap_if(const std::string& condition, const std::string& code) {
+    if (in_run_) {
+      emit("if (" + condition + ") COMPILED_TRAP(" + code + ", " + u32(block_.instruction_count - (record_ + 1U)) +
+           ");");
+      return;
+    }
     emit("if (" + condition + ") {");
     emit("  frame_trap(r, " + code + ");");
     text_ += "  ";
@@ -324,8 +413,12 @@ class BlockWriter {
     }
     switch (opcode) {
       case op::kUnreachable:
-        emit("frame_trap(r, WASM_TRAP_UNREACHABLE);");
-        exit_with(record_ + 1U);
+        if (in_run_) {
+          emit("COMPILED_TRAP(WASM_TRAP_UNREACHABLE, " + u32(block_.instruction_count - (record_ + 1U)) + ");");
+        } else {
+          emit("frame_trap(r, WASM_TRAP_UNREACHABLE);");
+          exit_with(record_ + 1U);
+        }
         ended_ = true;
         return;
       case op::kNop:
@@ -489,7 +582,9 @@ class BlockWriter {
       extended.replace(extended.find('$'), 1, value);
       value = extended;
     }
-    push_temp(value);
+    const std::string loaded = push_temp(value);
+    // A load of fewer than 8 bytes leaves the high word zero (memory_read, memory_read_from).
+    if (access.width < 8U && access.extend == nullptr) zero_high_temps_.insert(loaded);
   }
 
   void lower_store(const Instruction& ins) {
@@ -502,9 +597,11 @@ class BlockWriter {
   const Program& program_;
   const CompiledBlock& block_;
   bool prefix_;
+  bool in_run_;
   const DirectTarget& direct_;
   std::string text_;
   std::vector<std::string> stack_;
+  std::set<std::string> zero_high_temps_;  // temporaries whose high word is zero
   std::uint32_t memory_pops_ = 0;
   std::map<std::uint32_t, bool> locals_;  // loaded locals: dirty flag
   std::uint32_t next_temp_ = 0;
@@ -682,13 +779,12 @@ BlockSource generate_block(const Program& program, const CompiledBlock& block, c
   // (or its work the budget) compiled_short decides: it yields, or asks for its prefix (which
   // the run makes after spilling its locals: COMPILED_PREFIX), without running anything, or it
   // runs as the dispatch's first block.
-  BlockWriter full(program, block, false, direct);
+  BlockWriter full(program, block, false, direct, /*in_run=*/true);
   const std::string body = full.body();
   source.locals = full.locals();
   const std::string records = u32(block.instruction_count);
-  std::string text = "    if (credit < " + records + " || COMPILED_OVER_BUDGET(" + u32(work) + ")) {\n" +
-                     "      n = compiled_short(r, c, credit, start, " + records + ", " + u32(work) + ");\n" +
-                     "      if (n != 0u) break;\n    }\n    credit -= " + records + ";\n  " + charge;
+  std::string text = "    if (credit < " + records + " || COMPILED_OVER_BUDGET(" + u32(work) + ")) COMPILED_SHORT(" +
+                     records + ", " + u32(work) + ");\n    credit -= " + records + ";\n  " + charge;
   // The writer's lines are indented for a function body; a case sits deeper.
   for (std::size_t at = 0; at < body.size();) {
     const std::size_t line_end = body.find('\n', at);

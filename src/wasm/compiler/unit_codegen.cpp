@@ -152,6 +152,23 @@ std::string run_function(const Program& program, const Run& run, std::uint32_t f
     }
     cases += "        break;\n      }\n";
   }
+  // The shared exits of its full blocks (COMPILED_TRAP, COMPILED_SHORT: compiled_blocks.glsl),
+  // where they jump (C++). A block that did not fit runs again from its case once
+  // compiled_short lets it (its credit is then enough): r.pc is the block's id at its label.
+  const bool traps = cases.find("COMPILED_TRAP(") != std::string::npos;
+  const bool shorts = cases.find("COMPILED_SHORT(") != std::string::npos;
+  if (traps || shorts) {
+    cases += "#if COMPILED_DIRECT_JUMPS\n";
+    if (traps) {
+      cases += "      run_trap:\n        frame_trap(r, trap_code);\n        credit += trap_records_back;\n";
+      cases += "        break;\n";
+    }
+    if (shorts) {
+      cases += "      run_short:\n        n = compiled_short(r, c, credit, start, short_records, short_work);\n";
+      cases += "        if (n != 0u) break;\n        continue;\n";
+    }
+    cases += "#endif\n";
+  }
   if (!run.return_sites.empty() || run.entry) {
     cases += "#if COMPILED_DIRECT_JUMPS\n";
     if (run.entry) {
@@ -187,6 +204,12 @@ std::string run_function(const Program& program, const Run& run, std::uint32_t f
   }
   text += "  uint start = compiled_credit(c);\n  uint credit = start;\n";
   text += "  bool spill = false;\n  uint result = 0u;\n";
+  if (traps || shorts) {
+    text += "#if COMPILED_DIRECT_JUMPS\n";
+    if (traps) text += "  uint trap_code = 0u;\n  uint trap_records_back = 0u;\n";
+    if (shorts) text += "  uint short_records = 0u;\n  uint short_work = 0u;\n";
+    text += "#endif\n";
+  }
   text += "  while (true) {\n";
   text += "    if (!spill) {\n" + indented(reload, "      ") + "      spill = true;\n    }\n";
   text += "    uint n = 0u;\n";

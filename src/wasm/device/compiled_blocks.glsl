@@ -95,6 +95,15 @@ void compiled_sync(INOUT(CompiledCount) c, uint credit, INOUT(uint) start) {
 #define f64_div_raw f64_div
 #define f64_sqrt_raw f64_sqrt
 #endif
+// A full block's exits that every block of a run shares: a trap (code, and the records after
+// the trapping one, which go back to the credit), and the block that does not fit the credit
+// or the budget (compiled_short decides, below). In GLSL at each block; in C++ each is one jump
+// to its run's one site (unit_codegen.cpp), which keeps the call and its arguments out of every
+// block's code.
+#ifndef COMPILED_TRAP
+#define COMPILED_TRAP(code, records_back) { frame_trap(r, code); credit += (records_back); break; }
+#define COMPILED_SHORT(records, work) { n = compiled_short(r, c, credit, start, records, work); if (n != 0u) break; }
+#endif
 // Whether the generated runs' direct continuations after a return and into a recursive call
 // are compiled in (only where COMPILED_GOTO jumps; in GLSL they would only add code).
 #ifndef COMPILED_DIRECT_JUMPS

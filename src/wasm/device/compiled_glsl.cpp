@@ -129,6 +129,8 @@ constexpr const char* kUnitContextBegin = R"(
 #define COMPILED_GOTO(label) goto label
 #define COMPILED_LABEL(label) label:
 #define COMPILED_DIRECT_JUMPS 1
+#define COMPILED_TRAP(code, records_back) { trap_code = (code); trap_records_back = (records_back); goto run_trap; }
+#define COMPILED_SHORT(records, work) { short_records = (records); short_work = (work); goto run_short; }
 
 
 struct UnitRuntime {
