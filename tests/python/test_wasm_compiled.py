@@ -1,7 +1,8 @@
 """Compiled mode (execution="compiled", the default "auto") on the cpu device and on Vulkan
 (lavapipe in CI) against the interpreter and against wasmtime: results, traps and their reasons, the exact record at
 which fuel runs out (every fuel value across block boundaries), memory and globals after
-traps, WASI clocks, cancellation and reset; large functions over several units, recursion
+traps, WASI clocks, cancellation and reset; blocks longer than the quantum and traps inside
+them at several quanta; large functions over several units, recursion
 across units up to the exact call-depth limit, exported imports, a br_table of thousands of
 targets, compile_limit=1; and that no interpreter is involved (the generated sources and the
 program image). The spec suites in compiled mode are in test_wasm_spec.py.
@@ -127,6 +128,47 @@ def test_results_and_traps_equal_wasmtime(target):
         # The trapping instances' earlier effects stay, as in every engine.
         assert instances.read_memory(100, 4, instance=0) == bytes([4, 3, 2, 1])
         assert instances._global_raw("g") == [99] * 4
+
+
+# A loop whose body is one long block (about 200 records of arithmetic, loads and stores), and
+# the same body reaching a store out of bounds part way through: with a quantum smaller than
+# the block, each dispatch's first block runs anyway and the next one yields, so blocks that do
+# not fit the credit go through the run's shared short-credit site, and traps through its
+# shared trap site, which must leave the same records, memory and trap as the interpreter.
+def long_block_module() -> bytes:
+    steps = "\n".join(
+        f"(local.set $acc (i32.xor (i32.mul (local.get $acc) (i32.const {2 * k + 3})) (i32.load (i32.const {4 * k}))))"
+        f"(i32.store (i32.add (local.get $base) (i32.const {4 * k})) (local.get $acc))"
+        for k in range(16))
+    return wasm(f"""
+(module
+  (memory (export "memory") 1)
+  (global $g (export "g") (mut i64) (i64.const 0))
+  (func (export "long") (param $n i32) (param $base i32) (result i32) (local $i i32) (local $acc i32)
+    (local.set $acc (i32.const 1))
+    (block $done (loop $next
+      (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
+      {steps}
+      (local.set $i (i32.add (local.get $i) (i32.const 1)))
+      (br $next)))
+    (local.get $acc)))
+""")
+
+
+@pytest.mark.parametrize("quantum", [1, 7, 64, 4096])
+def test_blocks_longer_than_the_quantum_and_traps_inside_them_match_the_interpreter(target, quantum):
+    binary = long_block_module()
+    # (iterations, base of the stores): the last base puts the 9th store of the first
+    # iteration's block past the memory's end.
+    calls = [(0, 64), (3, 64), (40, 128), (5, 65536 - 32)]
+    with wasmgpu.Module(binary, execution="interpreter").spawn(1, device="cpu", quantum=quantum) as reference, \
+            wasmgpu.Module(binary, execution="compiled").spawn(1, quantum=quantum, **target) as compiled:
+        for n, base in calls:
+            expected = outcome(reference, "long", [n, base])
+            got = outcome(compiled, "long", [n, base])
+            assert got == expected, (n, base)
+            assert compiled.last_call.executed_as == "compiled" and compiled.last_call.interpreted_instructions == 0
+        assert expected[0] == ("trapped", "out of bounds memory access")
 
 
 # Recursion whose frames start with declared locals that are read before they are written
