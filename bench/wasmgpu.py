@@ -52,7 +52,11 @@ from importlib import metadata
 from pathlib import Path
 from typing import Callable, Dict, List, Optional
 
-import numpy as np
+# NumPy only makes the inputs; its OpenBLAS threads would otherwise spin on the other cores
+# after its first call, beside the engines measured (seen in perf on a 2-core machine).
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402 (after the thread setting above)
 
 BENCH_DIR = Path(__file__).resolve().parent
 WORKLOADS_DIR = BENCH_DIR / "workloads"

@@ -22,6 +22,7 @@ struct UnitOptions {
   // Function indices in the module's index space (imports first) to group first, in this
   // order; each must name a defined function. Repeats after the first are ignored.
   std::vector<std::uint32_t> compile_functions;
+  // Called for many blocks at once, on the runtime's thread pool: must be thread-safe.
   SourceEstimate estimate_source;  // empty: default_source_estimate
 };
 
