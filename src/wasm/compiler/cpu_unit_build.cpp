@@ -1,5 +1,7 @@
 #include "wasm/compiler/cpu_unit_build.hpp"
 
+#include <atomic>
+#include <future>
 #include <mutex>
 #include <optional>
 #include <span>
@@ -92,6 +94,8 @@ void store_object(const char* kind, const std::string& key, const std::string& o
       kind, key, std::span<const std::byte>(reinterpret_cast<const std::byte*>(entry.data()), entry.size()));
 }
 
+std::atomic<bool> shared_runtime_linked{false};
+
 // Links the shared runtime of the fast tier's units into the process once, before the first
 // such unit: from the cache, else built (about 0.1 s) and cached.
 void ensure_shared_runtime(jit::CxxJit& compiler) {
@@ -107,6 +111,7 @@ void ensure_shared_runtime(jit::CxxJit& compiler) {
       store_object(kRuntimeCacheKind, key, *object);
     }
     compiler.load_shared(*object);
+    shared_runtime_linked.store(true, std::memory_order_release);
   });
 }
 
@@ -171,9 +176,15 @@ BuiltUnit build_cpu_unit(CpuTier tier, const std::string& unit_key, const std::s
   }
   jit::CxxJit& compiler = in_process_compiler();
   const jit::OptLevel level = tier == CpuTier::kFast ? jit::OptLevel::kFast : jit::OptLevel::kOptimized;
-  if (tier == CpuTier::kFast) ensure_shared_runtime(compiler);
+  // The shared runtime is needed only to link the unit: a cold process's first fast unit builds
+  // beside it (on a second core, the runtime's build was most of a small program's fixed cost).
+  std::future<void> runtime;
+  if (tier == CpuTier::kFast && !shared_runtime_linked.load(std::memory_order_acquire)) {
+    runtime = std::async(std::launch::async, [&compiler] { ensure_shared_runtime(compiler); });
+  }
   const std::string object =
       compiler.compile(device::compiled_cpu_preamble(preamble_kind(tier)), text, level, preamble_code(tier));
+  if (runtime.valid()) runtime.get();  // its failure, if any, is this build's
   if (object.empty()) throw std::runtime_error("compiled mode: a unit's build was cancelled (the process is exiting)");
   const std::string key = object_key(compiler, tier, unit_key);
   store_object(kCacheKind, key, object);
