@@ -222,7 +222,7 @@ class BlockWriter {
         break;
       case TempType::kBits:
         emit("uvec2 " + name + " = " + expression + ";");
-        if (is_zero_high_pair(expression)) zero_high_temps_.insert(name);
+        if (is_zero_high_pair(expression)) zero_high_.insert(name);
         break;
     }
     stack_.push_back(name);
@@ -251,24 +251,21 @@ class BlockWriter {
 
   static std::string local_name(std::uint32_t index) { return numbered("l", index); }
 
-  // Whether operand `value` holds zero in its high word: a pair so spelled, a temporary made
-  // from one, or a 32-bit local's variable in a full block (the run states them so; a
-  // prefix reads its locals from their slots as they are).
+  // Whether operand `value` holds zero in its high word: a pair so spelled, or a temporary or
+  // local variable known to (zero_high_).
   bool has_zero_high(const std::string& value) const {
-    if (is_zero_high_pair(value) || zero_high_temps_.count(value) != 0) return true;
-    if (prefix_ || value.size() < 2 || value[0] != 'l') return false;
-    std::uint32_t index = 0;
-    for (std::size_t at = 1; at < value.size(); ++at) {
-      if (value[at] < '0' || value[at] > '9') return false;
-      index = index * 10U + static_cast<std::uint32_t>(value[at] - '0');
-    }
-    return local_is_32_bit(program_, block_.function, index);
+    return is_zero_high_pair(value) || zero_high_.count(value) != 0;
   }
 
   std::string local(std::uint32_t index) {
     if (locals_.find(index) == locals_.end()) {
-      // A full block's locals are its run's variables, already loaded.
-      if (prefix_) emit("uvec2 " + local_name(index) + " = slot_get(r.fp + " + u32(index) + ");");
+      // A full block's locals are its run's variables, already loaded; the run states a 32-bit
+      // one with a zero high word (a prefix reads its locals from their slots as they are).
+      if (prefix_) {
+        emit("uvec2 " + local_name(index) + " = slot_get(r.fp + " + u32(index) + ");");
+      } else if (local_is_32_bit(program_, block_.function, index)) {
+        zero_high_.insert(local_name(index));
+      }
       locals_[index] = false;
     }
     return local_name(index);
@@ -294,6 +291,7 @@ class BlockWriter {
     } else {
       emit(name + " = " + stored + ";");
     }
+    if (!prefix_ && local_is_32_bit(program_, block_.function, index)) zero_high_.insert(name);
     locals_[index] = true;
   }
 
@@ -584,7 +582,7 @@ class BlockWriter {
     }
     const std::string loaded = push_temp(value);
     // A load of fewer than 8 bytes leaves the high word zero (memory_read, memory_read_from).
-    if (access.width < 8U && access.extend == nullptr) zero_high_temps_.insert(loaded);
+    if (access.width < 8U && access.extend == nullptr) zero_high_.insert(loaded);
   }
 
   void lower_store(const Instruction& ins) {
@@ -601,7 +599,7 @@ class BlockWriter {
   const DirectTarget& direct_;
   std::string text_;
   std::vector<std::string> stack_;
-  std::set<std::string> zero_high_temps_;  // temporaries whose high word is zero
+  std::set<std::string> zero_high_;  // temporaries and locals whose high word is zero
   std::uint32_t memory_pops_ = 0;
   std::map<std::uint32_t, bool> locals_;  // loaded locals: dirty flag
   std::uint32_t next_temp_ = 0;
