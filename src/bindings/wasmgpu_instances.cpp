@@ -35,7 +35,7 @@ namespace {
 struct SpawnArguments {
   wasm::ReserveOptions reserve;
   wasm::SpawnLimits limits;
-  std::vector<std::uint32_t> wasi_region;  // empty without WASI
+  runtime::ZeroedWords wasi_region;  // empty without WASI
 };
 
 std::string bytes_of(nb::handle object) {
@@ -45,7 +45,7 @@ std::string bytes_of(nb::handle object) {
 
 // The checked wasmgpu.Wasi of the Python layer (wasi.py) with the files to embed (the module's
 // merged with its own), as the initial WASI region; None: no WASI.
-std::vector<std::uint32_t> wasi_region(nb::handle wasi, nb::handle files) {
+runtime::ZeroedWords wasi_region(nb::handle wasi, nb::handle files) {
   if (wasi.is_none()) return {};
   wasm::WasiConfig config;
   for (nb::handle arg : wasi.attr("args")) config.args.push_back(bytes_of(arg));

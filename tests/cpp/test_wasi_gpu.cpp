@@ -174,7 +174,7 @@ TEST(WasiGpu, StepsMatchTheCppBuild) {
   const double compile_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - compile_start).count();
 
   // Initial state: the same images the C++ runs started from.
-  const std::vector<std::uint32_t> image = wasm::build_wasi_region(gpu_config());
+  const std::vector<std::uint32_t> image = wasm::build_wasi_region(gpu_config()).to_vector();
   const auto region_words = static_cast<uint>(image.size());
   std::vector<std::uint32_t> regions;
   std::vector<std::uint32_t> memories;

@@ -87,6 +87,28 @@ TEST(WasiHost, ConfigurationErrorsNameTheField) {
   EXPECT_EQ(invalid_field(c), "max_files");
 }
 
+// The region says how far its builder wrote: every word from zero_from() on is zero (a spawn
+// copies and scans only the words before it), and the bound is near the files' last block, not
+// the end of the storage.
+TEST(WasiHost, RegionIsZeroFromWhereItsBuilderStopped) {
+  WasiConfig config;
+  config.files = {{"a/b.bin", std::string(10'000, '\x5a')}, {"c.txt", "tail"}};
+  config.stdin_bytes = "in";
+  config.storage_size = 1 << 20;
+  config.max_files = 16;
+  const runtime::ZeroedWords region = wasm::build_wasi_region(config);
+  const std::vector<std::uint32_t> words = region.to_vector();
+  ASSERT_EQ(words.size(), region.size());
+  const auto last_nonzero = std::find_if(words.rbegin(), words.rend(), [](std::uint32_t w) { return w != 0; });
+  ASSERT_NE(last_nonzero, words.rend());
+  const auto written = static_cast<std::size_t>(words.rend() - last_nonzero);  // one past the last nonzero word
+  EXPECT_LE(written, region.zero_from());
+  const std::size_t block_store = region[dev::WASI_H_BLOCKS];
+  EXPECT_GT(region.zero_from(), block_store);                   // the files' content lies in the block store
+  EXPECT_LE(region.zero_from(), block_store + 2 * 10'100 / 4);  // content and index blocks, with room
+  EXPECT_LT(region.zero_from(), region.size() / 2);
+}
+
 TEST(WasiHost, InitialRegion) {
   WasiConfig config;
   config.files = {{"data/input.txt", "1.25\n2.5\n"}, {"data/sub/deep.bin", std::string(5000, '\x7f')}, {"top", ""}};
@@ -97,7 +119,7 @@ TEST(WasiHost, InitialRegion) {
   Guest g(config);
   const auto& r = g.region;
   // The image is the same every time; instances differ only in their index.
-  EXPECT_EQ(wasm::build_wasi_region(config), r);
+  EXPECT_EQ(wasm::build_wasi_region(config).to_vector(), r);
   std::vector<std::uint32_t> copy = r;
   wasm::set_wasi_instance(copy, 5);
   EXPECT_EQ(copy[dev::WASI_H_INSTANCE], 5u);

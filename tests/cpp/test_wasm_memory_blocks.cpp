@@ -73,4 +73,32 @@ TEST(MemoryBlocks, TemplateDataBlocksMergeIntoRuns) {
   EXPECT_TRUE(nonzero_block_runs(std::vector<std::uint32_t>(3 * kBlock, 0u)).empty());
 }
 
+// Runs found only where the caller says data may be: the same runs as a whole scan when the
+// candidates cover every non-zero word (whole blocks, merged across candidates), none outside.
+TEST(MemoryBlocks, TemplateDataBlocksWithinCandidateRanges) {
+  constexpr std::size_t kBlock = 1024;
+  std::vector<std::uint32_t> words(8 * kBlock, 0u);
+  words[3] = 1;                 // block 0
+  words[2 * kBlock - 1] = 2;    // block 1 (merges with block 0)
+  words[5 * kBlock + 100] = 3;  // block 5
+  words[7 * kBlock + 7] = 4;    // block 7: outside every candidate below
+  using wavestack::wasm::WordRun;
+  const std::vector<WordRun> candidates{{0, 10}, {kBlock + 5, kBlock - 5}, {5 * kBlock + 50, 200}};
+  const auto runs = nonzero_block_runs(words, candidates);
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0].first, 0u);
+  EXPECT_EQ(runs[0].count, 2 * kBlock);
+  EXPECT_EQ(runs[1].first, 5 * kBlock);
+  EXPECT_EQ(runs[1].count, kBlock);
+  words[7 * kBlock + 7] = 0;
+  const auto whole = nonzero_block_runs(words);
+  ASSERT_EQ(whole.size(), runs.size());
+  for (std::size_t k = 0; k < runs.size(); ++k) {
+    EXPECT_EQ(whole[k].first, runs[k].first);
+    EXPECT_EQ(whole[k].count, runs[k].count);
+  }
+  EXPECT_TRUE(nonzero_block_runs(words, std::vector<WordRun>{{3 * kBlock, 2 * kBlock}}).empty());
+  EXPECT_TRUE(nonzero_block_runs(words, std::vector<WordRun>{{0, 0}}).empty());
+}
+
 }  // namespace

@@ -183,7 +183,7 @@ std::uint64_t CpuInstances::reserved_bytes(const InstanceImage& image, std::uint
 }
 
 CpuInstances::CpuInstances(const Module& module, std::uint32_t count, const ReserveOptions& options,
-                           const SpawnLimits& limits, std::span<const std::uint32_t> wasi_region,
+                           const SpawnLimits& limits, const runtime::ZeroedWords& wasi_region,
                            std::shared_ptr<CompiledCode> compiled)
     : count_(count),
       compiled_(std::move(compiled)),

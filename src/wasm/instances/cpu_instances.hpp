@@ -29,7 +29,8 @@ class CpuInstances final : public InstanceSet {
   // With `compiled`, the instances run compiled mode: each unit's native code (built on first
   // use), never the interpreter.
   CpuInstances(const Module& module, std::uint32_t count, const ReserveOptions& options, const SpawnLimits& limits,
-               std::span<const std::uint32_t> wasi_region = {}, std::shared_ptr<CompiledCode> compiled = nullptr);
+               const runtime::ZeroedWords& wasi_region = runtime::ZeroedWords(),
+               std::shared_ptr<CompiledCode> compiled = nullptr);
 
   // Bytes a spawn of `count` instances of `image` commits: the program image, and per instance
   // the 4 KiB blocks of its state and memory that the templates' data fills plus the block of

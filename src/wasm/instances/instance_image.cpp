@@ -1,6 +1,7 @@
 #include "wasm/instances/instance_image.hpp"
 
 #include <algorithm>
+#include <array>
 #include <stdexcept>
 #include <string>
 
@@ -90,7 +91,7 @@ std::uint32_t memory_capacity(const Limits& limits, std::optional<std::uint32_t>
 }  // namespace
 
 InstanceImage build_instance_image(const Module& module, const LinkedImports& imports, const ReserveOptions& options,
-                                   std::span<const std::uint32_t> wasi_region, const CompiledCode* compiled) {
+                                   const runtime::ZeroedWords& wasi_region, const CompiledCode* compiled) {
   if (imports.uses_wasi() && wasi_region.empty()) {
     throw std::logic_error("build_instance_image: the module imports WASI but no WASI region was given");
   }
@@ -247,14 +248,18 @@ InstanceImage build_instance_image(const Module& module, const LinkedImports& im
   image.memory_words = image.memory_capacity_pages * kWordsPerPage;
 
   // The instance template: control words, globals, tables, memory.
+  image.state = runtime::ZeroedWords(image.state_words);
   auto& state = image.state;
-  state.assign(image.state_words, 0u);
   state[dev::S_PAGES] = pages;
   for (std::size_t g = 0; g < globals.size(); ++g) {
     state[program[dev::H_GLOBALS] + 2 * g] = static_cast<std::uint32_t>(globals[g]);
     state[program[dev::H_GLOBALS] + 2 * g + 1] = static_cast<std::uint32_t>(globals[g] >> 32);
   }
-  std::copy(wasi_region.begin(), wasi_region.end(), state.begin() + image.wasi_offset);
+  // Only the region's blocks that hold data: the rest of the state stays untouched zero pages.
+  for (const WordRun& run : nonzero_block_runs(std::span(wasi_region.data(), wasi_region.zero_from()))) {
+    std::copy_n(wasi_region.begin() + static_cast<std::ptrdiff_t>(run.first), run.count,
+                state.begin() + image.wasi_offset + run.first);
+  }
   for (std::size_t t = 0; t < table_count; ++t) {
     const std::uint32_t base = program[program[dev::H_TABLES] + dev::T_WORDS * static_cast<std::uint32_t>(t)];
     state[base] = tables[t].limits.min;
@@ -300,8 +305,34 @@ InstanceImage build_instance_image(const Module& module, const LinkedImports& im
     }
   }
   image.memory_nonzero_runs = nonzero_block_runs(image.memory);
-  image.state_nonzero_runs = nonzero_block_runs(image.state);
+  // The state's data lies before its value stack and in the region's data.
+  const std::array<WordRun, 2> written{WordRun{0, program[dev::H_STACK]},
+                                       WordRun{image.wasi_offset, wasi_region.zero_from()}};
+  image.state_nonzero_runs = nonzero_block_runs(image.state, written);
   return image;
+}
+
+std::vector<WordRun> nonzero_block_runs(std::span<const std::uint32_t> words, std::span<const WordRun> candidates) {
+  constexpr std::size_t kBlockWords = 4096 / 4;
+  std::vector<WordRun> runs;
+  std::size_t scanned = 0;  // blocks before it are done
+  for (const WordRun& candidate : candidates) {
+    if (candidate.count == 0) continue;
+    const std::size_t first = std::max(scanned, candidate.first / kBlockWords * kBlockWords);
+    const std::size_t end =
+        std::min(words.size(), (candidate.first + candidate.count + kBlockWords - 1) / kBlockWords * kBlockWords);
+    if (first >= end) continue;
+    for (WordRun run : nonzero_block_runs(words.subspan(first, end - first))) {
+      run.first += first;
+      if (!runs.empty() && runs.back().first + runs.back().count == run.first) {
+        runs.back().count += run.count;
+      } else {
+        runs.push_back(run);
+      }
+    }
+    scanned = end;
+  }
+  return runs;
 }
 
 std::vector<WordRun> nonzero_block_runs(std::span<const std::uint32_t> words) {

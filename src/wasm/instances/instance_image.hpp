@@ -11,6 +11,7 @@
 #include <span>
 #include <vector>
 
+#include "runtime/zeroed_words.hpp"
 #include "wasm/instances/compiled_code.hpp"
 #include "wasm/load/host_modules.hpp"
 #include "wasm/module/module.hpp"
@@ -39,7 +40,7 @@ struct WordRun {
 
 struct InstanceImage {
   std::vector<std::uint32_t> program;  // header (interpreter_layout.glsl) + sections
-  std::vector<std::uint32_t> state;    // one instance's initial state (state_words)
+  runtime::ZeroedWords state;          // one instance's initial state (state_words), mostly untouched zero pages
   std::vector<std::uint32_t> memory;   // one instance's initial memory pages (a prefix of memory_words)
   // The 4 KiB blocks of `memory` that hold a non-zero byte, merged into runs: all that a zeroed
   // memory needs written to become the initial one.
@@ -65,10 +66,14 @@ struct InstanceImage {
 // mode's: jump tables instead of instruction records, block ids instead of pcs.
 [[nodiscard]] InstanceImage build_instance_image(const Module& module, const LinkedImports& imports,
                                                  const ReserveOptions& options,
-                                                 std::span<const std::uint32_t> wasi_region = {},
+                                                 const runtime::ZeroedWords& wasi_region = runtime::ZeroedWords(),
                                                  const CompiledCode* compiled = nullptr);
 
 // The runs of 4 KiB blocks of `words` that hold a non-zero word (adjacent blocks merged).
 [[nodiscard]] std::vector<WordRun> nonzero_block_runs(std::span<const std::uint32_t> words);
+// The same, looking only at the blocks that `candidates` (ascending, not overlapping) touch:
+// the words outside them are known to be zero.
+[[nodiscard]] std::vector<WordRun> nonzero_block_runs(std::span<const std::uint32_t> words,
+                                                      std::span<const WordRun> candidates);
 
 }  // namespace wavestack::wasm

@@ -81,7 +81,7 @@ std::span<const std::byte> bytes_of(const auto& values) {
 
 VulkanInstances::VulkanInstances(const Module& module, std::uint32_t count, const ReserveOptions& options,
                                  const SpawnLimits& limits, const runtime::DeviceInfo& device,
-                                 std::span<const std::uint32_t> wasi_region, std::shared_ptr<CompiledCode> compiled)
+                                 const runtime::ZeroedWords& wasi_region, std::shared_ptr<CompiledCode> compiled)
     : count_(count),
       image_(build_instance_image(module, link_imports(module), options, wasi_region, compiled.get())),
       start_(module.start),
@@ -125,7 +125,7 @@ VulkanInstances::VulkanInstances(const Module& module, std::uint32_t count, cons
     program_ = context.allocate(4 * image_.program.size());
     context.upload(program_, bytes_of(image_.program));
     // An instance's state (and page table), then its memory unless paged (vulkan_instantiate_main.glsl).
-    std::vector<std::uint32_t> template_words = image_.state;
+    std::vector<std::uint32_t> template_words = image_.state.to_vector();
     const auto& tail = paged_ ? pool_layout_.state_suffix : image_.memory;
     template_words.insert(template_words.end(), tail.begin(), tail.end());
     template_ = context.allocate(4 * template_words.size());

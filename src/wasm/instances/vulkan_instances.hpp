@@ -36,7 +36,7 @@ class VulkanInstances final : public InstanceSet {
   // anything is allocated), std::invalid_argument (reservations), LinkError, InstantiationTrap.
   // With `compiled`, calls run compiled mode (its units' pipelines built when first reached).
   VulkanInstances(const Module& module, std::uint32_t count, const ReserveOptions& options, const SpawnLimits& limits,
-                  const runtime::DeviceInfo& device, std::span<const std::uint32_t> wasi_region = {},
+                  const runtime::DeviceInfo& device, const runtime::ZeroedWords& wasi_region = runtime::ZeroedWords(),
                   std::shared_ptr<CompiledCode> compiled = nullptr);
   ~VulkanInstances() override;
 

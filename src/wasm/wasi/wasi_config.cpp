@@ -13,13 +13,15 @@ namespace {
 
 // The image being built. The builder runs the device library itself (the file-system part),
 // so the initial tree is laid out exactly as the device code would lay it out.
-thread_local std::vector<std::uint32_t>* building = nullptr;
+thread_local std::uint32_t* building = nullptr;
+thread_local std::size_t building_end = 0;  // one past the highest word the library wrote
 
 uint wasi_get(uint w) {
-  return (*building)[w];
+  return building[w];
 }
 void wasi_set(uint w, uint v) {
-  (*building)[w] = v;
+  building[w] = v;
+  building_end = std::max<std::size_t>(building_end, std::size_t{w} + 1);
 }
 
 #define WAVESTACK_WASI_FS_ONLY
@@ -128,14 +130,14 @@ void create_file(const std::vector<std::string_view>& parts, std::string_view pa
   }
 }
 
-void put_bytes(std::vector<std::uint32_t>& region, std::uint32_t base, std::string_view bytes) {
+void put_bytes(std::span<std::uint32_t> region, std::uint32_t base, std::string_view bytes) {
   for (std::size_t k = 0; k < bytes.size(); ++k) {
     region[base + k / 4] |= static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[k])) << (8 * (k % 4));
   }
 }
 
 // The argument or environment block: offsets table, then the NUL-terminated strings.
-std::uint32_t put_strings(std::vector<std::uint32_t>& region, std::uint32_t at, std::uint32_t header,
+std::uint32_t put_strings(std::span<std::uint32_t> region, std::uint32_t at, std::uint32_t header,
                           const std::vector<std::string>& strings) {
   std::uint32_t bytes = 0;
   const auto count = static_cast<std::uint32_t>(strings.size());
@@ -163,7 +165,7 @@ std::size_t strings_words(const std::vector<std::string>& strings) {
 
 }  // namespace
 
-std::vector<std::uint32_t> build_wasi_region(const WasiConfig& config) {
+runtime::ZeroedWords build_wasi_region(const WasiConfig& config) {
   check_strings(config.args, "args", false);
   check_strings(config.env, "env", true);
   if (config.preopen.empty() || config.preopen.size() > dev::WASI_NAME_MAX ||
@@ -238,7 +240,8 @@ std::vector<std::uint32_t> build_wasi_region(const WasiConfig& config) {
     throw ResourceLimit("storage_size / max_files: one instance's WASI region would exceed 2^32 words; lower them");
   }
 
-  std::vector<std::uint32_t> region(static_cast<std::size_t>(at), 0u);
+  // Zero pages: the block store (most of the region) is written only where files are.
+  runtime::ZeroedWords region(static_cast<std::size_t>(at));
   auto u32 = [](std::uint64_t v) { return static_cast<std::uint32_t>(v); };
   region[dev::WASI_H_MAGIC] = dev::WASI_MAGIC;
   region[dev::WASI_H_WORDS] = u32(at);
@@ -293,7 +296,8 @@ std::vector<std::uint32_t> build_wasi_region(const WasiConfig& config) {
   region[dev::WASI_H_FREE_HEAD] = blocks > 1 ? 1u : 0u;
 
   // The reserved inodes and descriptors, then the files, through the device library.
-  dev::building = &region;
+  dev::building = region.data();
+  dev::building_end = 0;
   const dev::uvec2 now(u32(config.clock_epoch_ns), u32(config.clock_epoch_ns >> 32));
   for (dev::uint i = 0; i < dev::WASI_RESERVED_INODES; ++i) {
     for (dev::uint f = 0; f < dev::WASI_I_WORDS; ++f) dev::wasi_iset(i, f, 0u);
@@ -325,6 +329,8 @@ std::vector<std::uint32_t> build_wasi_region(const WasiConfig& config) {
   }
   dev::building = nullptr;
   std::fill_n(region.begin() + static_cast<std::ptrdiff_t>(path_a), 2 * dev::WASI_PATH_BUF_WORDS, 0u);  // scratch
+  // The builder's own words all lie before the block store; the library's may reach into it.
+  region.set_zero_from(std::max<std::size_t>(blocks_at, dev::building_end));
   return region;
 }
 
@@ -344,7 +350,7 @@ void add_wasi_file(std::vector<std::uint32_t>& region, std::string_view path, st
                         std::to_string(region[dev::WASI_H_QUOTA]) + "; raise storage_size");
   }
   const dev::uvec2 now(region[dev::WASI_H_CLOCK_EPOCH], region[dev::WASI_H_CLOCK_EPOCH + 1]);
-  dev::building = &region;
+  dev::building = region.data();
   try {
     create_file(parts, path, content, now);
   } catch (...) {

@@ -12,6 +12,8 @@
 #include <variant>
 #include <vector>
 
+#include "runtime/zeroed_words.hpp"
+
 namespace wavestack::wasm {
 
 // A u32 seed (nonzero) or a 32-byte ChaCha20 key; see wasi_chacha20.glsl for the stream.
@@ -43,7 +45,7 @@ struct WasiConfig {
 
 // The region image of one instance before it runs (instance index 0). Throws
 // runtime::InvalidArgument naming the field for a configuration it cannot represent.
-[[nodiscard]] std::vector<std::uint32_t> build_wasi_region(const WasiConfig& config);
+[[nodiscard]] runtime::ZeroedWords build_wasi_region(const WasiConfig& config);
 
 // Sets the instance index (the ChaCha20 nonce) in a copy of the image.
 void set_wasi_instance(std::span<std::uint32_t> region, std::uint32_t instance);
