@@ -124,12 +124,15 @@ VulkanInstances::VulkanInstances(const Module& module, std::uint32_t count, cons
     auto& context = device_->context;
     program_ = context.allocate(4 * image_.program.size());
     context.upload(program_, bytes_of(image_.program));
-    // An instance's state (and page table), then its memory unless paged (vulkan_instantiate_main.glsl).
-    std::vector<std::uint32_t> template_words = image_.state.to_vector();
+    // An instance's state (and page table), then its memory unless paged (vulkan_instantiate_main.glsl):
+    // zero, then the blocks that hold data (the state's tens of MiB are mostly zero).
     const auto& tail = paged_ ? pool_layout_.state_suffix : image_.memory;
-    template_words.insert(template_words.end(), tail.begin(), tail.end());
-    template_ = context.allocate(4 * template_words.size());
-    context.upload(template_, bytes_of(template_words));
+    template_ = context.allocate(4 * (std::uint64_t{image_.state_words} + tail.size()));
+    context.fill_zero(template_);
+    for (const WordRun& run : image_.state_nonzero_runs) {
+      context.upload(template_, std::as_bytes(std::span(image_.state.data() + run.first, run.count)), 4 * run.first);
+    }
+    context.upload(template_, bytes_of(tail), 4ull * image_.state_words);
     resident_bytes_ = program_.size() + template_.size();
     for (std::uint32_t first = 0; first < count; first += per_group_) {
       Group group;
@@ -304,7 +307,6 @@ void VulkanInstances::instantiate(bool clear_memory) {
     std::lock_guard lock(device_->mutex);
     TransferTally tally(device_->context, transfers_);
     const auto memory_words = paged_ ? 0u : static_cast<std::uint32_t>(image_.memory.size());
-    const std::uint32_t total = memory_words + state_stride_;
     for (Group& group : groups_) {
       // Pages grown since the last instantiation must read as zero again: dense memory is
       // cleared, paged memory's tables are copied afresh and its pool's frames given back.
@@ -314,20 +316,34 @@ void VulkanInstances::instantiate(bool clear_memory) {
       } else if (clear_memory) {
         device_->context.fill_zero(group.memory);
       }
-      for (std::uint32_t begin = 0; begin < total; begin += kInstantiateWords) {
-        Push push;
-        push.count = group.count;
-        set_layout(push);
-        push.range_begin = begin;
-        push.range_end = std::min(total, begin + kInstantiateWords);
-        push.template_memory_words = memory_words;
-        push.instance_base = limits_.first_instance + group.first;
-        push.wasi_instance_word = image_.wasi_words != 0 ? image_.wasi_offset + dev::WASI_H_INSTANCE : kNoWord;
-        dispatch(group, push, device_->instantiation());
+      if (clear_memory) device_->context.fill_zero(group.state);
+      // The buffers are zero now: only the template's words that may not be are copied.
+      for (const WordRun& range : instantiate_ranges(memory_words)) {
+        for (std::size_t begin = range.first; begin < range.first + range.count; begin += kInstantiateWords) {
+          Push push;
+          push.count = group.count;
+          set_layout(push);
+          push.range_begin = static_cast<std::uint32_t>(begin);
+          push.range_end = static_cast<std::uint32_t>(std::min(range.first + range.count, begin + kInstantiateWords));
+          push.template_memory_words = memory_words;
+          push.instance_base = limits_.first_instance + group.first;
+          push.wasi_instance_word = image_.wasi_words != 0 ? image_.wasi_offset + dev::WASI_H_INSTANCE : kNoWord;
+          dispatch(group, push, device_->instantiation());
+        }
       }
     }
   }
   run_start(start_, limits_);
+}
+
+std::vector<WordRun> VulkanInstances::instantiate_ranges(std::uint32_t memory_words) const {
+  std::vector<WordRun> ranges;  // memory's words first, then the state's: the state, which holds
+                                // the memory's size, is copied last
+  if (memory_words != 0) ranges = image_.memory_nonzero_runs;
+  for (const WordRun& run : image_.state_nonzero_runs) ranges.push_back({memory_words + run.first, run.count});
+  if (image_.wasi_words != 0) ranges.push_back({memory_words + image_.wasi_offset + dev::WASI_H_INSTANCE, 1});
+  if (paged_) ranges.push_back({memory_words + image_.state_words, state_stride_ - image_.state_words});
+  return ranges;
 }
 
 void VulkanInstances::reset() {

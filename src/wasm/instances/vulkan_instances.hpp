@@ -76,6 +76,9 @@ class VulkanInstances final : public InstanceSet {
     bool outcome_stale = false;  // a summary was read after the last outcomes
   };
   void instantiate(bool clear_memory);
+  // The template words instantiation copies into zeroed buffers (its shader's index space:
+  // memory words, then state words): those that may be non-zero, the instance word, the page table.
+  [[nodiscard]] std::vector<WordRun> instantiate_ranges(std::uint32_t memory_words) const;
   void dispatch(Group& group, const Push& push, const runtime::ComputePipeline& pipeline);
   [[nodiscard]] Push run_push(const Group& group, std::uint32_t quantum) const;
   void set_layout(Push& push) const;
