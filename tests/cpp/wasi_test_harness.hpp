@@ -81,7 +81,9 @@ constexpr uint kData = 0x2000;
 class Guest {
  public:
   explicit Guest(const wasm::WasiConfig& config, uint memory_bytes = 65536, uint budget_per_invocation = 0xFFFFFFFFu)
-      : region(wasm::build_wasi_region(config).to_vector()), memory(memory_bytes / 4, 0u), budget(budget_per_invocation) {
+      : region(wasm::build_wasi_region(config).to_vector()),
+        memory(memory_bytes / 4, 0u),
+        budget(budget_per_invocation) {
     activate();
   }
 
