@@ -6,11 +6,11 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <span>
 #include <vector>
 
 namespace wavestack::runtime {
 
+// A contiguous range: std::span views it (begin, end, data, size).
 class ZeroedWords {
  public:
   ZeroedWords() = default;
@@ -31,10 +31,6 @@ class ZeroedWords {
   [[nodiscard]] std::uint32_t* end() noexcept { return words_ + count_; }
   [[nodiscard]] const std::uint32_t* begin() const noexcept { return words_; }
   [[nodiscard]] const std::uint32_t* end() const noexcept { return words_ + count_; }
-  // NOLINTNEXTLINE(google-explicit-constructor): read as a span wherever words are read
-  operator std::span<const std::uint32_t>() const noexcept { return {words_, count_}; }
-  // NOLINTNEXTLINE(google-explicit-constructor)
-  operator std::span<std::uint32_t>() noexcept { return {words_, count_}; }
   // Words at or past zero_from() are zero: a writer that knows how far it wrote says so, and
   // readers look only at the words before it (reading the rest would map every page).
   [[nodiscard]] std::size_t zero_from() const noexcept { return zero_from_; }
