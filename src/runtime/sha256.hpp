@@ -21,7 +21,6 @@ class Sha256 {
   [[nodiscard]] std::string hex_digest();
 
  private:
-  void compress(const uint8_t* block);
   std::array<uint32_t, 8> state_{};
   std::array<uint8_t, 64> buffer_{};
   size_t buffered_ = 0;

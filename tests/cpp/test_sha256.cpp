@@ -1,10 +1,15 @@
 #include <gtest/gtest.h>
 
+#include <array>
+#include <cstdint>
+#include <random>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "runtime/checksum64.hpp"
 #include "runtime/sha256.hpp"
+#include "runtime/sha256_blocks.hpp"
 
 using wavestack::runtime::Sha256;
 using wavestack::runtime::sha256_hex;
@@ -25,6 +30,26 @@ TEST(Sha256, IncrementalUpdatesEqualOneShot) {
     hash.update(std::string_view(text).substr(0, split));
     hash.update(std::string_view(text).substr(split));
     EXPECT_EQ(hash.hex_digest(), sha256_hex(text)) << "split at " << split;
+  }
+}
+
+// The x86 SHA extensions' blocks give the portable function's state, block after block, from
+// random states and data (where the processor lacks them, the call says so and changes nothing).
+TEST(Sha256, HardwareBlocksEqualPortableBlocks) {
+  std::mt19937 random(20261206);
+  for (std::size_t count : {1, 2, 3, 7, 64}) {
+    std::vector<std::uint8_t> data(64 * count);
+    for (std::uint8_t& byte : data) byte = static_cast<std::uint8_t>(random());
+    std::array<std::uint32_t, 8> portable{};
+    for (std::uint32_t& word : portable) word = static_cast<std::uint32_t>(random());
+    std::array<std::uint32_t, 8> hardware = portable;
+    const std::array<std::uint32_t, 8> before = portable;
+    wavestack::runtime::sha256_blocks_portable(portable, data.data(), count);
+    if (wavestack::runtime::sha256_blocks_x86(hardware, data.data(), count)) {
+      EXPECT_EQ(hardware, portable) << count << " blocks";
+    } else {
+      EXPECT_EQ(hardware, before);
+    }
   }
 }
 
