@@ -6,7 +6,7 @@ the cpu device (10,000 on Vulkan). Modules are built here from bytes (wasm_build
 import pytest
 
 import wasmgpu
-from device_support import gpu_required
+from device_support import gpu_required, spawn_keywords
 from wasm_builder import F32, F64, I32, I64, EXTERNREF, ModuleBuilder, i32_const, uleb
 
 LOCAL_GET = lambda k: b"\x20" + uleb(k)  # noqa: E731
@@ -527,6 +527,24 @@ def test_10000_instances_on_vulkan():
 def test_spawn_too_large_for_the_device_fails_before_allocating(module, target):
     with pytest.raises(wasmgpu.ResourceLimitError, match="more than"):
         module.spawn(2**31, memory_pages=4, max_resident_bytes=None, **target)
+
+
+def test_a_state_beyond_the_buffer_range_names_what_makes_it_large(vulkan_device):
+    """One instance's state must fit a storage buffer's range on Vulkan: a too-large value stack
+    or WASI region is a ResourceLimitError naming stack_size or storage_size, before any work."""
+    b = ModuleBuilder()
+    b.import_function("wasi_snapshot_preview1", "proc_exit", [I32], [])
+    b.function([], [], i32_const(0) + b"\x10\x00", export="_start")
+    module = wasmgpu.Module(b.build())
+    range_bytes = vulkan_device["limits"]["max_storage_buffer_range"]
+    gpu = spawn_keywords("vulkan")
+    with pytest.raises(wasmgpu.ResourceLimitError, match=r"^stack_size / storage_size: .*lower stack_size"):
+        module.spawn(1, stack_size=range_bytes // 8 + 1, max_resident_bytes=None, **gpu)
+    if range_bytes >= (1 << 30) - (1 << 20):
+        pytest.skip(f"this device's range ({range_bytes} bytes) exceeds the largest storage_size")
+    wasi = wasmgpu.Wasi(storage_size=range_bytes, files={"big.bin": bytes(1000)})
+    with pytest.raises(wasmgpu.ResourceLimitError, match=r"^storage_size / stack_size: .*WASI region"):
+        module.spawn(1, wasi=wasi, max_resident_bytes=None, **gpu)
 
 
 def bulk_module() -> bytes:

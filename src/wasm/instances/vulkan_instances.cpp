@@ -178,9 +178,21 @@ VulkanInstances::SpawnBytes VulkanInstances::plan_groups(std::uint32_t count, st
   const std::uint32_t memory_slice = paged_ ? 0u : image_.memory_words;
   const std::uint64_t widest = 4ull * std::max({state_stride_, memory_slice, io_words});
   if (widest > range) {
-    throw ResourceLimit("memory_pages / stack_size: one instance needs a " + std::to_string(widest) +
-                        "-byte buffer slice, more than " + device.name + "'s storage buffer range (" +
-                        std::to_string(range) + " bytes)");
+    const std::string beyond = ", more than " + device.name + "'s storage buffer range (" + std::to_string(range) +
+                               " bytes, one instance's slice of a buffer); lower ";
+    if (4ull * memory_slice == widest) {
+      throw ResourceLimit("memory_pages: one instance's memory needs " + std::to_string(widest) + " bytes" + beyond +
+                          "memory_pages");
+    }
+    // The state: its value stack (stack_size) and WASI region (storage_size, max_files and the
+    // files embedded in it) are nearly all of it.
+    const std::uint64_t stack = 8ull * image_.program[dev::H_STACK_SLOTS];
+    const std::uint64_t wasi = 4ull * image_.wasi_words;
+    throw ResourceLimit((wasi > stack ? "storage_size / stack_size" : "stack_size / storage_size") +
+                        std::string(": one instance's state needs ") + std::to_string(widest) + " bytes (value stack " +
+                        std::to_string(stack) + ", WASI region " + std::to_string(wasi) +
+                        " for storage_size, max_files and the embedded files)" + beyond +
+                        (wasi > stack ? "storage_size or stack_size" : "stack_size or storage_size"));
   }
   const std::uint64_t shared_bytes =
       4ull * (image_.program.size() + state_stride_ + (paged_ ? 0 : image_.memory.size()));
