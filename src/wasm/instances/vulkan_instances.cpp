@@ -126,13 +126,20 @@ VulkanInstances::VulkanInstances(const Module& module, std::uint32_t count, cons
     context.upload(program_, bytes_of(image_.program));
     // An instance's state (and page table), then its memory unless paged (vulkan_instantiate_main.glsl):
     // zero, then the blocks that hold data (the state's tens of MiB are mostly zero).
-    const auto& tail = paged_ ? pool_layout_.state_suffix : image_.memory;
-    template_ = context.allocate(4 * (std::uint64_t{image_.state_words} + tail.size()));
+    const std::uint64_t tail = paged_ ? pool_layout_.state_suffix.size() : image_.memory.size();
+    template_ = context.allocate(4 * (std::uint64_t{image_.state_words} + tail));
     context.fill_zero(template_);
-    for (const WordRun& run : image_.state_nonzero_runs) {
-      context.upload(template_, std::as_bytes(std::span(image_.state.data() + run.first, run.count)), 4 * run.first);
+    const auto upload_runs = [&](const std::uint32_t* words, const std::vector<WordRun>& runs, std::uint64_t at) {
+      for (const WordRun& run : runs) {
+        context.upload(template_, std::as_bytes(std::span(words + run.first, run.count)), 4 * (at + run.first));
+      }
+    };
+    upload_runs(image_.state.data(), image_.state_nonzero_runs, 0);
+    if (paged_) {
+      context.upload(template_, bytes_of(pool_layout_.state_suffix), 4ull * image_.state_words);
+    } else {
+      upload_runs(image_.memory.data(), image_.memory_nonzero_runs, image_.state_words);
     }
-    context.upload(template_, bytes_of(tail), 4ull * image_.state_words);
     resident_bytes_ = program_.size() + template_.size();
     for (std::uint32_t first = 0; first < count; first += per_group_) {
       Group group;
@@ -319,6 +326,7 @@ void VulkanInstances::instantiate(bool clear_memory) {
     std::lock_guard lock(device_->mutex);
     TransferTally tally(device_->context, transfers_);
     const auto memory_words = paged_ ? 0u : static_cast<std::uint32_t>(image_.memory.size());
+    const std::vector<WordRun> ranges = instantiate_ranges(memory_words);
     for (Group& group : groups_) {
       // Pages grown since the last instantiation must read as zero again: dense memory is
       // cleared, paged memory's tables are copied afresh and its pool's frames given back.
@@ -330,7 +338,7 @@ void VulkanInstances::instantiate(bool clear_memory) {
       }
       if (clear_memory) device_->context.fill_zero(group.state);
       // The buffers are zero now: only the template's words that may not be are copied.
-      for (const WordRun& range : instantiate_ranges(memory_words)) {
+      for (const WordRun& range : ranges) {
         for (std::size_t begin = range.first; begin < range.first + range.count; begin += kInstantiateWords) {
           Push push;
           push.count = group.count;
