@@ -45,12 +45,14 @@
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <utility>
 #include <vector>
 
 #include "jit/cxx_jit.hpp"
 #include "jit/fast_isel_selects.hpp"
+#include "jit/object_loader.hpp"
 #include "jit/perf_map.hpp"
 
 namespace wavestack::jit {
@@ -178,8 +180,9 @@ struct Preamble {
 
 class ClangJit final : public CxxJit {
  public:
-  explicit ClangJit(std::unique_ptr<llvm::orc::LLJIT> jit)
+  ClangJit(std::unique_ptr<llvm::orc::LLJIT> jit, std::unique_ptr<ObjectLoader> loader)
       : jit_(std::move(jit)),
+        loader_(std::move(loader)),
         triple_(llvm::sys::getProcessTriple()),
         cpu_(target_cpu(triple_)),
         identity_("clang " CLANG_VERSION_STRING " " + triple_ + " " + cpu_) {}
@@ -215,6 +218,18 @@ class ClangJit final : public CxxJit {
   }
 
   void load_shared(std::string_view object) override {
+    if (loader_ && loader_->load(object, "preamble", {}, true, nullptr)) {
+      // Units JITLink links (those the loader refuses) find the runtime here too.
+      llvm::orc::SymbolMap definitions;
+      for (const auto& [name, address] : loader_->exported()) {
+        definitions[jit_->mangleAndIntern(name)] =
+            llvm::JITEvaluatedSymbol(address, llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable);
+      }
+      if (llvm::Error error = jit_->getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(definitions)))) {
+        throw std::runtime_error("in-process compiler: cannot publish a preamble: " + take_message(std::move(error)));
+      }
+      return;
+    }
     auto buffer = llvm::MemoryBuffer::getMemBufferCopy(llvm::StringRef(object.data(), object.size()), "preamble");
     if (llvm::Error error = jit_->addObjectFile(jit_->getMainJITDylib(), std::move(buffer))) {
       throw std::runtime_error("in-process compiler: cannot link a preamble: " + take_message(std::move(error)));
@@ -225,6 +240,12 @@ class ClangJit final : public CxxJit {
 
   std::vector<void*> load(std::string_view object, std::span<const char* const> symbols) override {
     const std::uint64_t serial = next_dylib_.fetch_add(1, std::memory_order_relaxed);
+    if (loader_) {
+      if (auto addresses = loader_->load(object, "unit-" + std::to_string(serial), symbols, false, nullptr)) {
+        return std::move(*addresses);
+      }
+    }
+    // What the loader does not handle (or a missing symbol, which JITLink reports in full).
     auto dylib = jit_->createJITDylib("unit-" + std::to_string(serial));
     if (!dylib) throw std::runtime_error("in-process compiler: " + take_message(dylib.takeError()));
     // The unit's own definitions first, then the process's (memcpy, the C math library).
@@ -402,6 +423,7 @@ class ClangJit final : public CxxJit {
   }
 
   std::unique_ptr<llvm::orc::LLJIT> jit_;
+  std::unique_ptr<ObjectLoader> loader_;  // null: JITLink links everything
   std::string triple_;
   std::string cpu_;
   std::string identity_;
@@ -410,6 +432,14 @@ class ClangJit final : public CxxJit {
   std::atomic<std::uint64_t> next_dylib_{0};
   std::atomic<std::uint64_t> cancel_generation_{0};
 };
+
+// Our loader unless WAVESTACK_JIT_LINKER=jitlink (to compare the two) or the process cannot
+// use one.
+std::unique_ptr<ObjectLoader> object_loader_from_environment() {
+  const char* linker = std::getenv("WAVESTACK_JIT_LINKER");
+  if (linker != nullptr && std::string_view(linker) == "jitlink") return nullptr;
+  return ObjectLoader::create(nullptr);
+}
 
 std::unique_ptr<CxxJit> create() {
   llvm::InitializeNativeTarget();
@@ -430,7 +460,7 @@ std::unique_ptr<CxxJit> create() {
       llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess((*jit)->getDataLayout().getGlobalPrefix());
   if (!process) throw std::runtime_error(take_message(process.takeError()));
   (*jit)->getMainJITDylib().addGenerator(std::move(*process));
-  return std::make_unique<ClangJit>(std::move(*jit));
+  return std::make_unique<ClangJit>(std::move(*jit), object_loader_from_environment());
 }
 
 }  // namespace

@@ -1,32 +1,24 @@
 #include "jit/perf_map.hpp"
 
 #include <llvm/ExecutionEngine/JITLink/JITLink.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <mutex>
 #include <string>
 #include <vector>
+
+#include "jit/perf_map_file.hpp"
 
 namespace wavestack::jit {
 namespace {
 
 class PerfMapPlugin final : public llvm::orc::ObjectLinkingLayer::Plugin {
  public:
-  explicit PerfMapPlugin(std::FILE* map) : map_(map) {}
-  PerfMapPlugin(const PerfMapPlugin&) = delete;
-  PerfMapPlugin& operator=(const PerfMapPlugin&) = delete;
-  ~PerfMapPlugin() override { std::fclose(map_); }
-
   void modifyPassConfig(llvm::orc::MaterializationResponsibility& /*responsibility*/,
                         llvm::jitlink::LinkGraph& /*graph*/, llvm::jitlink::PassConfiguration& config) override {
     // After fix-up every symbol has its final address.
-    config.PostFixupPasses.push_back([this](llvm::jitlink::LinkGraph& graph) {
-      write(graph);
+    config.PostFixupPasses.push_back([](llvm::jitlink::LinkGraph& graph) {
+      write_perf_map(entries(graph));
       return llvm::Error::success();
     });
   }
@@ -38,11 +30,11 @@ class PerfMapPlugin final : public llvm::orc::ObjectLinkingLayer::Plugin {
   void notifyTransferringResources(llvm::orc::ResourceKey /*to*/, llvm::orc::ResourceKey /*from*/) override {}
 
  private:
-  // One line per function: "START SIZE NAME" in hexadecimal, the object's name first (units
-  // define the same entry names). A unit's own functions have internal linkage and no symbols
-  // in its object, so the rest of each code block is named after the object alone.
-  void write(llvm::jitlink::LinkGraph& graph) {
-    const std::lock_guard lock(mutex_);
+  // One entry per function, the object's name first (units define the same entry names). A
+  // unit's own functions have internal linkage and no symbols in its object, so the rest of
+  // each code block is named after the object alone.
+  static std::vector<PerfMapEntry> entries(llvm::jitlink::LinkGraph& graph) {
+    std::vector<PerfMapEntry> lines;
     const std::string object = graph.getName();
     for (llvm::jitlink::Section& section : graph.sections()) {
       const auto exec = static_cast<unsigned>(llvm::jitlink::MemProt::Exec);
@@ -57,35 +49,23 @@ class PerfMapPlugin final : public llvm::orc::ObjectLinkingLayer::Plugin {
         std::uint64_t covered = block->getAddress().getValue();  // what the lines so far name
         for (const llvm::jitlink::Symbol* symbol : named) {
           const std::uint64_t start = symbol->getAddress().getValue();
-          if (covered < start) line(covered, start - covered, object + ":code");
-          line(start, symbol->getSize(), object + ":" + symbol->getName().str());
+          if (covered < start) lines.push_back({covered, start - covered, object + ":code"});
+          lines.push_back({start, symbol->getSize(), object + ":" + symbol->getName().str()});
           covered = std::max(covered, start + symbol->getSize());
         }
         const std::uint64_t block_end = block->getAddress().getValue() + block->getSize();
-        if (covered < block_end) line(covered, block_end - covered, object + ":code");
+        if (covered < block_end) lines.push_back({covered, block_end - covered, object + ":code"});
       }
     }
-    std::fflush(map_);
+    return lines;
   }
-
-  void line(std::uint64_t start, std::uint64_t size, const std::string& name) {
-    std::fprintf(map_, "%llx %llx %s\n", static_cast<unsigned long long>(start), static_cast<unsigned long long>(size),
-                 name.c_str());
-  }
-
-  std::FILE* map_;
-  std::mutex mutex_;
 };
 
 }  // namespace
 
 std::unique_ptr<llvm::orc::ObjectLinkingLayer::Plugin> perf_map_plugin_from_environment() {
-  const char* wanted = std::getenv("WAVESTACK_PERF_MAP");
-  if (wanted == nullptr || std::strcmp(wanted, "1") != 0) return nullptr;
-  const std::string path = "/tmp/perf-" + std::to_string(getpid()) + ".map";
-  std::FILE* map = std::fopen(path.c_str(), "a");
-  if (map == nullptr) return nullptr;  // profiling aid only: no map, no names
-  return std::make_unique<PerfMapPlugin>(map);
+  if (!perf_map_enabled()) return nullptr;
+  return std::make_unique<PerfMapPlugin>();
 }
 
 }  // namespace wavestack::jit

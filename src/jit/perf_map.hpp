@@ -1,7 +1,4 @@
-// Names for JIT-compiled code in Linux perf's profiles: with WAVESTACK_PERF_MAP=1, every
-// function the in-process compiler links is appended to /tmp/perf-<pid>.map (perf's format for
-// code it cannot find in a file), so `perf report` names a unit's run and block functions
-// instead of showing bare addresses.
+// Names for code JITLink links in Linux perf's profiles (perf_map_file.hpp: the map itself).
 #pragma once
 
 #include <llvm/ExecutionEngine/Orc/ObjectLinkingLayer.h>

@@ -78,15 +78,27 @@ std::string object_key(jit::CxxJit& compiler, CpuTier tier, const std::string& u
 // A cache entry holds its key before the object: the cache's checksum catches a damaged entry,
 // the key one that belongs to another unit (a file copied or renamed into place); either is a
 // miss, rebuilt and replaced, never loaded.
-std::optional<std::string> cached_object(const char* kind, const std::string& key) {
-  const std::string header = key + "\n";
-  const auto cached = runtime::DiskCache().load(kind, key);
-  if (!cached || cached->size() <= header.size() ||
-      std::string_view(reinterpret_cast<const char*>(cached->data()), header.size()) != header) {
-    return std::nullopt;
+class CachedObject {
+ public:
+  static std::optional<CachedObject> load(const char* kind, const std::string& key) {
+    const std::string header = key + "\n";
+    auto cached = runtime::DiskCache().load(kind, key);
+    if (!cached || cached->size() <= header.size() ||
+        std::string_view(reinterpret_cast<const char*>(cached->data()), header.size()) != header) {
+      return std::nullopt;
+    }
+    return CachedObject(std::move(*cached), header.size());
   }
-  return std::string(reinterpret_cast<const char*>(cached->data()) + header.size(), cached->size() - header.size());
-}
+  // The object, without copying it out of the entry (thousands of tens of KiB in a warm start).
+  [[nodiscard]] std::string_view object() const {
+    return {reinterpret_cast<const char*>(entry_.data()) + offset_, entry_.size() - offset_};
+  }
+
+ private:
+  CachedObject(std::vector<std::byte> entry, std::size_t offset) : entry_(std::move(entry)), offset_(offset) {}
+  std::vector<std::byte> entry_;
+  std::size_t offset_;
+};
 
 void store_object(const char* kind, const std::string& key, const std::string& object) {
   const std::string entry = key + "\n" + object;
@@ -103,14 +115,16 @@ void ensure_shared_runtime(jit::CxxJit& compiler) {
   std::call_once(linked, [&compiler] {
     const std::string key = runtime::make_cache_key(
         {kRuntimeCacheKind, compiler.identity(), preamble_digest(CpuPreamble::kInProcessShared)});
-    std::optional<std::string> object = cached_object(kRuntimeCacheKind, key);
-    if (!object) {
-      object = compiler.compile_preamble_object(device::compiled_cpu_preamble(CpuPreamble::kInProcessShared));
-      if (object->empty())
+    if (const std::optional<CachedObject> cached = CachedObject::load(kRuntimeCacheKind, key)) {
+      compiler.load_shared(cached->object());
+    } else {
+      const std::string object =
+          compiler.compile_preamble_object(device::compiled_cpu_preamble(CpuPreamble::kInProcessShared));
+      if (object.empty())
         throw std::runtime_error("compiled mode: the runtime's build was cancelled (the process is exiting)");
-      store_object(kRuntimeCacheKind, key, *object);
+      store_object(kRuntimeCacheKind, key, object);
+      compiler.load_shared(object);
     }
-    compiler.load_shared(*object);
     shared_runtime_linked.store(true, std::memory_order_release);
   });
 }
@@ -141,7 +155,7 @@ LinkedUnits& linked_units() {
   return *units;
 }
 
-BuiltUnit load_object(jit::CxxJit& compiler, const std::string& object, UnitSymbols symbols, bool from_cache) {
+BuiltUnit load_object(jit::CxxJit& compiler, std::string_view object, UnitSymbols symbols, bool from_cache) {
   std::vector<const char*> names{symbols.symbol};
   if (symbols.second_symbol != nullptr) names.push_back(symbols.second_symbol);
   const std::vector<void*> addresses = compiler.load(object, names);
@@ -162,10 +176,10 @@ std::optional<BuiltUnit> load_cached_cpu_unit(CpuTier tier, const std::string& u
     linked->from_cache = true;
     return linked;
   }
-  const std::optional<std::string> object = cached_object(kCacheKind, key);
-  if (!object) return std::nullopt;
+  const std::optional<CachedObject> cached = CachedObject::load(kCacheKind, key);
+  if (!cached) return std::nullopt;
   if (tier == CpuTier::kFast) ensure_shared_runtime(compiler);
-  return linked_units().add(key, load_object(compiler, *object, symbols, true));
+  return linked_units().add(key, load_object(compiler, cached->object(), symbols, true));
 }
 
 BuiltUnit build_cpu_unit(CpuTier tier, const std::string& unit_key, const std::string& text, UnitSymbols symbols) {
