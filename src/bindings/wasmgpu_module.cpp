@@ -4,8 +4,11 @@
 #include <nanobind/stl/unique_ptr.h>
 #include <nanobind/stl/vector.h>
 
+#include <cstddef>
+#include <future>
 #include <memory>
 #include <span>
+#include <string>
 
 #include "bindings/runtime_bindings.hpp"
 #include "bindings/wasmgpu_native_module.hpp"
@@ -31,6 +34,8 @@ void raise_module_error(const char* name, const wasm::ModuleError& error, const 
   PyErr_SetObject(type.ptr(), instance.ptr());
 }
 
+constexpr std::size_t kDigestBesideDecodingBytes = std::size_t{1} << 20;
+
 std::unique_ptr<NativeModule> load(nb::bytes data, const std::vector<std::string>& host_modules) {
   wasm::LoadOptions options;
   options.host_modules = host_modules;
@@ -39,11 +44,18 @@ std::unique_ptr<NativeModule> load(nb::bytes data, const std::vector<std::string
   const std::size_t size = data.size();
   {
     nb::gil_scoped_release release;
-    loaded->module = wasm::load_module(bytes, size, options);
-    runtime::Sha256 digest;
-    digest.update(std::span<const std::byte>(reinterpret_cast<const std::byte*>(bytes), size));
-    for (const std::string& name : host_modules) digest.update_field(name);
-    loaded->digest = digest.hex_digest();
+    const auto module_digest = [&] {
+      runtime::Sha256 digest;
+      digest.update(std::span<const std::byte>(reinterpret_cast<const std::byte*>(bytes), size));
+      for (const std::string& name : host_modules) digest.update_field(name);
+      return digest.hex_digest();
+    };
+    // A large binary's digest (a fifth of yosys.wasm's load: 49 MB) is taken on another core
+    // while this one decodes and validates; a small one's costs less than a thread.
+    std::future<std::string> digest;
+    if (size >= kDigestBesideDecodingBytes) digest = std::async(std::launch::async, module_digest);
+    loaded->module = wasm::load_module(bytes, size, options);  // an error waits for the digest
+    loaded->digest = digest.valid() ? digest.get() : module_digest();
   }
   return loaded;
 }
