@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstring>
 #include <limits>
+#include <mutex>
 #include <stdexcept>
 
 #include "jit/perf_map_file.hpp"
@@ -24,6 +25,15 @@ constexpr std::size_t kMaxAlignment = 4096;
 // Counts forks in this process's children: an arena made before a fork is shared with the
 // child, so whichever side loads next must not write into it.
 std::atomic<std::uint64_t> fork_generation{0};
+
+// One lock for every loader's state (a process has one loader; tests make more), held across
+// fork() by the handlers below: a child forked while a build thread was linking would
+// otherwise inherit it locked, and its first load would wait forever. Every arena's own lock is
+// taken only under this one.
+std::mutex& loaders_mutex() {
+  static auto* mutex = new std::mutex();  // never destroyed: a build may link during exit
+  return *mutex;
+}
 
 // Why an object is refused (caught in load()).
 struct Refusal {
@@ -288,7 +298,11 @@ class ObjectLoader::Link {
 std::unique_ptr<ObjectLoader> ObjectLoader::create(std::string* why_not, std::uint64_t placement) {
 #if defined(__x86_64__) && defined(__linux__)
   static const bool counting_forks = [] {
-    return pthread_atfork(nullptr, nullptr, [] { fork_generation.fetch_add(1, std::memory_order_relaxed); }) == 0;
+    return pthread_atfork([] { loaders_mutex().lock(); }, [] { loaders_mutex().unlock(); },
+                          [] {
+                            fork_generation.fetch_add(1, std::memory_order_relaxed);
+                            loaders_mutex().unlock();
+                          }) == 0;
   }();
   if (!counting_forks) {
     if (why_not != nullptr) *why_not = "pthread_atfork failed";
@@ -329,12 +343,12 @@ std::optional<std::vector<void*>> ObjectLoader::load(std::string_view object, st
 }
 
 std::vector<std::pair<std::string, std::uint64_t>> ObjectLoader::exported() const {
-  const std::lock_guard lock(mutex_);
+  const std::lock_guard lock(loaders_mutex());
   return {exported_.begin(), exported_.end()};
 }
 
 std::uint64_t ObjectLoader::resolve(const std::string& name) {
-  const std::lock_guard lock(mutex_);
+  const std::lock_guard lock(loaders_mutex());
   if (const auto found = exported_.find(name); found != exported_.end()) return found->second;
   if (const auto found = process_symbols_.find(name); found != process_symbols_.end()) return found->second;
   const auto address = reinterpret_cast<std::uint64_t>(dlsym(RTLD_DEFAULT, name.c_str()));
@@ -343,7 +357,7 @@ std::uint64_t ObjectLoader::resolve(const std::string& name) {
 }
 
 std::optional<CodeSpan> ObjectLoader::allocate(std::size_t bytes, std::size_t alignment) {
-  const std::lock_guard lock(mutex_);
+  const std::lock_guard lock(loaders_mutex());
   const std::uint64_t generation = fork_generation.load(std::memory_order_relaxed);
   if (generation == arena_fork_generation_) {
     if (auto span = arenas_.back()->allocate(bytes, alignment)) return span;
@@ -359,7 +373,7 @@ std::optional<CodeSpan> ObjectLoader::allocate(std::size_t bytes, std::size_t al
 
 std::optional<std::uint64_t> ObjectLoader::stub_to(std::uint64_t target) {
   {
-    const std::lock_guard lock(mutex_);
+    const std::lock_guard lock(loaders_mutex());
     if (const auto found = stubs_.find(target); found != stubs_.end()) return found->second;
   }
   // jmp *0(%rip), then the target's address.
@@ -368,12 +382,12 @@ std::optional<std::uint64_t> ObjectLoader::stub_to(std::uint64_t target) {
   constexpr std::uint8_t kJumpThroughNext[6] = {0xff, 0x25, 0, 0, 0, 0};
   std::memcpy(span->writable, kJumpThroughNext, sizeof kJumpThroughNext);
   std::memcpy(span->writable + sizeof kJumpThroughNext, &target, sizeof target);
-  const std::lock_guard lock(mutex_);
+  const std::lock_guard lock(loaders_mutex());
   return stubs_.emplace(target, span->executable).first->second;
 }
 
 void ObjectLoader::publish(const std::vector<std::pair<std::string, std::uint64_t>>& definitions) {
-  const std::lock_guard lock(mutex_);
+  const std::lock_guard lock(loaders_mutex());
   for (const auto& [name, address] : definitions) exported_.emplace(name, address);
 }
 

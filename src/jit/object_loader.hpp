@@ -13,7 +13,6 @@
 
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -64,7 +63,7 @@ class ObjectLoader {
   std::optional<std::uint64_t> stub_to(std::uint64_t target);
   void publish(const std::vector<std::pair<std::string, std::uint64_t>>& definitions);
 
-  mutable std::mutex mutex_;
+  // Guarded by one process-wide lock (object_loader.cpp: it must be held across fork()).
   std::vector<std::unique_ptr<CodeArena>> arenas_;  // the last is current
   std::uint64_t arena_fork_generation_ = 0;
   std::unordered_map<std::string, std::uint64_t> exported_;

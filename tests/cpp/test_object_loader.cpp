@@ -2,13 +2,14 @@
 // compiler emits, linked by it, compute what the same C++ computes in this test (through a
 // shared runtime's calls, jump tables in read-only data, calls into the C library beyond 32-bit
 // reach); what it does not handle is refused with the reason and nothing published, and then
-// linked by JITLink through CxxJit::load; units load in parallel, and after a fork both
-// processes load more without changing each other's code.
+// linked by JITLink through CxxJit::load; units load in parallel; after a fork both processes
+// load more without changing each other's code, and a child forked while a thread links can link.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -237,6 +238,37 @@ TEST(ObjectLoader, AfterAForkParentAndChildLoadWithoutChangingEachOthersCode) {
   ASSERT_TRUE(loaded);
   EXPECT_EQ(reinterpret_cast<unsigned (*)()>((*loaded)[0])(), reference_scramble(3));
   EXPECT_EQ(reinterpret_cast<unsigned (*)()>((*before)[0])(), reference_scramble(1));
+}
+
+TEST(ObjectLoader, AChildForkedWhileAnotherThreadLinksCanLink) {
+  CxxJit* jit = compiler();
+  auto linker = loader();
+  if (jit == nullptr || !linker) return;
+  ASSERT_TRUE(linker->load(compile_runtime(*jit), "runtime", {}, true, nullptr));
+  const std::array<const char*, 1> names{"value"};
+  const std::string object = compile_unit(*jit, "extern \"C\" unsigned value() { return rt::scramble(9u); }");
+  // A thread links all the time, so that forks land inside its links (in its locks).
+  std::atomic<bool> stop{false};
+  std::thread linking([&] {
+    while (!stop.load()) (void)linker->load(object, "unit", names, false, nullptr);
+  });
+  int children_right = 0;
+  constexpr int kForks = 40;
+  for (int k = 0; k < kForks; ++k) {
+    const pid_t child = fork();
+    if (child == 0) {
+      alarm(20);  // a child that deadlocked dies of SIGALRM instead of hanging the test
+      const auto loaded = linker->load(object, "unit", names, false, nullptr);
+      _exit(loaded && reinterpret_cast<unsigned (*)()>((*loaded)[0])() == reference_scramble(9) ? 0 : 1);
+    }
+    int status = 0;
+    if (child > 0 && waitpid(child, &status, 0) == child && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+      ++children_right;
+    }
+  }
+  stop = true;
+  linking.join();
+  EXPECT_EQ(children_right, kForks);
 }
 
 }  // namespace
