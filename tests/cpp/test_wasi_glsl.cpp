@@ -4,6 +4,7 @@
 // embedded text is the same files, in the same order, that the C++ build includes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <optional>
 #include <regex>
@@ -154,6 +155,33 @@ void wasi_set(uint w, uint v) { wasi_region_words[wasi_region_base + w] = v; }
   }
   source.insert(main_at, wasi);
   EXPECT_NO_THROW((void)compile(source));
+}
+
+// A service pipeline's SPIR-V carries its function's code, not the library's: lavapipe took the
+// whole library in for every function called (about 4 s each, in every process).
+TEST(WasiGlsl, AServicePipelineHoldsOnlyItsFunction) {
+  const std::string source = wasm::device::wasi_service_shader_source();
+  const auto service = [&](std::string_view function) {
+    const auto& signatures = wasm::wasi_signatures();
+    const auto found = std::find_if(signatures.begin(), signatures.end(),
+                                    [&](const wasm::WasiSignature& s) { return s.name == function; });
+    EXPECT_NE(found, signatures.end()) << function;
+    runtime::ShaderOptions options;
+    options.target = runtime::VulkanTarget::Vulkan1_1;
+    options.defines.emplace_back("WASI_SERVICE_FUNCTION", std::to_string(found->id));
+    const runtime::ShaderBinary binary =
+        runtime::compile_compute_shader(source, options, runtime::DiskCache(std::nullopt), "wasi-service-tests");
+    // The debug names glslang emits (OpName) say which functions are there.
+    return std::string(reinterpret_cast<const char*>(binary.words.data()), binary.words.size() * 4);
+  };
+  const std::string close = service("fd_close");
+  const std::string write = service("fd_write");
+  EXPECT_NE(close.find("wasi_fd_close("), std::string::npos);
+  EXPECT_EQ(close.find("wasi_fd_write("), std::string::npos);
+  EXPECT_EQ(close.find("wasi_path_open("), std::string::npos);
+  EXPECT_NE(write.find("wasi_fd_write("), std::string::npos);
+  EXPECT_EQ(write.find("wasi_fd_close("), std::string::npos);
+  EXPECT_LT(close.size(), std::size_t{100'000});  // the library whole: about 295 KB
 }
 
 TEST(WasiGlsl, GlobalNamesArePrefixed) {

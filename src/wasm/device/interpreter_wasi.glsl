@@ -24,56 +24,150 @@ uint wasi_arg32(uint base, uint k) { return slot_get(base + k).x; }
 
 uvec2 wasi_arg64(uint base, uint k) { return slot_get(base + k); }
 
-// Runs WASI function `id` with the arguments in stack slots base, base + 1, ...
+// Runs WASI function `id` with the arguments in stack slots base, base + 1, ... A Vulkan
+// service pipeline defines WASI_SERVICE_FUNCTION (wasi_vulkan_main.glsl): only that case is
+// compiled, and with it only the library code it calls.
 uint interp_wasi_invoke(uint id, uint base, uvec2 now, OUT(uvec2) advance_to, uint budget, INOUT(uint) progress) {
   advance_to = now;
   switch (id) {
+#if !defined(WASI_SERVICE_FUNCTION) || WASI_SERVICE_FUNCTION == 0
     case 0u: return wasi_args_get(wasi_arg32(base, 0u), wasi_arg32(base, 1u), budget, progress);
+#endif
+#if !defined(WASI_SERVICE_FUNCTION) || WASI_SERVICE_FUNCTION == 1
     case 1u: return wasi_args_sizes_get(wasi_arg32(base, 0u), wasi_arg32(base, 1u));
+#endif
+#if !defined(WASI_SERVICE_FUNCTION) || WASI_SERVICE_FUNCTION == 2
     case 2u: return wasi_environ_get(wasi_arg32(base, 0u), wasi_arg32(base, 1u), budget, progress);
+#endif
+#if !defined(WASI_SERVICE_FUNCTION) || WASI_SERVICE_FUNCTION == 3
     case 3u: return wasi_environ_sizes_get(wasi_arg32(base, 0u), wasi_arg32(base, 1u));
+#endif
+#if !defined(WASI_SERVICE_FUNCTION) || WASI_SERVICE_FUNCTION == 4
     case 4u: return wasi_clock_res_get(wasi_arg32(base, 0u), wasi_arg32(base, 1u));
+#endif
+#if !defined(WASI_SERVICE_FUNCTION) || WASI_SERVICE_FUNCTION == 5
     case 5u: return wasi_clock_time_get(wasi_arg32(base, 0u), wasi_arg64(base, 1u), wasi_arg32(base, 2u), now);
+#endif
+#if !defined(WASI_SERVICE_FUNCTION) || WASI_SERVICE_FUNCTION == 6
     case 6u: return wasi_fd_advise(wasi_arg32(base, 0u), wasi_arg64(base, 1u), wasi_arg64(base, 2u), wasi_arg32(base, 3u));
+#endif
+#if !defined(WASI_SERVICE_FUNCTION) || WASI_SERVICE_FUNCTION == 7
     case 7u: return wasi_fd_allocate(wasi_arg32(base, 0u), wasi_arg64(base, 1u), wasi_arg64(base, 2u), now, budget, progress);
+#endif
+#if !defined(WASI_SERVICE_FUNCTION) || WASI_SERVICE_FUNCTION == 8
     case 8u: return wasi_fd_close(wasi_arg32(base, 0u));
+#endif
+#if !defined(WASI_SERVICE_FUNCTION) || WASI_SERVICE_FUNCTION == 9
     case 9u: return wasi_fd_datasync(wasi_arg32(base, 0u));
+#endif
+#if !defined(WASI_SERVICE_FUNCTION) || WASI_SERVICE_FUNCTION == 10
     case 10u: return wasi_fd_fdstat_get(wasi_arg32(base, 0u), wasi_arg32(base, 1u));
+#endif
+#if !defined(WASI_SERVICE_FUNCTION) || WASI_SERVICE_FUNCTION == 11
     case 11u: return wasi_fd_fdstat_set_flags(wasi_arg32(base, 0u), wasi_arg32(base, 1u));
+#endif
+#if !defined(WASI_SERVICE_FUNCTION) || WASI_SERVICE_FUNCTION == 12
     case 12u: return wasi_fd_fdstat_set_rights(wasi_arg32(base, 0u), wasi_arg64(base, 1u), wasi_arg64(base, 2u));
+#endif
+#if !defined(WASI_SERVICE_FUNCTION) || WASI_SERVICE_FUNCTION == 13
     case 13u: return wasi_fd_filestat_get(wasi_arg32(base, 0u), wasi_arg32(base, 1u));
+#endif
+#if !defined(WASI_SERVICE_FUNCTION) || WASI_SERVICE_FUNCTION == 14
     case 14u: return wasi_fd_filestat_set_size(wasi_arg32(base, 0u), wasi_arg64(base, 1u), now, budget, progress);
+#endif
+#if !defined(WASI_SERVICE_FUNCTION) || WASI_SERVICE_FUNCTION == 15
     case 15u: return wasi_fd_filestat_set_times(wasi_arg32(base, 0u), wasi_arg64(base, 1u), wasi_arg64(base, 2u), wasi_arg32(base, 3u), now);
+#endif
+#if !defined(WASI_SERVICE_FUNCTION) || WASI_SERVICE_FUNCTION == 16
     case 16u: return wasi_fd_pread(wasi_arg32(base, 0u), wasi_arg32(base, 1u), wasi_arg32(base, 2u), wasi_arg64(base, 3u), wasi_arg32(base, 4u), budget, progress);
+#endif
+#if !defined(WASI_SERVICE_FUNCTION) || WASI_SERVICE_FUNCTION == 17
     case 17u: return wasi_fd_prestat_get(wasi_arg32(base, 0u), wasi_arg32(base, 1u));
+#endif
+#if !defined(WASI_SERVICE_FUNCTION) || WASI_SERVICE_FUNCTION == 18
     case 18u: return wasi_fd_prestat_dir_name(wasi_arg32(base, 0u), wasi_arg32(base, 1u), wasi_arg32(base, 2u), budget, progress);
+#endif
+#if !defined(WASI_SERVICE_FUNCTION) || WASI_SERVICE_FUNCTION == 19
     case 19u: return wasi_fd_pwrite(wasi_arg32(base, 0u), wasi_arg32(base, 1u), wasi_arg32(base, 2u), wasi_arg64(base, 3u), wasi_arg32(base, 4u), now, budget, progress);
+#endif
+#if !defined(WASI_SERVICE_FUNCTION) || WASI_SERVICE_FUNCTION == 20
     case 20u: return wasi_fd_read(wasi_arg32(base, 0u), wasi_arg32(base, 1u), wasi_arg32(base, 2u), wasi_arg32(base, 3u), budget, progress);
+#endif
+#if !defined(WASI_SERVICE_FUNCTION) || WASI_SERVICE_FUNCTION == 21
     case 21u: return wasi_fd_readdir(wasi_arg32(base, 0u), wasi_arg32(base, 1u), wasi_arg32(base, 2u), wasi_arg64(base, 3u), wasi_arg32(base, 4u), budget, progress);
+#endif
+#if !defined(WASI_SERVICE_FUNCTION) || WASI_SERVICE_FUNCTION == 22
     case 22u: return wasi_fd_renumber(wasi_arg32(base, 0u), wasi_arg32(base, 1u));
+#endif
+#if !defined(WASI_SERVICE_FUNCTION) || WASI_SERVICE_FUNCTION == 23
     case 23u: return wasi_fd_seek(wasi_arg32(base, 0u), wasi_arg64(base, 1u), wasi_arg32(base, 2u), wasi_arg32(base, 3u));
+#endif
+#if !defined(WASI_SERVICE_FUNCTION) || WASI_SERVICE_FUNCTION == 24
     case 24u: return wasi_fd_sync(wasi_arg32(base, 0u));
+#endif
+#if !defined(WASI_SERVICE_FUNCTION) || WASI_SERVICE_FUNCTION == 25
     case 25u: return wasi_fd_tell(wasi_arg32(base, 0u), wasi_arg32(base, 1u));
+#endif
+#if !defined(WASI_SERVICE_FUNCTION) || WASI_SERVICE_FUNCTION == 26
     case 26u: return wasi_fd_write(wasi_arg32(base, 0u), wasi_arg32(base, 1u), wasi_arg32(base, 2u), wasi_arg32(base, 3u), now, budget, progress);
+#endif
+#if !defined(WASI_SERVICE_FUNCTION) || WASI_SERVICE_FUNCTION == 27
     case 27u: return wasi_path_create_directory(wasi_arg32(base, 0u), wasi_arg32(base, 1u), wasi_arg32(base, 2u), now, budget, progress);
+#endif
+#if !defined(WASI_SERVICE_FUNCTION) || WASI_SERVICE_FUNCTION == 28
     case 28u: return wasi_path_filestat_get(wasi_arg32(base, 0u), wasi_arg32(base, 1u), wasi_arg32(base, 2u), wasi_arg32(base, 3u), wasi_arg32(base, 4u), budget, progress);
+#endif
+#if !defined(WASI_SERVICE_FUNCTION) || WASI_SERVICE_FUNCTION == 29
     case 29u: return wasi_path_filestat_set_times(wasi_arg32(base, 0u), wasi_arg32(base, 1u), wasi_arg32(base, 2u), wasi_arg32(base, 3u), wasi_arg64(base, 4u), wasi_arg64(base, 5u), wasi_arg32(base, 6u), now, budget, progress);
+#endif
+#if !defined(WASI_SERVICE_FUNCTION) || WASI_SERVICE_FUNCTION == 30
     case 30u: return wasi_path_link(wasi_arg32(base, 0u), wasi_arg32(base, 1u), wasi_arg32(base, 2u), wasi_arg32(base, 3u), wasi_arg32(base, 4u), wasi_arg32(base, 5u), wasi_arg32(base, 6u), now, budget, progress);
+#endif
+#if !defined(WASI_SERVICE_FUNCTION) || WASI_SERVICE_FUNCTION == 31
     case 31u: return wasi_path_open(wasi_arg32(base, 0u), wasi_arg32(base, 1u), wasi_arg32(base, 2u), wasi_arg32(base, 3u), wasi_arg32(base, 4u), wasi_arg64(base, 5u), wasi_arg64(base, 6u), wasi_arg32(base, 7u), wasi_arg32(base, 8u), now, budget, progress);
+#endif
+#if !defined(WASI_SERVICE_FUNCTION) || WASI_SERVICE_FUNCTION == 32
     case 32u: return wasi_path_readlink(wasi_arg32(base, 0u), wasi_arg32(base, 1u), wasi_arg32(base, 2u), wasi_arg32(base, 3u), wasi_arg32(base, 4u), wasi_arg32(base, 5u), budget, progress);
+#endif
+#if !defined(WASI_SERVICE_FUNCTION) || WASI_SERVICE_FUNCTION == 33
     case 33u: return wasi_path_remove_directory(wasi_arg32(base, 0u), wasi_arg32(base, 1u), wasi_arg32(base, 2u), now, budget, progress);
+#endif
+#if !defined(WASI_SERVICE_FUNCTION) || WASI_SERVICE_FUNCTION == 34
     case 34u: return wasi_path_rename(wasi_arg32(base, 0u), wasi_arg32(base, 1u), wasi_arg32(base, 2u), wasi_arg32(base, 3u), wasi_arg32(base, 4u), wasi_arg32(base, 5u), now, budget, progress);
+#endif
+#if !defined(WASI_SERVICE_FUNCTION) || WASI_SERVICE_FUNCTION == 35
     case 35u: return wasi_path_symlink(wasi_arg32(base, 0u), wasi_arg32(base, 1u), wasi_arg32(base, 2u), wasi_arg32(base, 3u), wasi_arg32(base, 4u), now, budget, progress);
+#endif
+#if !defined(WASI_SERVICE_FUNCTION) || WASI_SERVICE_FUNCTION == 36
     case 36u: return wasi_path_unlink_file(wasi_arg32(base, 0u), wasi_arg32(base, 1u), wasi_arg32(base, 2u), now, budget, progress);
+#endif
+#if !defined(WASI_SERVICE_FUNCTION) || WASI_SERVICE_FUNCTION == 37
     case 37u: return wasi_poll_oneoff(wasi_arg32(base, 0u), wasi_arg32(base, 1u), wasi_arg32(base, 2u), wasi_arg32(base, 3u), now, advance_to, budget, progress);
+#endif
+#if !defined(WASI_SERVICE_FUNCTION) || WASI_SERVICE_FUNCTION == 38
     case 38u: return wasi_proc_exit(wasi_arg32(base, 0u));
+#endif
+#if !defined(WASI_SERVICE_FUNCTION) || WASI_SERVICE_FUNCTION == 39
     case 39u: return wasi_proc_raise(wasi_arg32(base, 0u));
+#endif
+#if !defined(WASI_SERVICE_FUNCTION) || WASI_SERVICE_FUNCTION == 40
     case 40u: return wasi_sched_yield();
+#endif
+#if !defined(WASI_SERVICE_FUNCTION) || WASI_SERVICE_FUNCTION == 41
     case 41u: return wasi_random_get(wasi_arg32(base, 0u), wasi_arg32(base, 1u), budget, progress);
+#endif
+#if !defined(WASI_SERVICE_FUNCTION) || WASI_SERVICE_FUNCTION == 42
     case 42u: return wasi_sock_accept(wasi_arg32(base, 0u), wasi_arg32(base, 1u), wasi_arg32(base, 2u));
+#endif
+#if !defined(WASI_SERVICE_FUNCTION) || WASI_SERVICE_FUNCTION == 43
     case 43u: return wasi_sock_recv(wasi_arg32(base, 0u), wasi_arg32(base, 1u), wasi_arg32(base, 2u), wasi_arg32(base, 3u), wasi_arg32(base, 4u), wasi_arg32(base, 5u));
+#endif
+#if !defined(WASI_SERVICE_FUNCTION) || WASI_SERVICE_FUNCTION == 44
     case 44u: return wasi_sock_send(wasi_arg32(base, 0u), wasi_arg32(base, 1u), wasi_arg32(base, 2u), wasi_arg32(base, 3u), wasi_arg32(base, 4u));
+#endif
+#if !defined(WASI_SERVICE_FUNCTION) || WASI_SERVICE_FUNCTION == 45
     case 45u: return wasi_sock_shutdown(wasi_arg32(base, 0u), wasi_arg32(base, 1u));
+#endif
     default: break;
   }
   return WASI_ERRNO_NOSYS;

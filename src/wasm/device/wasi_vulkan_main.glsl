@@ -1,9 +1,10 @@
 // The entry point of a WASI service pipeline (interpreter_wasi.glsl): one pipeline per WASI
-// function, its id the specialization constant below, so the driver compiles one entry point
-// of the library per pipeline. One invocation per instance: an instance whose interpreter
-// stopped at a call of this function (STATUS_WASI) gets the call made with a bounded budget;
-// every other one is left as it is, io words included.
-layout(constant_id = 0) const uint WASI_SERVICE_ID = 0u;
+// function, its id WASI_SERVICE_FUNCTION (the host defines it), which also leaves every other
+// function's case out of interp_wasi_invoke, so that glslang emits only the code this one
+// reaches. One invocation per instance: an instance whose interpreter stopped at a call of this
+// function (STATUS_WASI) gets the call made with a bounded budget; every other one is left as
+// it is, io words included.
+const uint WASI_SERVICE_ID = uint(WASI_SERVICE_FUNCTION);
 
 void main() {
   if (!bind_instance()) return;
