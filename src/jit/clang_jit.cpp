@@ -43,6 +43,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -222,6 +223,7 @@ class ClangJit final : public CxxJit {
       // Units JITLink links (those the loader refuses) find the runtime here too.
       llvm::orc::SymbolMap definitions;
       for (const auto& [name, address] : loader_->exported()) {
+        if (!published_.insert(name).second) continue;  // an earlier preamble's, defined already
         definitions[jit_->mangleAndIntern(name)] =
             llvm::JITEvaluatedSymbol(address, llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable);
       }
@@ -424,6 +426,7 @@ class ClangJit final : public CxxJit {
 
   std::unique_ptr<llvm::orc::LLJIT> jit_;
   std::unique_ptr<ObjectLoader> loader_;  // null: JITLink links everything
+  std::set<std::string> published_;       // the loader's exports defined for JITLink's units
   std::string triple_;
   std::string cpu_;
   std::string identity_;

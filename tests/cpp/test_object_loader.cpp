@@ -188,12 +188,18 @@ TEST(ObjectLoader, RefusesWhatItDoesNotHandleWithTheReasonAndPublishesNothing) {
 TEST(ObjectLoader, WhatItRefusesCxxJitLinksWithJitlinkAgainstTheSharedRuntimeItLoaded) {
   CxxJit* jit = compiler();
   if (jit == nullptr) return;
-  // A runtime of this test's own (CxxJit links each runtime's names once per process).
-  constexpr std::string_view kBase = "namespace jt { inline namespace shared { unsigned base() { return 40; } } }";
-  jit->load_shared(jit->compile_preamble_object(kBase));
-  const std::string writable =
-      jit->compile(kBase, "unsigned counter = 1; extern \"C\" unsigned bump() { return jt::base() + ++counter; }",
-                   OptLevel::kFast, PreambleCode::kShared);
+    // Two runtimes of this test's own, one after the other (CxxJit links each runtime's names once
+    // per process, and each publishes only its own to JITLink), and a unit that calls both.
+#define WAVESTACK_TEST_BASE "namespace jt { inline namespace shared { unsigned base() { return 30; } } }\n"
+#define WAVESTACK_TEST_MORE "namespace jt2 { inline namespace shared { unsigned more() { return 10; } } }\n"
+  jit->load_shared(jit->compile_preamble_object(WAVESTACK_TEST_BASE));
+  jit->load_shared(jit->compile_preamble_object(WAVESTACK_TEST_MORE));
+  static constexpr std::string_view kBoth = WAVESTACK_TEST_BASE WAVESTACK_TEST_MORE;
+#undef WAVESTACK_TEST_BASE
+#undef WAVESTACK_TEST_MORE
+  const std::string writable = jit->compile(
+      kBoth, "unsigned counter = 1; extern \"C\" unsigned bump() { return jt::base() + jt2::more() + ++counter; }",
+      OptLevel::kFast, PreambleCode::kShared);
   const std::array<const char*, 1> names{"bump"};
   auto bump = reinterpret_cast<unsigned (*)()>(jit->load(writable, names).at(0));
   EXPECT_EQ(bump(), 42U);
