@@ -659,8 +659,21 @@ void check_slice(const char* name, const BufferSlice& slice) {
 void ComputeContext::dispatch_sequence(const ComputePipeline& pipeline, std::span<DeviceBuffer* const> buffers,
                                        std::span<const std::byte> push_constants, std::array<uint32_t, 3> groups,
                                        uint32_t count, BufferSlice clear, BufferSlice read, std::span<std::byte> out) {
-  State& s = *state_;
   if (count == 0) throw InvalidArgument("count", "a sequence holds at least one dispatch");
+  const std::vector<const ComputePipeline*> pipelines(count, &pipeline);
+  dispatch_sequence(pipelines, buffers, push_constants, groups, clear, read, out);
+}
+
+void ComputeContext::dispatch_sequence(std::span<const ComputePipeline* const> pipelines,
+                                       std::span<DeviceBuffer* const> buffers,
+                                       std::span<const std::byte> push_constants, std::array<uint32_t, 3> groups,
+                                       BufferSlice clear, BufferSlice read, std::span<std::byte> out) {
+  State& s = *state_;
+  const auto count = static_cast<uint32_t>(pipelines.size());
+  if (count == 0) throw InvalidArgument("pipelines", "a sequence holds at least one dispatch");
+  for (const ComputePipeline* pipeline : pipelines) {
+    if (pipeline == nullptr) throw InvalidArgument("pipelines", "holds a null pipeline");
+  }
   if (push_constants.size() % count != 0) {
     throw InvalidArgument("push_constants", std::to_string(push_constants.size()) + " bytes are not " +
                                                 std::to_string(count) + " equal blocks");
@@ -677,12 +690,14 @@ void ComputeContext::dispatch_sequence(const ComputePipeline& pipeline, std::spa
     }
   }
   const size_t block = push_constants.size() / count;
-  if (!bind(pipeline, buffers, block, groups)) return;
+  for (uint32_t i = 0; i < count; ++i) {
+    if (i != 0 && pipelines[i] == pipelines[i - 1]) continue;
+    if (!bind(*pipelines[i], buffers, block, groups)) return;
+  }
   // A buffer the host cannot map is read through the staging buffer, copied in the same submission.
   DeviceBuffer* staging = nullptr;
   if (read.buffer != nullptr && read.buffer->handle_->mapped == nullptr) staging = &s.staging_of_size(read.bytes);
   const auto start = std::chrono::steady_clock::now();
-  const ComputePipeline::Handle& h = *pipeline.handle_;
   // Each command's writes visible to the next (submit_and_wait orders the submission as a whole).
   const auto barrier = [&](VkCommandBuffer cmd) {
     VkMemoryBarrier between{};
@@ -698,10 +713,13 @@ void ComputeContext::dispatch_sequence(const ComputePipeline& pipeline, std::spa
       s.vk.vkCmdFillBuffer(cmd, clear.buffer->handle_->buffer, clear.offset, clear.bytes, 0);
       barrier(cmd);
     }
-    s.vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, h.pipeline);
-    s.vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, h.layout, 0, 1, &h.set, 0, nullptr);
     for (uint32_t i = 0; i < count; ++i) {
       if (i != 0) barrier(cmd);
+      const ComputePipeline::Handle& h = *pipelines[i]->handle_;
+      if (i == 0 || pipelines[i] != pipelines[i - 1]) {
+        s.vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, h.pipeline);
+        s.vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, h.layout, 0, 1, &h.set, 0, nullptr);
+      }
       if (block != 0) {
         s.vk.vkCmdPushConstants(cmd, h.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, static_cast<uint32_t>(block),
                                 push_constants.data() + i * block);

@@ -128,6 +128,11 @@ class ComputeContext {
   void dispatch_sequence(const ComputePipeline& pipeline, std::span<DeviceBuffer* const> buffers,
                          std::span<const std::byte> push_constants, std::array<uint32_t, 3> groups, uint32_t count,
                          BufferSlice clear, BufferSlice read, std::span<std::byte> out);
+  // The same with dispatch i running pipelines[i] (all taking the same buffers and push
+  // constant size): a step of several shaders in one submission.
+  void dispatch_sequence(std::span<const ComputePipeline* const> pipelines, std::span<DeviceBuffer* const> buffers,
+                         std::span<const std::byte> push_constants, std::array<uint32_t, 3> groups, BufferSlice clear,
+                         BufferSlice read, std::span<std::byte> out);
 
   // Writes the driver's pipeline cache to the disk cache now (also done when the context is
   // destroyed): for contexts kept for the life of the process, after building pipelines.

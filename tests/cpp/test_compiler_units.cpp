@@ -8,23 +8,28 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "runtime/disk_cache.hpp"
 #include "runtime/sha256.hpp"
+#include "runtime/shader_compiler.hpp"
 #include "wasm/compiler/compiled_module.hpp"
 #include "wasm/compiler/control_records.hpp"
 #include "wasm/compiler/lane_group_codegen.hpp"
 #include "wasm/compiler/layout_cache.hpp"
 #include "wasm/compiler/unit_codegen.hpp"
 #include "wasm/compiler/units.hpp"
+#include "wasm/device/compiled_glsl.hpp"
 #include "wasm/load/loader.hpp"
 #include "wasm/module/opcodes.hpp"
 #include "wasm_test_modules.hpp"
 
 namespace wasm = wavestack::wasm;
 namespace compiler = wavestack::wasm::compiler;
+namespace runtime = wavestack::runtime;
 using wavestack::testing::Bytes;
 using wavestack::testing::wasm_header;
 
@@ -354,12 +359,58 @@ TEST(CompilerUnits, UnitEntryCallsItsOwnFunctionsWithConstants) {
   };
   // Function 0: no parameters or locals; function 1: one i32 parameter.
   const std::string first = entry_switch(0);
-  EXPECT_NE(first.find("case 0u: frame_call_defined(r, 0u, RETURN_TO_HOST, 0u, 0u, "), std::string::npos) << first;
+  EXPECT_NE(first.find("case 0u: COMPILED_HOST_CALL_DEFINED(r, 0u, 0u, 0u, "), std::string::npos) << first;
   EXPECT_EQ(first.find("case 1u:"), std::string::npos) << first;
   EXPECT_EQ(entry_switch(1).find("case "), std::string::npos);  // the middle of function 0
   const std::string last = entry_switch(3);
-  EXPECT_NE(last.find("case 1u: frame_call_defined(r, 1u, RETURN_TO_HOST, 1u, 0u, "), std::string::npos) << last;
+  EXPECT_NE(last.find("case 1u: COMPILED_HOST_CALL_DEFINED(r, 1u, 1u, 0u, "), std::string::npos) << last;
   EXPECT_EQ(last.find("case 0u:"), std::string::npos) << last;
+}
+
+// On Vulkan the host's call is a shader of its own, so a unit whose blocks make no call carries
+// no frame code for one, nor the start of a call; a unit with a call and the entry shader do.
+// The outcome words are another shader's (together about 60% of a small unit's build on lavapipe). glslang's debug
+// names (OpName) say which functions a SPIR-V module holds.
+TEST(CompilerUnits, VulkanShadersCarryOnlyTheCallCodeTheyUse) {
+  const Bytes call_first = {0x10, 0x00, 0x0B};  // call 0; end
+  const wasm::Module module = load(build_module({kVoid}, {0, 0}, {{0x01, 0x0B}, call_first}));
+  compiler::UnitOptions options;
+  options.compile_limit = 1;
+  const compiler::CompiledLayout layout = check_partition(module, options, "calls");
+  const auto spirv_names = [](const std::string& source) {
+    runtime::ShaderOptions shader;
+    shader.target = runtime::VulkanTarget::Vulkan1_1;
+    const runtime::ShaderBinary binary =
+        runtime::compile_compute_shader(source, shader, runtime::DiskCache(std::nullopt), "compiler-tests");
+    return std::string(reinterpret_cast<const char*>(binary.words.data()), binary.words.size() * 4);
+  };
+  std::optional<std::string> with_call;
+  std::optional<std::string> without_call;
+  for (std::uint32_t unit = 0; unit < layout.units.size(); ++unit) {
+    const std::string text = compiler::generate_unit(module.program, layout, unit).text;
+    const bool calls = text.find("frame_call") != std::string::npos;
+    std::optional<std::string>& slot = calls ? with_call : without_call;
+    if (!slot) slot = spirv_names(wasm::device::compiled_shader_source(text));
+  }
+  ASSERT_TRUE(with_call && without_call);
+  EXPECT_EQ(without_call->find("frame_call("), std::string::npos);
+  EXPECT_EQ(without_call->find("frame_call_defined("), std::string::npos);
+  EXPECT_EQ(without_call->find("begin_call("), std::string::npos);
+  EXPECT_NE(with_call->find("frame_call_defined("), std::string::npos);
+  EXPECT_EQ(with_call->find("begin_call("), std::string::npos);
+  const std::string entry = spirv_names(wasm::device::compiled_entry_shader_source());
+  EXPECT_NE(entry.find("frame_call("), std::string::npos);
+  EXPECT_NE(entry.find("begin_call("), std::string::npos);
+  EXPECT_EQ(entry.find("frame_return("), std::string::npos);
+  // Runs leave the outcome's words but the status to the step's last shader.
+  for (const std::string& run : {*with_call, *without_call, entry}) {
+    EXPECT_EQ(run.find("write_outcome("), std::string::npos);
+    EXPECT_EQ(run.find("summarise_outcome("), std::string::npos);
+  }
+  const std::string outcome = spirv_names(wasm::device::compiled_outcome_shader_source());
+  EXPECT_NE(outcome.find("write_outcome("), std::string::npos);
+  EXPECT_NE(outcome.find("summarise_outcome("), std::string::npos);
+  EXPECT_EQ(outcome.find("frame_call("), std::string::npos);
 }
 
 TEST(CompilerUnits, SourceOverflowSplitsUnits) {

@@ -207,3 +207,52 @@ void main() {
       context.dispatch_sequence(pipeline, buffers, push_bytes, {1, 1, 1}, 3, {}, BufferSlice{&words, 0, 8}, out_bytes),
       InvalidArgument);
 }
+
+// A sequence of several pipelines (compiled mode's step: the host's call, units, the outcome
+// shader) runs them in order, each seeing the writes before it, in one submission; the
+// pipelines are checked before anything is submitted.
+TEST(VulkanSmoke, DispatchSequenceOfSeveralPipelinesRunsEachInOrder) {
+  WAVESTACK_REQUIRE_DEVICE(device);
+  ComputeContext context(*device, DiskCache(std::nullopt));
+  PipelineSpec spec;
+  spec.buffer_count = 1;
+  spec.push_constant_bytes = 4;
+  const auto step = [&](const char* operation) {
+    return context.create_pipeline(std::string(R"glsl(#version 450
+layout(local_size_x = 64) in;
+layout(std430, binding = 0) buffer Words { uint words[]; };
+layout(push_constant) uniform Push { uint index; } push;
+void main() {
+  if (gl_GlobalInvocationID.x == 0u) words[push.index] = words[push.index - 1u] )glsl") +
+                                       operation + R"glsl(;
+}
+)glsl",
+                                   spec);
+  };
+  const ComputePipeline add = step("+ 5u");
+  const ComputePipeline times = step("* 3u");
+  DeviceBuffer words = context.allocate(8 * sizeof(uint32_t));
+  const std::vector<uint32_t> twos(8, 2U);
+  context.upload(words, std::as_bytes(std::span(twos)));
+  DeviceBuffer* buffers[] = {&words};
+  const ComputePipeline* order[] = {&add, &times, &times, &add};
+  const uint32_t pushes[] = {1, 2, 3, 4};
+  std::vector<uint32_t> out(5);
+  const BufferSlice first_five{&words, 0, 20};
+  const PhaseTimings before = context.timings();
+  context.dispatch_sequence(order, buffers, std::as_bytes(std::span(pushes)), {1, 1, 1}, {}, first_five,
+                            std::as_writable_bytes(std::span(out)));
+  EXPECT_EQ(out, (std::vector<uint32_t>{2, 7, 21, 63, 68}));
+  EXPECT_EQ(context.timings().submits - before.submits, 1U);
+  EXPECT_EQ(context.timings().fence_waits - before.fence_waits, 1U);
+
+  const ComputePipeline* with_null[] = {&add, nullptr};
+  EXPECT_THROW(
+      context.dispatch_sequence(with_null, buffers, std::as_bytes(std::span(pushes).first(2)), {1, 1, 1}, {}, {}, {}),
+      InvalidArgument);
+  EXPECT_THROW(context.dispatch_sequence(std::span<const ComputePipeline* const>(), buffers, {}, {1, 1, 1}, {}, {}, {}),
+               InvalidArgument);
+  std::vector<uint32_t> all(8);
+  context.download(words, std::as_writable_bytes(std::span(all)));
+  EXPECT_EQ(all, (std::vector<uint32_t>{2, 7, 21, 63, 68, 2, 2, 2}));  // the refused sequences ran nothing
+}

@@ -3,15 +3,26 @@
 // data and memory.grow. Generated blocks come after this file, the run loop
 // (compiled_run.glsl) after them.
 
-// How generated blocks reach linear memory (block_codegen.cpp): the accessors of
-// instance_memory.glsl, unless the includer keeps the memory's base and size in locals of each
-// generated function (the cpu device: compiled_glsl.cpp). COMPILED_MEMORY_LOCALS opens such a
-// function, COMPILED_MEMORY_REFRESH follows whatever may have changed the size (memory.grow, a
-// call that returned into the run).
+// How generated blocks reach linear memory (block_codegen.cpp): each generated function keeps
+// the memory's size in a local (the cpu device's C++ its base too: compiled_glsl.cpp defines
+// its own). COMPILED_MEMORY_LOCALS opens such a function, COMPILED_MEMORY_REFRESH follows
+// whatever may have changed the size (memory.grow, a call that returned into the run). In
+// shaders the accesses are instance_memory.glsl's; the size read once per function instead of
+// at every access took a tenth off lavapipe's build of a unit of a few dozen accesses (each
+// buffer access is a loop over the SIMD lanes there).
 #ifndef COMPILED_MEMORY_LOCALS
-#define COMPILED_MEMORY_LOCALS
-#define COMPILED_MEMORY_REFRESH
-#define COMPILED_RANGE_OK(address, offset, n, ea) memory_range_ok(address, offset, n, ea)
+// addr + offset .. + n inside a memory of `bytes` (no 32-bit wrap-around); the effective
+// address in ea.
+bool memory_range_in(uint addr, uint offset, uint n, uint bytes, OUT(uint) ea) {
+  uint carry1 = 0u;
+  uint carry2 = 0u;
+  ea = uaddCarry(addr, offset, carry1);
+  uint end = uaddCarry(ea, n, carry2);
+  return carry1 == 0u && carry2 == 0u && end <= bytes;
+}
+#define COMPILED_MEMORY_LOCALS uint run_memory_bytes = memory_size_bytes()
+#define COMPILED_MEMORY_REFRESH run_memory_bytes = memory_size_bytes()
+#define COMPILED_RANGE_OK(address, offset, n, ea) memory_range_in(address, offset, n, run_memory_bytes, ea)
 #define COMPILED_LOAD(ea, n) memory_read(ea, n)
 #define COMPILED_STORE(ea, n, v) memory_write(ea, n, v)
 #endif
@@ -109,6 +120,11 @@ void compiled_sync(INOUT(CompiledCount) c, uint credit, INOUT(uint) start) {
 #ifndef COMPILED_DIRECT_JUMPS
 #define COMPILED_DIRECT_JUMPS 0
 #endif
+// The host's call of one of the unit's functions, where the unit makes it (unit_codegen.cpp's
+// compiled_unit_entry): a name of its own, so that a Vulkan shader's assembler can tell a unit
+// whose blocks make calls by the text (compiled_glsl.cpp).
+#define COMPILED_HOST_CALL_DEFINED(r, f, params, locals, max_stack, entry_pc) \
+  frame_call_defined(r, f, RETURN_TO_HOST, params, locals, max_stack, entry_pc)
 
 // A full block of `n` records and `w` loop work does not fit the run's credit or the budget:
 // the dispatch ends before it (COMPILED_YIELD), its prefix runs (COMPILED_NEEDS_PREFIX: fuel

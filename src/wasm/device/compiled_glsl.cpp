@@ -8,6 +8,7 @@
 #include "wasm/device/glsl/bulk_glsl.hpp"
 #include "wasm/device/glsl/compiled_blocks_glsl.hpp"
 #include "wasm/device/glsl/compiled_lane_group_hpp_glsl.hpp"
+#include "wasm/device/glsl/compiled_outcome_vulkan_main_glsl.hpp"
 #include "wasm/device/glsl/compiled_prefix_run_glsl.hpp"
 #include "wasm/device/glsl/compiled_prefix_vulkan_main_glsl.hpp"
 #include "wasm/device/glsl/compiled_run_glsl.hpp"
@@ -84,18 +85,64 @@ std::string shader_preamble() {
 
 }  // namespace
 
-std::string compiled_shader_source(std::string_view unit_text) {
+namespace {
+
+// Which of the deferred transfers (compiled_transfers_vulkan.glsl) a shader holds, and whether
+// it makes the host's call (compiled_run.glsl's COMPILED_HOST_ENTRY).
+struct ShaderTransfers {
+  bool returns = false;
+  bool calls = false;
+  bool calls_indirect = false;
+  bool host_entry = false;
+};
+
+// A run loop's shader around `unit_text` (its compiled_unit_step): the unit's calls and
+// returns run in the run loop (see compiled_transfers_vulkan.glsl), and its prefixes are a
+// shader of their own: both keep the shader small enough to compile fast.
+std::string run_shader_source(std::string_view unit_text, const ShaderTransfers& transfers) {
   std::string source = shader_preamble();
-  // Only the transfers the unit's blocks can ask for (compiled_transfers_vulkan.glsl).
-  const auto uses = [&](std::string_view call) { return unit_text.find(call) != std::string_view::npos; };
-  source += uses("frame_return(") ? "#define UNIT_RETURNS 1\n" : "#define UNIT_RETURNS 0\n";
-  source += uses("frame_call_indirect(") ? "#define UNIT_CALLS_INDIRECT 1\n" : "#define UNIT_CALLS_INDIRECT 0\n";
-  // The unit's calls and returns run in the run loop (see that file), and its
-  // prefixes are a shader of their own: both keep the shader small enough to compile fast.
+  const auto flag = [&](const char* name, bool on) {
+    source += std::string("#define ") + name + (on ? " 1\n" : " 0\n");
+  };
+  flag("UNIT_RETURNS", transfers.returns);
+  flag("UNIT_CALLS", transfers.calls);
+  flag("UNIT_CALLS_INDIRECT", transfers.calls_indirect);
+  flag("COMPILED_HOST_ENTRY", transfers.host_entry);
+  // Only the shader of the host's call starts calls, and the step's outcome shader writes the
+  // outcome (interpreter_vulkan_main.glsl).
+  flag("RUN_BEGINS_CALLS", transfers.host_entry);
+  flag("RUN_OUTCOME_BY_STEP", true);
   append(source, {glsl::compiled_transfers_vulkan, "#define COMPILED_PREFIX(f, r, left, room) COMPILED_NEEDS_PREFIX",
                   unit_text, "#undef frame_call", "#undef frame_call_defined", "#undef frame_call_indirect",
                   "#undef frame_return", "#define COMPILED_AFTER_BLOCK(r) compiled_transfer(r)", glsl::compiled_run,
                   glsl::interpreter_vulkan_outcome, "#define RUN_LOOP compiled_run", glsl::interpreter_vulkan_main});
+  return source;
+}
+
+}  // namespace
+
+std::string compiled_shader_source(std::string_view unit_text) {
+  // Only the transfers the unit's blocks can ask for.
+  const auto uses = [&](std::string_view call) { return unit_text.find(call) != std::string_view::npos; };
+  ShaderTransfers transfers;
+  transfers.returns = uses("frame_return(");
+  transfers.calls = uses("frame_call(") || uses("frame_call_defined(");
+  transfers.calls_indirect = uses("frame_call_indirect(");
+  return run_shader_source(unit_text, transfers);
+}
+
+std::string compiled_entry_shader_source() {
+  ShaderTransfers transfers;
+  transfers.calls = true;
+  transfers.host_entry = true;
+  // A unit of no blocks: every id but ENTRY is another unit's.
+  return run_shader_source("uint compiled_unit_step(INOUT(Regs) r, INOUT(CompiledCount) c) { return COMPILED_LEAVE; }",
+                           transfers);
+}
+
+std::string compiled_outcome_shader_source() {
+  std::string source = shader_preamble();
+  append(source, {glsl::interpreter_vulkan_outcome, glsl::compiled_outcome_vulkan_main});
   return source;
 }
 

@@ -13,8 +13,22 @@ namespace wavestack::wasm::device {
 
 // A Vulkan compute shader running a unit (interpreter_vulkan_main.glsl, with RUN_LOOP
 // compiled_run, is its entry point). A block whose prefix must run makes the run return
-// STATUS_COMPILED_PREFIX, as on the cpu device.
+// STATUS_COMPILED_PREFIX, as on the cpu device. It does not make the host's call of a function
+// (an instance at the ENTRY id leaves it at once): compiled_entry_shader_source does; and it
+// leaves only the status in an instance's outcome: compiled_outcome_shader_source writes the rest.
 [[nodiscard]] std::string compiled_shader_source(std::string_view unit_text);
+
+// The Vulkan compute shader of the host's call of a function in compiled mode, for every module:
+// it makes the callee's frame (or its import's call) and stops where the callee's entry block
+// is, the ENTRY id being the only one it runs. The host dispatches it before the unit of that
+// block, so that a unit whose blocks make no calls leaves the frame code out of its shader.
+[[nodiscard]] std::string compiled_entry_shader_source();
+
+// The Vulkan compute shader that ends every step of compiled mode, for every module: the runs
+// before it leave only each instance's status in its outcome (the shader's assembler defines
+// RUN_OUTCOME_BY_STEP); it writes the other outcome words from the state and, where the push
+// constants ask, sums the group up (interpreter_vulkan_outcome.glsl).
+[[nodiscard]] std::string compiled_outcome_shader_source();
 
 // The unit's prefixes as a Vulkan compute shader (compiled_prefix_vulkan_main.glsl): runs the
 // prefix of every instance whose outcome says STATUS_COMPILED_PREFIX at one of the unit's

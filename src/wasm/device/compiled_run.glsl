@@ -24,7 +24,15 @@
 #define COMPILED_ENTRY_CALL(r, f) frame_call(r, f, RETURN_TO_HOST)
 #endif
 
-// The host's call (S_PC at H_ENTRY_PC): a call of S_CONT_FUNC; every unit can make it.
+// Whether this code makes the host's call (S_PC at H_ENTRY_PC): every unit on the cpu device;
+// on Vulkan a shader of its own (compiled_glsl.cpp), so that a unit without calls has no
+// frame code for it. Elsewhere the ENTRY id is a block of another unit (COMPILED_LEAVE).
+#ifndef COMPILED_HOST_ENTRY
+#define COMPILED_HOST_ENTRY 1
+#endif
+
+#if COMPILED_HOST_ENTRY
+// The host's call: a call of S_CONT_FUNC.
 uint compiled_entry(INOUT(Regs) r) {
   r.pc = prog(H_ENTRY_PC) + 1u;  // a partial call runs ENTRY again (frame_continue: pc - 1)
 #if COMPILED_UNIT_ENTRY
@@ -33,6 +41,19 @@ uint compiled_entry(INOUT(Regs) r) {
   COMPILED_ENTRY_CALL(r, r.cont_func);
   return 0u;
 }
+#endif
+
+// On Vulkan the step's entry shader makes the host's call, and the callee's unit, dispatched
+// next in the same step, goes on from the share of the dispatch the call used (its quantum and
+// loop work, passed through the io words by interpreter_vulkan_main.glsl): together they stop
+// where one dispatch of a unit making the call itself stops (the cpu device).
+#if defined(RUN_OUTCOME_BY_STEP) && RUN_OUTCOME_BY_STEP
+#define COMPILED_ENTRY_HANDOVER 1
+uint entered_iterations = 0u;  // invocation-private
+uint entered_work = 0u;
+#else
+#define COMPILED_ENTRY_HANDOVER 0
+#endif
 
 uint compiled_run(uint quantum, uint budget) {
   Regs r = regs_load(budget);
@@ -41,6 +62,11 @@ uint compiled_run(uint quantum, uint budget) {
   CompiledCount c;
   c.records = 0u;
   c.iterations = 0u;
+#if COMPILED_ENTRY_HANDOVER
+  c.iterations = entered_iterations;
+  r.work = entered_work;
+#endif
+  uint first_iterations = c.iterations;
   c.quantum = quantum;
   c.limited = st_get(S_FUEL_LIMITED) != 0u;
   c.fuel = uvec2(st_get(S_FUEL), st_get(S_FUEL + 1u));
@@ -62,15 +88,17 @@ uint compiled_run(uint quantum, uint budget) {
       step = r.status == STATUS_RUNNING && r.pc != prog(H_ENTRY_PC) && c.iterations < quantum && r.work < budget;
     }
     if (step) n = compiled_unit_step(r, c);
-#else
+#elif COMPILED_HOST_ENTRY
     if (r.pc == prog(H_ENTRY_PC)) {
       compiled_count(c, compiled_entry(r));
     } else {
       n = compiled_unit_step(r, c);
     }
+#else
+    n = compiled_unit_step(r, c);
 #endif
     COMPILED_AFTER_BLOCK(r);
-    if (n == COMPILED_LEAVE && c.iterations == 0u) return STATUS_COMPILED_ELSEWHERE;  // nothing changed
+    if (n == COMPILED_LEAVE && c.iterations == first_iterations) return STATUS_COMPILED_ELSEWHERE;  // nothing changed
     if (n == COMPILED_YIELD || n == COMPILED_LEAVE || n == COMPILED_NEEDS_PREFIX) {
       prefix = n == COMPILED_NEEDS_PREFIX;
       stopped = true;
@@ -78,6 +106,10 @@ uint compiled_run(uint quantum, uint budget) {
     }
   }
   if (!stopped) frame_trap(r, WASM_TRAP_DEVICE_LOOP_LIMIT);
+#if COMPILED_ENTRY_HANDOVER && COMPILED_HOST_ENTRY
+  entered_iterations = c.iterations;
+  entered_work = r.work;
+#endif
   regs_store(r, c.records, c.fuel);
   return prefix ? STATUS_COMPILED_PREFIX : r.status;
 }

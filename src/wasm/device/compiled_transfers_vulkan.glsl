@@ -27,9 +27,13 @@ void defer_transfer(INOUT(Regs) r, uint kind, uint a, uint b) {
 
 // What the unit's text asks of the run loop (the shader's assembler, compiled_glsl.cpp, defines
 // these from the text): a unit without returns or indirect calls leaves their code out, a
-// few hundredths of a second of lavapipe's build each.
+// few hundredths of a second of lavapipe's build each, and one without calls of either kind
+// leaves `frame_call` out (about 85 ms: the host's entry call is a shader of its own then).
 #ifndef UNIT_RETURNS
 #define UNIT_RETURNS 1
+#endif
+#ifndef UNIT_CALLS
+#define UNIT_CALLS 1
 #endif
 #ifndef UNIT_CALLS_INDIRECT
 #define UNIT_CALLS_INDIRECT 1
@@ -46,6 +50,7 @@ void compiled_transfer(INOUT(Regs) r) {
     return;
   }
 #endif
+#if UNIT_CALLS || UNIT_CALLS_INDIRECT
   // Both kinds of call share one inlined copy of frame_call (each copy is a tenth of a
   // second of lavapipe's build of every unit).
   uint f = transfer_args.x;
@@ -57,6 +62,7 @@ void compiled_transfer(INOUT(Regs) r) {
   }
 #endif
   if (f != NULL_REF) frame_call(r, f, ret_pc);
+#endif
 }
 
 #define frame_call(r, f, ret_pc) defer_transfer(r, TRANSFER_CALL, f, ret_pc)
@@ -64,6 +70,7 @@ void compiled_transfer(INOUT(Regs) r) {
 #define frame_call_indirect(r, table, type_id) defer_transfer(r, TRANSFER_CALL_INDIRECT, table, type_id)
 #define frame_return(r, count) defer_transfer(r, TRANSFER_RETURN, count, 0u)
 
-// The host's call too (compiled_run.glsl's compiled_entry): the run loop makes it after the
-// entry's turn, like a block's call.
+// The host's call too (compiled_run.glsl's compiled_entry), in the one shader that makes it
+// (compiled_glsl.cpp's compiled_entry_shader_source): the run loop makes it after the entry's
+// turn, like a block's call.
 #define COMPILED_ENTRY_CALL(r, f) defer_transfer(r, TRANSFER_CALL, f, RETURN_TO_HOST)

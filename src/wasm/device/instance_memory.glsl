@@ -2,9 +2,10 @@
 // uint buffer (little-endian, as wasm): an access takes the words its bytes lie in. Bounds are checked against the current size before any access.
 // Needs the host's accessors: prog(i), st_get(i)/st_set(i, v), mem_get(i)/mem_set(i, v).
 //
-// A C++ includer may define the value-stack accessors (WASM_HOST_SLOTS) or memory_read and
-// memory_write (WASM_HOST_MEMORY) itself, with the same meaning over direct pointers (the cpu
-// device's compiled units: device/compiled_glsl.cpp); GLSL never defines either.
+// An includer may define the value-stack accessors (WASM_HOST_SLOTS) or memory_read and
+// memory_write (WASM_HOST_MEMORY) itself, with the same meaning: the cpu device's compiled units
+// over direct pointers (device/compiled_glsl.cpp), Vulkan shaders the slots as 64-bit words
+// (interpreter_vulkan_bindings.glsl).
 
 #if !defined(WASM_HOST_SLOTS)
 uvec2 slot_get(uint slot) {

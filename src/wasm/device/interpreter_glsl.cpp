@@ -46,7 +46,9 @@ std::string interpreter_shader_source() {
 }
 
 std::string instantiation_shader_source() {
-  return concatenate("#version 450\n", {glsl::interpreter_vulkan_bindings, glsl::vulkan_instantiate_main});
+  // (The layout's constants: the bindings find the value stack by H_STACK.)
+  return concatenate("#version 450\n",
+                     {glsl::interpreter_layout, glsl::interpreter_vulkan_bindings, glsl::vulkan_instantiate_main});
 }
 
 std::string wasi_service_shader_source() {

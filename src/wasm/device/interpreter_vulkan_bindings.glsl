@@ -7,6 +7,7 @@ layout(local_size_x = 64) in;
 
 layout(std430, binding = 0) readonly buffer ProgramBuffer { uint program_words[]; };
 layout(std430, binding = 1) buffer StateBuffer { uint state_words[]; };
+layout(std430, binding = 1) buffer StatePairs { uvec2 state_pairs[]; };  // the same, a value-stack slot at a time
 layout(std430, binding = 2) buffer MemoryBuffer { uint memory_words[]; };
 layout(std430, binding = 2) buffer MemoryQuads { uvec4 memory_quads[]; };  // the same, 16 bytes at a time
 layout(std430, binding = 3) readonly buffer TemplateBuffer { uint template_words[]; };  // state, then memory
@@ -66,6 +67,16 @@ uint memory_base = 0u;
 uint prog(uint i) { return program_words[i]; }
 uint st_get(uint i) { return state_words[state_base + i]; }
 void st_set(uint i, uint v) { state_words[state_base + i] = v; }
+
+// The value stack's slots, one 64-bit access each from a base found once per invocation: the
+// stack starts at an even word of a state whose stride is even (instance_image.cpp,
+// vulkan_instances.cpp). Every buffer access is a loop over the SIMD lanes in llvmpipe, so two
+// words a slot and the program word of H_STACK read at every access had made lavapipe's build
+// of a large unit a quarter to a third longer.
+#define WASM_HOST_SLOTS 1
+uint stack_pair_base = 0u;
+uvec2 slot_get(uint slot) { return state_pairs[stack_pair_base + slot]; }
+void slot_set(uint slot, uvec2 v) { state_pairs[stack_pair_base + slot] = v; }
 uint page_slot(uint word) { return state_base + pc.page_table_word + 1u + (word >> FRAME_WORDS_LOG2); }
 
 // The frame of a page the instance writes: its own, after copying the shared one into a new
@@ -114,6 +125,7 @@ bool bind_instance() {
   if (instance >= pc.count) return false;
   state_base = instance * pc.state_stride;
   memory_base = instance * pc.memory_stride;
+  stack_pair_base = (state_base + prog(H_STACK)) >> 1u;
   return true;
 }
 

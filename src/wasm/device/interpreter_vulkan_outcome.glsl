@@ -3,14 +3,25 @@
 // of a pending call, the pc and the partial call's callee (compiled mode's host picks the unit
 // to run next from them), then the results once returned). Shared by both execution modes'
 // and the WASI service's entry points.
-void write_outcome(uint io, uint status) {
-  // A write that found paged memory's pool full was lost: the instance ends in a trap here, before
-  // the host or the WASI service sees anything it did after it.
+
+// Compiled mode on Vulkan: the status the step's entry shader leaves when it has made the host's
+// call, for the callee's unit dispatched next in the step (compiled_run.glsl); never read by the
+// host, the step's outcome shader reporting it as running.
+const uint STATUS_ENTERED = 0x102u;
+
+// The status an outcome reports: a write that found paged memory's pool full was lost, so the
+// instance ends in a trap here, before the host or the WASI service sees anything it did after it.
+uint outcome_status(uint status) {
   if (memory_fault() && status != STATUS_TRAPPED) {
     status = STATUS_TRAPPED;
     st_set(S_STATUS, status);
     st_set(S_TRAP, WASM_TRAP_DEVICE_MEMORY_EXHAUSTED);
   }
+  return status;
+}
+
+void write_outcome(uint io, uint status) {
+  status = outcome_status(status);
   io_words[io] = status;
   io_words[io + 1u] = st_get(S_TRAP);
   io_words[io + 2u] = st_get(S_TRAP_INDEX);

@@ -213,6 +213,7 @@ InstanceImage build_instance_image(const Module& module, const LinkedImports& im
     program[descriptor + dev::T_LIMIT] = capacities[t];
     words += 1 + capacities[t];
   }
+  words += words & 1;  // Vulkan shaders read a slot as one 64-bit word (interpreter_vulkan_bindings.glsl)
   program[dev::H_STACK] = checked_words(words, "table_elements");
   const std::uint64_t frame = largest_frame_slots(module);
   if (options.stack_slots < std::max<std::uint64_t>(frame, 2)) {
@@ -232,6 +233,7 @@ InstanceImage build_instance_image(const Module& module, const LinkedImports& im
     image.wasi_words = program[dev::H_WASI_WORDS];
     words += wasi_region.size();
   }
+  words += words & 1;  // an even stride for the 64-bit slots of the instances after this one
   image.state_words = checked_words(words, "wasi (storage_size, max_files, max_fds)");
 
   // Memory.

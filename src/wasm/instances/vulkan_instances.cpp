@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "wasm/device/compiled_glsl.hpp"
 #include "wasm/device/interpreter_layout.hpp"
 #include "wasm/device/wasi_layout.hpp"
 #include "wasm/load/host_modules.hpp"
@@ -86,7 +87,8 @@ VulkanInstances::VulkanInstances(const Module& module, std::uint32_t count, cons
       image_(build_instance_image(module, link_imports(module), options, wasi_region, compiled.get())),
       start_(module.start),
       limits_(limits),
-      compiled_(std::move(compiled)) {
+      compiled_(std::move(compiled)),
+      imported_functions_(module.imported_functions) {
   std::uint32_t max_params = 0;
   std::uint32_t max_results = 0;
   for (std::size_t f = 0; f < module.function_types.size(); ++f) {
@@ -182,6 +184,9 @@ VulkanInstances::SpawnBytes VulkanInstances::plan_groups(std::uint32_t count, st
     pool_layout_ = page_pool_layout(image_);
     state_stride_ += static_cast<std::uint32_t>(pool_layout_.state_suffix.size());
   }
+  // Even, as the state and the value stack's start are (the shaders read a slot as one 64-bit
+  // word): paged memory's suffix may leave it odd.
+  state_stride_ += state_stride_ & 1U;
   const std::uint32_t memory_slice = paged_ ? 0u : image_.memory_words;
   const std::uint64_t widest = 4ull * std::max({state_stride_, memory_slice, io_words});
   if (widest > range) {
@@ -201,8 +206,9 @@ VulkanInstances::SpawnBytes VulkanInstances::plan_groups(std::uint32_t count, st
                         " for storage_size, max_files and the embedded files)" + beyond +
                         (wasi > stack ? "storage_size or stack_size" : "stack_size or storage_size"));
   }
-  const std::uint64_t shared_bytes =
-      4ull * (image_.program.size() + state_stride_ + (paged_ ? 0 : image_.memory.size()));
+  // The program and the template (the state and its paged suffix, or the memory).
+  const std::uint64_t shared_bytes = 4ull * (image_.program.size() + image_.state_words +
+                                             (paged_ ? pool_layout_.state_suffix.size() : image_.memory.size()));
   const std::uint64_t first_frame = pool_layout_.first_free_frame();
   // Frames of a pool one buffer can hold beside its fixed frames.
   const std::uint64_t free_frames = std::max<std::uint64_t>(range / kFrameBytes, first_frame) - first_frame;
@@ -287,10 +293,24 @@ void VulkanInstances::dispatch(Group& group, const Push& push, const runtime::Co
 // Generated and built when an instance first needs it, counted in the module's compile counters.
 const runtime::ComputePipeline& VulkanInstances::unit_pipeline(std::uint32_t unit, bool prefix) {
   SharedPipeline& pipeline = (prefix ? prefix_pipelines_ : unit_pipelines_).at(unit);
+  if (pipeline) return *pipeline;
+  return built_pipeline(pipeline, prefix ? compiled_->prefix_shader_source(unit) : compiled_->shader_source(unit));
+}
+
+const runtime::ComputePipeline& VulkanInstances::entry_pipeline() {
+  if (entry_pipeline_) return *entry_pipeline_;
+  return built_pipeline(entry_pipeline_, device::compiled_entry_shader_source());
+}
+
+const runtime::ComputePipeline& VulkanInstances::outcome_pipeline() {
+  if (outcome_pipeline_) return *outcome_pipeline_;
+  return built_pipeline(outcome_pipeline_, device::compiled_outcome_shader_source());
+}
+
+const runtime::ComputePipeline& VulkanInstances::built_pipeline(SharedPipeline& pipeline, const std::string& source) {
   if (!pipeline) {
     PipelineBuild build;
-    pipeline =
-        device_->unit(prefix ? compiled_->prefix_shader_source(unit) : compiled_->shader_source(unit), paged_, build);
+    pipeline = device_->unit(source, paged_, build);
     if (build.built) {
       // Some drivers (lavapipe) finish compiling at the first dispatch: one in which no
       // invocation does anything (count 0) makes that part of the build, not of the run.
@@ -362,7 +382,9 @@ std::vector<WordRun> VulkanInstances::instantiate_ranges(std::uint32_t memory_wo
   if (memory_words != 0) ranges = image_.memory_nonzero_runs;
   for (const WordRun& run : image_.state_nonzero_runs) ranges.push_back({memory_words + run.first, run.count});
   if (image_.wasi_words != 0) ranges.push_back({memory_words + image_.wasi_offset + dev::WASI_H_INSTANCE, 1});
-  if (paged_) ranges.push_back({memory_words + image_.state_words, state_stride_ - image_.state_words});
+  if (paged_) {
+    ranges.push_back({memory_words + image_.state_words, static_cast<std::uint32_t>(pool_layout_.state_suffix.size())});
+  }
   return ranges;
 }
 
@@ -432,18 +454,41 @@ VulkanInstances::Push VulkanInstances::run_push(const Group& group, std::uint32_
   return push;
 }
 
-std::set<std::uint32_t> VulkanInstances::next_units(const Group& group) const {
-  if (begin_pending_) return {compiled_->unit_of(compiled_->entry_id(), function_)};
+std::optional<std::uint32_t> VulkanInstances::callee_unit(std::uint32_t callee) const {
+  if (callee < imported_functions_) return std::nullopt;
+  return compiled_->unit_of(compiled_->entry_id(), callee);
+}
+
+std::vector<std::uint32_t> VulkanInstances::next_units(const Group& group, bool& host_call) const {
   std::set<std::uint32_t> units;
-  if (group.outcome_stale) {  // a summary: its blocks (none while every instance waits for WASI)
+  std::optional<std::uint32_t> callee;
+  // After the host's call, its callee's entry block: dispatched in the same step.
+  const auto enter = [&](std::uint32_t function) {
+    host_call = true;
+    callee = callee_unit(function);
+  };
+  host_call = false;
+  if (begin_pending_) {
+    enter(function_);
+  } else if (group.outcome_stale) {  // a summary: its blocks (none while every instance waits for WASI)
     for (const std::uint32_t block : group.next_blocks) units.insert(compiled_->unit_of(block, 0));
-    return units;
+  } else {
+    for (std::uint32_t i = 0; i < group.count; ++i) {
+      const std::uint32_t* w = group.outcome.data() + std::size_t{i} * io_stride_;
+      if (w[0] != dev::STATUS_RUNNING) continue;
+      if (w[kOutcomePc] == compiled_->entry_id()) {
+        enter(w[kOutcomeCallee]);  // (the call's function: the same for every instance)
+      } else {
+        units.insert(compiled_->unit_of(w[kOutcomePc], 0));
+      }
+    }
   }
-  for (std::uint32_t i = 0; i < group.count; ++i) {
-    const std::uint32_t* w = group.outcome.data() + std::size_t{i} * io_stride_;
-    if (w[0] == dev::STATUS_RUNNING) units.insert(compiled_->unit_of(w[kOutcomePc], w[kOutcomeCallee]));
+  std::vector<std::uint32_t> order;
+  if (callee) order.push_back(*callee);
+  for (const std::uint32_t unit : units) {
+    if (unit != callee) order.push_back(unit);
   }
-  return units;
+  return order;
 }
 
 // Instances stopped before a block that fuel cannot finish run its prefix (at most once per
@@ -467,20 +512,29 @@ void VulkanInstances::service_wasi(Group& group, const Push& push) {
   dispatch_each(group, push, services);
 }
 
-// The pipelines' dispatches one after another (the first starts the call when push.begin),
-// the last summarised where the group's steps are, else every outcome read after them.
+// The pipelines' dispatches one after another in one submission (the first starts the call
+// when push.begin), the last summing the group up where its steps are summarised (the summary's
+// words cleared first and read back in the same submission: read_summary), else every outcome
+// read after them.
 void VulkanInstances::dispatch_each(Group& group, Push push,
                                     std::span<const runtime::ComputePipeline* const> pipelines) {
   const bool summary = summarised(group);
-  for (std::size_t k = 0; k < pipelines.size(); ++k) {
-    if (summary && k + 1 == pipelines.size()) {
-      dispatch_summarised(group, push, *pipelines[k]);
-    } else {
-      dispatch(group, push, *pipelines[k]);
-    }
-    push.begin = 0;
+  std::vector<Push> pushes(pipelines.size(), push);
+  for (std::size_t k = 1; k < pushes.size(); ++k) pushes[k].begin = 0;
+  const auto buffers = bindings(group);
+  const std::array<std::uint32_t, 3> workgroups{(group.count + kWorkgroup - 1) / kWorkgroup, 1, 1};
+  if (!summary) {
+    device_->context.dispatch_sequence(pipelines, buffers, bytes_of(pushes), workgroups, {}, {}, {});
+    read_outcome(group);
+    return;
   }
-  if (!summary) read_outcome(group);
+  pushes.back().summary_word = group.count * io_stride_;  // the sequences' counter words
+  pushes.back().summary_blocks = compiled_ ? 1 : 0;
+  const runtime::BufferSlice slice{&group.io, 4ull * pushes.back().summary_word, 4ull * kSummaryWords};
+  std::array<std::uint32_t, kSummaryWords> words{};
+  device_->context.dispatch_sequence(pipelines, buffers, bytes_of(pushes), workgroups, slice, slice,
+                                     std::as_writable_bytes(std::span(words)));
+  read_summary(group, words);
 }
 
 // Whether the group's steps end in a summary (interpreter_vulkan_outcome.glsl) rather than a
@@ -489,20 +543,6 @@ void VulkanInstances::dispatch_each(Group& group, Push push,
 bool VulkanInstances::summarised(const Group& group) const {
   if (std::uint64_t{group.count} * io_stride_ <= kSummaryWords) return false;
   return !compiled_ || compiled_->entry_id() <= kSummaryBlocks;
-}
-
-// `pipeline`'s dispatch as a step's last: the summary words are cleared, the dispatch sums the
-// group up in them, and they come back, in one submission; then read_summary.
-void VulkanInstances::dispatch_summarised(Group& group, Push push, const runtime::ComputePipeline& pipeline) {
-  push.summary_word = group.count * io_stride_;  // the sequences' counter words
-  push.summary_blocks = compiled_ ? 1 : 0;
-  const auto buffers = bindings(group);
-  const runtime::BufferSlice slice{&group.io, 4ull * push.summary_word, 4ull * kSummaryWords};
-  std::array<std::uint32_t, kSummaryWords> words{};
-  device_->context.dispatch_sequence(pipeline, buffers, std::as_bytes(std::span(&push, 1)),
-                                     {(group.count + kWorkgroup - 1) / kWorkgroup, 1, 1}, 1, slice, slice,
-                                     std::as_writable_bytes(std::span(words)));
-  read_summary(group, words);
 }
 
 // While instances run and none needs the host's look (a prefix, a partly entered call, a block
@@ -531,10 +571,15 @@ void VulkanInstances::read_summary(Group& group, std::span<const std::uint32_t> 
   }
 }
 
-// One dispatch per unit the group's instances continue in, the last summarised.
+// One dispatch per unit the group's instances continue in, after the host's call where one
+// is to be made, then the outcome shader's (summarising), all in one submission.
 void VulkanInstances::run_units(Group& group, Push push) {
+  bool host_call = false;
+  const std::vector<std::uint32_t> next = next_units(group, host_call);
   std::vector<const runtime::ComputePipeline*> units;
-  for (const std::uint32_t unit : next_units(group)) units.push_back(&unit_pipeline(unit));
+  if (host_call) units.push_back(&entry_pipeline());  // first: its instances go on in a unit below
+  for (const std::uint32_t unit : next) units.push_back(&unit_pipeline(unit));
+  units.push_back(&outcome_pipeline());  // the outcome words the runs left to it
   dispatch_each(group, push, units);
   push.begin = 0;
   if (group.outcome_stale) return;  // (a summary: no instance waits for a prefix)

@@ -84,17 +84,27 @@ class VulkanInstances final : public InstanceSet {
   void set_layout(Push& push) const;
   // The first io word of the group's arguments (after its outcomes and the sequences' counters).
   [[nodiscard]] std::uint32_t args_word(const Group& group) const;
-  // The units the group's running instances continue in (compiled mode).
-  [[nodiscard]] std::set<std::uint32_t> next_units(const Group& group) const;
+  // The units the group's running instances continue in (compiled mode), and whether some
+  // are at the host's call (the ENTRY id: a call's start, or a partly entered call); then the
+  // callee's unit comes first (it goes on from the entry shader's share of the dispatch).
+  [[nodiscard]] std::vector<std::uint32_t> next_units(const Group& group, bool& host_call) const;
+  // The unit of the entry block of function `callee`, none for an import.
+  [[nodiscard]] std::optional<std::uint32_t> callee_unit(std::uint32_t callee) const;
   // The unit's pipeline, or with `prefix` its prefixes' pipeline (the device mutex is held).
   const runtime::ComputePipeline& unit_pipeline(std::uint32_t unit, bool prefix = false);
+  // The pipeline of the host's calls (compiled_glsl.hpp's compiled_entry_shader_source).
+  const runtime::ComputePipeline& entry_pipeline();
+  // The pipeline that ends a step (compiled_glsl.hpp's compiled_outcome_shader_source).
+  const runtime::ComputePipeline& outcome_pipeline();
+  // `pipeline` built from `source` if empty (a unit's, a prefix's or the entry's), its build
+  // counted as compilation.
+  const runtime::ComputePipeline& built_pipeline(SharedPipeline& pipeline, const std::string& source);
   void run_prefixes(Group& group, const Push& push);
   // Compiled mode's step of one group: a dispatch per unit its instances continue in.
   void run_units(Group& group, Push push);
   [[nodiscard]] bool summarised(const Group& group) const;
   void dispatch_each(Group& group, Push push, std::span<const runtime::ComputePipeline* const> pipelines);
   [[nodiscard]] std::array<runtime::DeviceBuffer*, 5> bindings(Group& group);
-  void dispatch_summarised(Group& group, Push push, const runtime::ComputePipeline& pipeline);
   void read_summary(Group& group, std::span<const std::uint32_t> words);
   std::uint32_t run_sequence(Group& group, const Push& push, std::uint32_t length);
   void service_wasi(Group& group, const Push& push);
@@ -133,6 +143,9 @@ class VulkanInstances final : public InstanceSet {
   std::shared_ptr<CompiledCode> compiled_;
   std::vector<SharedPipeline> unit_pipelines_;    // compiled mode: per unit, once reached
   std::vector<SharedPipeline> prefix_pipelines_;  // per unit, once fuel first runs out in it
+  SharedPipeline entry_pipeline_;                 // the host's calls, at the first
+  SharedPipeline outcome_pipeline_;               // the end of every step
+  std::uint32_t imported_functions_ = 0;
   std::shared_ptr<VulkanDevice> device_;
   runtime::DeviceBuffer program_;
   runtime::DeviceBuffer template_;
