@@ -19,19 +19,33 @@ struct Regs {
   uint budget;
 };
 
+// Four control words from an aligned quad (interpreter_layout.glsl), unless the includer reads
+// them as one access (Vulkan shaders: interpreter_vulkan_bindings.glsl).
+#if !defined(WASM_HOST_QUADS)
+uvec4 st_get4(uint i) { return uvec4(st_get(i), st_get(i + 1u), st_get(i + 2u), st_get(i + 3u)); }
+void st_set4(uint i, uvec4 v) {
+  st_set(i, v.x);
+  st_set(i + 1u, v.y);
+  st_set(i + 2u, v.z);
+  st_set(i + 3u, v.w);
+}
+#endif
+
 // The registers of the current call from the state, for a dispatch with `budget` loop work.
 Regs regs_load(uint budget) {
   Regs r;
   r.status = st_get(S_STATUS);
-  r.pc = st_get(S_PC);
-  r.fp = st_get(S_FP);
-  r.sp = st_get(S_SP);
-  r.func = st_get(S_FUNC);
+  uvec4 frame = st_get4(S_PC);  // pc, fp, sp, func
+  r.pc = frame.x;
+  r.fp = frame.y;
+  r.sp = frame.z;
+  r.func = frame.w;
   r.trap = WASM_TRAP_NONE;
-  r.cont = st_get(S_CONT);
-  r.cont_func = st_get(S_CONT_FUNC);
-  r.cont_done = st_get(S_CONT_DONE);
-  r.depth = st_get(S_DEPTH);
+  uvec4 cont = st_get4(S_CONT);  // the continuation, depth
+  r.cont = cont.x;
+  r.cont_func = cont.y;
+  r.cont_done = cont.z;
+  r.depth = cont.w;
   r.work = 0u;
   r.budget = budget;
   r.ob = 0u;  // set by the caller once the function table is reachable (frame_header_slot)
@@ -41,24 +55,13 @@ Regs regs_load(uint budget) {
 // Writes the registers back, adding the `records` executed to the call's count and the WASI
 // clock, and the fuel left.
 void regs_store(Regs r, uint records, uvec2 fuel) {
-  uvec2 count = u64_add(uvec2(st_get(S_EXECUTED), st_get(S_EXECUTED + 1u)), uvec2(records, 0u));
-  st_set(S_EXECUTED, count.x);
-  st_set(S_EXECUTED + 1u, count.y);
-  uvec2 ticks = u64_add(uvec2(st_get(S_TICKS), st_get(S_TICKS + 1u)), uvec2(records, 0u));
-  st_set(S_TICKS, ticks.x);
-  st_set(S_TICKS + 1u, ticks.y);
-  st_set(S_FUEL, fuel.x);
-  st_set(S_FUEL + 1u, fuel.y);
-  st_set(S_PC, r.pc);
-  st_set(S_FP, r.fp);
-  st_set(S_SP, r.sp);
-  st_set(S_FUNC, r.func);
-  st_set(S_STATUS, r.status);
-  st_set(S_TRAP, r.trap);
-  st_set(S_CONT, r.cont);
-  st_set(S_CONT_FUNC, r.cont_func);
-  st_set(S_CONT_DONE, r.cont_done);
-  st_set(S_DEPTH, r.depth);
+  uvec4 counts = st_get4(S_EXECUTED);  // executed, ticks
+  uvec2 count = u64_add(uvec2(counts.x, counts.y), uvec2(records, 0u));
+  uvec2 ticks = u64_add(uvec2(counts.z, counts.w), uvec2(records, 0u));
+  st_set4(S_EXECUTED, uvec4(count.x, count.y, ticks.x, ticks.y));
+  st_set4(S_STATUS, uvec4(r.status, r.trap, fuel.x, fuel.y));
+  st_set4(S_PC, uvec4(r.pc, r.fp, r.sp, r.func));
+  st_set4(S_CONT, uvec4(r.cont, r.cont_func, r.cont_done, r.depth));
 }
 
 uint function_word(uint f, uint field) { return prog(prog(H_FUNCS) + F_WORDS * f + field); }

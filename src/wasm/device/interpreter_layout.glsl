@@ -50,28 +50,31 @@ const uint T_WORDS = 4u;
 // References are u32: a function index (funcref) or the host's value (externref).
 const uint NULL_REF = 0xFFFFFFFFu;
 
-// Control words at the start of every instance's state.
+// Control words at the start of every instance's state. The registers a dispatch loads and
+// stores (frames.glsl's regs_load and regs_store) are grouped in aligned quads, which shaders
+// read and write as one 128-bit access each (interpreter_vulkan_bindings.glsl): status, trap,
+// fuel | executed, ticks | pc, fp, sp, func | the continuation, depth.
 const uint S_STATUS = 0u;
 const uint S_TRAP = 1u;
 const uint S_FUEL = 2u;          // u64 (2 words): records left when S_FUEL_LIMITED
 const uint S_EXECUTED = 4u;      // u64 (2 words): records executed by the current call
-const uint S_PAGES = 6u;         // current memory size in pages
-const uint S_PC = 7u;
-const uint S_FP = 8u;            // slot of the current frame's first local
-const uint S_SP = 9u;            // first free slot
-const uint S_FUNC = 10u;         // current function
-const uint S_FUEL_LIMITED = 11u;
-const uint S_TRAP_INDEX = 12u;     // the table index of an undefined / uninitialized element trap
+const uint S_TICKS = 6u;         // u64 (2 words): instructions executed since instantiation (the WASI clock)
+const uint S_PC = 8u;
+const uint S_FP = 9u;            // slot of the current frame's first local
+const uint S_SP = 10u;           // first free slot
+const uint S_FUNC = 11u;         // current function
 // A record that did only part of its work (a bulk operation, zeroing a callee's locals) runs
 // again as a continuation: not charged fuel, not counted; its progress is on the operand
 // stack (bulk operations) or in these words (calls).
-const uint S_CONT = 13u;
-const uint S_CONT_FUNC = 14u;
-const uint S_CONT_DONE = 15u;
-const uint S_DEPTH = 16u;        // frames of the current call (the host's entry call is frame 1)
-const uint S_TICKS = 17u;        // u64 (2 words): instructions executed since instantiation (the WASI clock)
-const uint S_CLOCK_SKIP = 19u;   // u64 (2 words): nanoseconds poll_oneoff moved the WASI clock ahead
-const uint S_WASI_FUNC = 21u;    // STATUS_WASI: the WASI import called
+const uint S_CONT = 12u;
+const uint S_CONT_FUNC = 13u;
+const uint S_CONT_DONE = 14u;
+const uint S_DEPTH = 15u;        // frames of the current call (the host's entry call is frame 1)
+const uint S_PAGES = 16u;        // current memory size in pages
+const uint S_FUEL_LIMITED = 17u;
+const uint S_TRAP_INDEX = 18u;   // the table index of an undefined / uninitialized element trap
+const uint S_WASI_FUNC = 19u;    // STATUS_WASI: the WASI import called
+const uint S_CLOCK_SKIP = 20u;   // u64 (2 words): nanoseconds poll_oneoff moved the WASI clock ahead
 const uint S_WASI_RET = 22u;     // STATUS_WASI: where the call returns to (RETURN_TO_HOST for the host)
 const uint S_WASI_PROGRESS = 23u;  // STATUS_WASI: the progress word of a resumable call
 const uint S_CONTROL_WORDS = 24u;

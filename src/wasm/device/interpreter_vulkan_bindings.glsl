@@ -8,6 +8,7 @@ layout(local_size_x = 64) in;
 layout(std430, binding = 0) readonly buffer ProgramBuffer { uint program_words[]; };
 layout(std430, binding = 1) buffer StateBuffer { uint state_words[]; };
 layout(std430, binding = 1) buffer StatePairs { uvec2 state_pairs[]; };  // the same, a value-stack slot at a time
+layout(std430, binding = 1) buffer StateQuads { uvec4 state_quads[]; };  // the same, four control words at a time
 layout(std430, binding = 2) buffer MemoryBuffer { uint memory_words[]; };
 layout(std430, binding = 2) buffer MemoryQuads { uvec4 memory_quads[]; };  // the same, 16 bytes at a time
 layout(std430, binding = 3) readonly buffer TemplateBuffer { uint template_words[]; };  // state, then memory
@@ -74,9 +75,13 @@ void st_set(uint i, uint v) { state_words[state_base + i] = v; }
 // words a slot and the program word of H_STACK read at every access had made lavapipe's build
 // of a large unit a quarter to a third longer.
 #define WASM_HOST_SLOTS 1
+#define WASM_HOST_QUADS 1
 uint stack_pair_base = 0u;
 uvec2 slot_get(uint slot) { return state_pairs[stack_pair_base + slot]; }
 void slot_set(uint slot, uvec2 v) { state_pairs[stack_pair_base + slot] = v; }
+// An aligned quad of control words (i a multiple of 4; the state stride is one too).
+uvec4 st_get4(uint i) { return state_quads[(state_base + i) >> 2u]; }
+void st_set4(uint i, uvec4 v) { state_quads[(state_base + i) >> 2u] = v; }
 uint page_slot(uint word) { return state_base + pc.page_table_word + 1u + (word >> FRAME_WORDS_LOG2); }
 
 // The frame of a page the instance writes: its own, after copying the shared one into a new

@@ -233,7 +233,6 @@ InstanceImage build_instance_image(const Module& module, const LinkedImports& im
     image.wasi_words = program[dev::H_WASI_WORDS];
     words += wasi_region.size();
   }
-  words += words & 1;  // an even stride for the 64-bit slots of the instances after this one
   image.state_words = checked_words(words, "wasi (storage_size, max_files, max_fds)");
 
   // Memory.

@@ -129,7 +129,7 @@ VulkanInstances::VulkanInstances(const Module& module, std::uint32_t count, cons
     // An instance's state (and page table), then its memory unless paged (vulkan_instantiate_main.glsl):
     // zero, then the blocks that hold data (the state's tens of MiB are mostly zero).
     const std::uint64_t tail = paged_ ? pool_layout_.state_suffix.size() : image_.memory.size();
-    template_ = context.allocate(4 * (std::uint64_t{image_.state_words} + tail));
+    template_ = context.allocate(4 * (template_state_words() + tail));
     context.fill_zero(template_);
     const auto upload_runs = [&](const std::uint32_t* words, const std::vector<WordRun>& runs, std::uint64_t at) {
       for (const WordRun& run : runs) {
@@ -140,7 +140,7 @@ VulkanInstances::VulkanInstances(const Module& module, std::uint32_t count, cons
     if (paged_) {
       context.upload(template_, bytes_of(pool_layout_.state_suffix), 4ull * image_.state_words);
     } else {
-      upload_runs(image_.memory.data(), image_.memory_nonzero_runs, image_.state_words);
+      upload_runs(image_.memory.data(), image_.memory_nonzero_runs, template_state_words());
     }
     resident_bytes_ = program_.size() + template_.size();
     for (std::uint32_t first = 0; first < count; first += per_group_) {
@@ -184,9 +184,8 @@ VulkanInstances::SpawnBytes VulkanInstances::plan_groups(std::uint32_t count, st
     pool_layout_ = page_pool_layout(image_);
     state_stride_ += static_cast<std::uint32_t>(pool_layout_.state_suffix.size());
   }
-  // Even, as the state and the value stack's start are (the shaders read a slot as one 64-bit
-  // word): paged memory's suffix may leave it odd.
-  state_stride_ += state_stride_ & 1U;
+  // Whole quads (the shaders read aligned quads of control words, and slots as 64-bit words).
+  state_stride_ = (state_stride_ + 3U) & ~3U;
   const std::uint32_t memory_slice = paged_ ? 0u : image_.memory_words;
   const std::uint64_t widest = 4ull * std::max({state_stride_, memory_slice, io_words});
   if (widest > range) {
@@ -207,7 +206,7 @@ VulkanInstances::SpawnBytes VulkanInstances::plan_groups(std::uint32_t count, st
                         (wasi > stack ? "storage_size or stack_size" : "stack_size or storage_size"));
   }
   // The program and the template (the state and its paged suffix, or the memory).
-  const std::uint64_t shared_bytes = 4ull * (image_.program.size() + image_.state_words +
+  const std::uint64_t shared_bytes = 4ull * (image_.program.size() + template_state_words() +
                                              (paged_ ? pool_layout_.state_suffix.size() : image_.memory.size()));
   const std::uint64_t first_frame = pool_layout_.first_free_frame();
   // Frames of a pool one buffer can hold beside its fixed frames.
@@ -374,6 +373,12 @@ void VulkanInstances::instantiate(bool clear_memory) {
     }
   }
   run_start(start_, limits_);
+}
+
+// The template's words before its memory (vulkan_instantiate_main.glsl reads it at the state
+// stride) or before paged memory's suffix (which follows the state as in an instance).
+std::uint64_t VulkanInstances::template_state_words() const {
+  return paged_ ? image_.state_words : state_stride_;
 }
 
 std::vector<WordRun> VulkanInstances::instantiate_ranges(std::uint32_t memory_words) const {

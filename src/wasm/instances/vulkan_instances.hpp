@@ -82,6 +82,7 @@ class VulkanInstances final : public InstanceSet {
   void dispatch(Group& group, const Push& push, const runtime::ComputePipeline& pipeline);
   [[nodiscard]] Push run_push(const Group& group, std::uint32_t quantum) const;
   void set_layout(Push& push) const;
+  [[nodiscard]] std::uint64_t template_state_words() const;
   // The first io word of the group's arguments (after its outcomes and the sequences' counters).
   [[nodiscard]] std::uint32_t args_word(const Group& group) const;
   // The units the group's running instances continue in (compiled mode), and whether some
