@@ -9,6 +9,7 @@
 #include <mutex>
 
 #include "runtime/error.hpp"
+#include "runtime/spirv_aliasing.hpp"
 
 namespace wavestack::runtime {
 namespace {
@@ -81,7 +82,9 @@ std::vector<uint32_t> run_glslang(std::string_view source, const ShaderOptions& 
   glslang::GlslangToSpv(*program.getIntermediate(EShLangCompute), words, &logger, &spv_options);
   const std::string log = logger.getAllMessages();
   if (words.empty()) throw ShaderCompileError("SPIR-V generation produced no code\n" + log);
-  return {words.begin(), words.end()};
+  std::vector<uint32_t> binary(words.begin(), words.end());
+  mark_shared_bindings_aliased(binary);  // (glslang leaves GLSL's aliasing rule out)
+  return binary;
 }
 
 }  // namespace
@@ -98,8 +101,9 @@ ShaderBinary compile_compute_shader(std::string_view source, const ShaderOptions
                                     std::string_view identity) {
   const auto start = std::chrono::steady_clock::now();
   ShaderBinary binary;
-  binary.cache_key = make_cache_key({"spirv", glslang_target(options.target).name, options.optimize ? "opt" : "noopt",
-                                     build_preamble(options), source, identity});
+  // ("aliased": SPIR-V cached before the shared bindings were marked Aliased is not used.)
+  binary.cache_key = make_cache_key({"spirv-aliased", glslang_target(options.target).name,
+                                     options.optimize ? "opt" : "noopt", build_preamble(options), source, identity});
   if (auto cached = cache.load("spirv", binary.cache_key); cached && !cached->empty() && cached->size() % 4 == 0) {
     binary.words.resize(cached->size() / 4);
     std::memcpy(binary.words.data(), cached->data(), cached->size());
