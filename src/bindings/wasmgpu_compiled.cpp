@@ -17,6 +17,7 @@
 #include "wasm/compiler/build_pool.hpp"
 #include "wasm/compiler/build_progress.hpp"
 #include "wasm/compiler/cpu_tiers.hpp"
+#include "wasm/device/compiled_glsl.hpp"
 #include "wasm/instances/vulkan_device.hpp"
 
 namespace nb = nanobind;
@@ -123,6 +124,14 @@ void precompile_vulkan(NativeModule& module, std::uint32_t device_index) {
     }
     if (build.built) compiled.add_compile_seconds(build.seconds, build.spirv_from_cache);
     compiled.progress().note_done(unit + 1);
+  }
+  // The shaders every module's steps share: the host's call and the outcome.
+  for (const std::string& source :
+       {wasm::device::compiled_entry_shader_source(), wasm::device::compiled_outcome_shader_source()}) {
+    wasm::PipelineBuild build;
+    build.defer_cache_save = true;
+    const std::lock_guard lock(device->mutex);
+    (void)device->unit(source, /*paged=*/false, build);
   }
   {
     const std::lock_guard lock(device->mutex);

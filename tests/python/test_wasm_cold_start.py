@@ -21,6 +21,7 @@ import pytest
 import wasmtime
 
 import wasmgpu
+from device_support import spawn_keywords
 from wasmgpu import _native
 
 
@@ -251,6 +252,22 @@ def test_progress_is_reported_on_stderr_unless_silenced(tmp_path):
     assert quick.returncode == 0 and "wasmgpu: " not in quick.stderr, quick.stderr
 
 
+def test_progress_counts_pipeline_builds_on_vulkan(tmp_path):
+    """A first call on a Vulkan device builds pipelines (lavapipe: about a second or two per
+    large unit) and shows that progress as the cpu device's builds do."""
+    spawn_keywords("vulkan")  # skips, or fails under WAVESTACK_REQUIRE_GPU=1, without a device
+    binary = wasm(large_function(300))
+    script = CALL_BIG.format(binary=binary.hex()).replace('device="cpu"', "")
+    shown = run_python(script, tmp_path / "a", WAVESTACK_PROGRESS="always")
+    assert shown.returncode == 0, shown.stderr
+    report = json.loads(shown.stdout.strip().splitlines()[-1])
+    assert report["results"] == reference(binary, "big", [1, 2, 3])
+    lines = [line for line in shown.stderr.splitlines() if line.startswith("wasmgpu: ")]
+    assert lines and lines[-1].startswith(f"wasmgpu: built {report['compiled']} units of the module in "), shown.stderr
+    silent = run_python(script, tmp_path / "b", WAVESTACK_PROGRESS="off")
+    assert silent.returncode == 0 and "wasmgpu: " not in silent.stderr, silent.stderr
+
+
 def test_a_bad_progress_setting_is_refused_naming_it(monkeypatch):
     monkeypatch.setenv("WAVESTACK_PROGRESS", "loud")
     with pytest.raises(ValueError, match="WAVESTACK_PROGRESS"):
@@ -386,8 +403,6 @@ def test_a_module_loaded_again_links_no_more_code(tmp_path):
 
 
 def test_precompile_builds_every_unit_pipeline_on_a_vulkan_device():
-    from device_support import spawn_keywords
-
     target = spawn_keywords("vulkan")  # skips (or fails under WAVESTACK_REQUIRE_GPU) without a device
     binary = wasm(large_function(120))
     module = wasmgpu.Module(binary, execution="compiled")

@@ -70,6 +70,7 @@ class CompiledModule final : public CompiledCode, public std::enable_shared_from
   [[nodiscard]] std::string shader_source(std::uint32_t unit) override;
   [[nodiscard]] std::string prefix_shader_source(std::uint32_t unit) override;
   void add_compile_seconds(double seconds, bool from_cache) override;
+  void note_pipeline_built() override { progress_.note_unit(false); }
   [[nodiscard]] CompileCounters counters() const override;
 
   // The units' native code on the cpu device (created on first use).

@@ -86,6 +86,9 @@ class CompiledCode {
   [[nodiscard]] virtual std::string prefix_shader_source(std::uint32_t unit) = 0;
   // Vulkan instance sets add their pipeline builds here.
   virtual void add_compile_seconds(double seconds, bool from_cache) = 0;
+  // A Vulkan instance set built a pipeline for a call: counted in the progress a long build
+  // shows on stderr, as the cpu device's units are.
+  virtual void note_pipeline_built() = 0;
 
   [[nodiscard]] virtual CompileCounters counters() const = 0;
 };

@@ -317,6 +317,7 @@ const runtime::ComputePipeline& VulkanInstances::built_pipeline(SharedPipeline& 
       dispatch(groups_.front(), Push{}, *pipeline);
       build.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
       compiled_->add_compile_seconds(build.seconds, build.spirv_from_cache);
+      compiled_->note_pipeline_built();
     }
   }
   return *pipeline;
