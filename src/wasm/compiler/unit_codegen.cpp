@@ -251,9 +251,10 @@ std::string run_search(const std::vector<Run>& runs, std::size_t low, std::size_
 // The host's call of a function whose entry block is in this unit, where runs jump directly
 // (C++: the cpu device): its frame is made with the callee's table facts as constants, as a
 // call block's is (frame_call_defined), instead of through the function table, and
-// compiled_run.glsl then runs the entry block in the same turn of its loop. Vulkan shaders
-// keep the generic ENTRY (a second copy of the frame code would only lengthen the unit's
-// pipeline build). False for a function of another unit or an import: the generic call.
+// compiled_run.glsl then runs the entry block in the same turn of its loop. On Vulkan the
+// host's call is a shader of its own (compiled_glsl.hpp's compiled_entry_shader_source), so a
+// unit's shader leaves this out. False for a function of another unit or an import: the
+// generic call.
 std::string unit_entry(const Program& program, const CompiledLayout& layout, std::uint32_t first_block,
                        std::uint32_t block_count) {
   const std::size_t imported = program.function_type_ids.size() - program.functions.size();
