@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "runtime/error.hpp"
+#include "wasm/baseline/block_compiler.hpp"
 #include "wasm/compiler/build_pool.hpp"
 #include "wasm/compiler/build_progress.hpp"
 #include "wasm/compiler/cpu_tiers.hpp"
@@ -23,14 +24,36 @@ using wavestack::wasm::compiler::CpuTier;
 using wavestack::wasm::compiler::progress_mode;
 using wavestack::wasm::compiler::ProgressMode;
 
-TEST(CpuTierPlans, DefaultsFollowTheInProcessCompiler) {
+TEST(CpuTierPlans, DefaultsFollowTheBaselineAndTheInProcessCompiler) {
   const auto with = cpu_tier_plan(nullptr, true);
-  EXPECT_EQ(with.first, CpuTier::kFast);
-  ASSERT_TRUE(with.hot.has_value());
-  EXPECT_EQ(*with.hot, CpuTier::kOptimized);
   const auto without = cpu_tier_plan("", false);
-  EXPECT_EQ(without.first, CpuTier::kHost);
-  EXPECT_FALSE(without.hot.has_value());
+  if (wavestack::wasm::baseline::baseline_supported()) {
+    EXPECT_EQ(with.first, CpuTier::kBaseline);
+    EXPECT_EQ(with.hot, CpuTier::kOptimized);
+    EXPECT_EQ(with.prefixes, CpuTier::kFast);
+    EXPECT_EQ(without.first, CpuTier::kBaseline);
+    EXPECT_EQ(without.hot, CpuTier::kHost);
+    EXPECT_EQ(without.prefixes, CpuTier::kHost);
+  } else {
+    EXPECT_EQ(with.first, CpuTier::kFast);
+    EXPECT_EQ(with.hot, CpuTier::kOptimized);
+    EXPECT_EQ(without.first, CpuTier::kHost);
+    EXPECT_FALSE(without.hot.has_value());
+  }
+}
+
+TEST(CpuTierPlans, TheBaselineComesOnlyFirstAndItsPrefixesAreBuiltFromText) {
+  if (!wavestack::wasm::baseline::baseline_supported()) GTEST_SKIP() << "no baseline compiler for this processor";
+  const auto alone = cpu_tier_plan("baseline", true);
+  EXPECT_EQ(alone.first, CpuTier::kBaseline);
+  EXPECT_FALSE(alone.hot.has_value());
+  EXPECT_EQ(alone.prefixes, CpuTier::kFast);
+  EXPECT_EQ(cpu_tier_plan("baseline", false).prefixes, CpuTier::kHost);
+  EXPECT_EQ(cpu_tier_plan("baseline,fast", true).hot, CpuTier::kFast);
+  EXPECT_EQ(cpu_tier_plan("fast,host", true).prefixes, CpuTier::kFast);
+  for (const char* bad : {"fast,baseline", "baseline,baseline", "host,baseline"}) {
+    EXPECT_THROW((void)cpu_tier_plan(bad, true), InvalidArgument) << bad;
+  }
 }
 
 TEST(CpuTierPlans, ExplicitPlansParse) {

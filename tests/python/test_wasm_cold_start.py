@@ -92,6 +92,11 @@ def call_big(binary: bytes, cache: Path, **env) -> dict:
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
+# A plan whose first tier's units go to the disk cache (the baseline's are compiled again in
+# every process, in microseconds): the cache's tests build with it.
+CACHED = {"WAVESTACK_WASM_CPU_TIERS": "fast,optimized"}
+
+
 def cache_entries(cache: Path) -> list:
     return sorted(path for path in cache.rglob("*") if path.is_file() and "cpu-jit" in path.parts)
 
@@ -99,12 +104,12 @@ def cache_entries(cache: Path) -> list:
 def test_the_cache_is_reused_by_another_process_without_generating_any_text(tmp_path):
     binary = wasm(large_function(300))
     expected = reference(binary, "big", [1, 2, 3])
-    cold = call_big(binary, tmp_path)
+    cold = call_big(binary, tmp_path, **CACHED)
     assert cold["results"] == expected
     assert cold["from_cache"] == 0 and cold["compiled"] >= 1
     assert cold["compiled"] + cold["ahead"] == cold["units"] >= 6
     assert len(cache_entries(tmp_path)) == cold["units"]
-    warm = call_big(binary, tmp_path)
+    warm = call_big(binary, tmp_path, **CACHED)
     assert warm["results"] == expected
     assert warm["from_cache"] == warm["compiled"] >= 1 and warm["compiled"] + warm["ahead"] == warm["units"]
     assert warm["codegen"] == 0.0  # keyed by the module, not by its texts
@@ -166,16 +171,17 @@ def test_the_fast_tier_runtime_is_built_once_and_a_damaged_copy_is_rebuilt(tmp_p
 def test_a_damaged_entry_is_rebuilt_never_loaded(tmp_path):
     binary = wasm(large_function(300))
     expected = reference(binary, "big", [1, 2, 3])
-    call_big(binary, tmp_path)
+    call_big(binary, tmp_path, **CACHED)
     entries = cache_entries(tmp_path)
+    assert entries
     for path in entries:  # one byte of the object flipped: the checksum no longer holds
         data = bytearray(path.read_bytes())
         data[-100] ^= 0x55
         path.write_bytes(bytes(data))
-    damaged = call_big(binary, tmp_path)
+    damaged = call_big(binary, tmp_path, **CACHED)
     assert damaged["results"] == expected
     assert damaged["from_cache"] == 0 and damaged["compiled"] + damaged["ahead"] == damaged["units"]
-    again = call_big(binary, tmp_path)  # the rebuilt entries replaced the damaged ones
+    again = call_big(binary, tmp_path, **CACHED)  # the rebuilt entries replaced the damaged ones
     assert again["from_cache"] == again["compiled"] >= 1
 
 
@@ -183,17 +189,19 @@ def test_an_entry_of_another_unit_is_rebuilt_never_loaded(tmp_path):
     binary = wasm(large_function(300))
     other = wasm(large_function(301))  # a different module: its entries are valid, but not these units'
     expected = reference(binary, "big", [1, 2, 3])
-    call_big(binary, tmp_path / "mine")
-    call_big(other, tmp_path / "other")
+    call_big(binary, tmp_path / "mine", **CACHED)
+    call_big(other, tmp_path / "other", **CACHED)
     mine, theirs = cache_entries(tmp_path / "mine"), cache_entries(tmp_path / "other")
+    assert mine and theirs
     for k, path in enumerate(mine):  # each replaced by a whole, checksummed entry of the other module
         path.write_bytes(theirs[k % len(theirs)].read_bytes())
-    foreign = call_big(binary, tmp_path / "mine")
+    foreign = call_big(binary, tmp_path / "mine", **CACHED)
     assert foreign["results"] == expected
     assert foreign["from_cache"] == 0 and foreign["compiled"] + foreign["ahead"] == foreign["units"]
 
 
-@pytest.mark.parametrize("plan", ["fast", "optimized", "host", "fast,optimized", "fast,host", ""])
+@pytest.mark.parametrize("plan", ["baseline", "baseline,optimized", "baseline,fast", "baseline,host", "fast", "optimized",
+                                  "host", "fast,optimized", "fast,host", ""])
 def test_every_tier_plan_gives_wasmtimes_results(tmp_path, plan):
     binary = wasm(large_function(120))
     assert call_big(binary, tmp_path, WAVESTACK_WASM_CPU_TIERS=plan)["results"] == reference(binary, "big", [1, 2, 3])
@@ -201,7 +209,7 @@ def test_every_tier_plan_gives_wasmtimes_results(tmp_path, plan):
 
 def test_a_bad_tier_plan_is_refused_at_spawn_naming_the_variable(monkeypatch):
     module = wasmgpu.Module(wasm(large_function(3)), execution="compiled")
-    for bad in ("turbo", "fast,fast", "fast,optimized,host"):
+    for bad in ("turbo", "fast,fast", "fast,optimized,host", "fast,baseline"):
         monkeypatch.setenv("WAVESTACK_WASM_CPU_TIERS", bad)
         with pytest.raises(ValueError, match="WAVESTACK_WASM_CPU_TIERS"):
             module.spawn(1, device="cpu")

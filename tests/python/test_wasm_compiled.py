@@ -429,6 +429,7 @@ def test_no_interpreter_is_involved(target):
 
 def test_second_spawn_compiles_nothing_and_last_call_separates_the_phases(tmp_path, monkeypatch):
     monkeypatch.setenv("WAVESTACK_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("WAVESTACK_WASM_CPU_TIERS", "fast,optimized")  # a first tier that the disk cache keeps
     binary = wasm(large_function(60))
     module = wasmgpu.Module(binary, execution="compiled")
     with module.spawn(1, device="cpu") as instances:

@@ -64,6 +64,31 @@ def test_the_interpreter_has_no_failures_and_the_counts_of_compiled_mode(results
         assert interpreter_results[name].by_type == result.by_type, name
 
 
+@pytest.fixture(scope="module")
+def fast_tier_results():
+    # Compiled mode's default plan builds units with the baseline compiler first; the in-process
+    # C++ compiler's fast tier (the first tier where there is no baseline) runs every suite too.
+    previous = os.environ.get("WAVESTACK_WASM_CPU_TIERS")
+    os.environ["WAVESTACK_WASM_CPU_TIERS"] = "fast"
+    try:
+        return {name: runner.run_suite(name) for name in runner.suite_names()}
+    finally:
+        if previous is None:
+            del os.environ["WAVESTACK_WASM_CPU_TIERS"]
+        else:
+            os.environ["WAVESTACK_WASM_CPU_TIERS"] = previous
+
+
+def test_the_fast_tier_has_no_failures_and_the_counts_of_the_default_plan(results, fast_tier_results):
+    from wasmgpu import _native
+
+    if _native.cpu_tier_plan()[0] != "baseline":
+        pytest.skip("the default plan's first tier is not the baseline here: `results` ran the fast tier")
+    for name, result in results.items():
+        assert fast_tier_results[name].failures == [], "\n".join(fast_tier_results[name].failures)
+        assert fast_tier_results[name].by_type == result.by_type, name
+
+
 # Suites of many modules: in compiled mode every module builds its own unit pipelines, which
 # took 14 to 160 s per suite on lavapipe (const, float_exprs and memory_copy 125 to 160 s).
 VULKAN_INTERPRETER_ONLY = {

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "runtime/disk_cache.hpp"
+#include "wasm/baseline/block_compiler.hpp"
 #include "wasm/compiler/block_codegen.hpp"
 #include "wasm/compiler/codegen_fingerprint.hpp"
 #include "wasm/compiler/lane_group_codegen.hpp"
@@ -206,6 +207,7 @@ CpuUnitCode& CompiledModule::cpu_code() {
     };
     source.grouped_runs = [this](std::uint32_t unit) { return lane_group_runs(program_, layout_.units.at(unit)); };
     source.successors = [this](std::uint32_t unit) { return successor_units(unit); };
+    source.baseline = [this](std::uint32_t unit) { return baseline::compile_unit(program_, layout_, unit); };
     cpu_code_ = std::make_unique<CpuUnitCode>(static_cast<std::uint32_t>(layout_.units.size()), code_key_,
                                               std::move(source), weak_from_this(), progress_);
     cpu_code_ready_.store(cpu_code_.get(), std::memory_order_release);

@@ -7,6 +7,7 @@
 #include "jit/jit_loader.hpp"
 #include "runtime/error.hpp"
 #include "runtime/switch_setting.hpp"
+#include "wasm/baseline/block_compiler.hpp"
 
 namespace wavestack::wasm::compiler {
 namespace {
@@ -14,6 +15,7 @@ namespace {
 constexpr const char* kVariable = "WAVESTACK_WASM_CPU_TIERS";
 
 std::optional<CpuTier> parse_tier(std::string_view name) {
+  if (name == "baseline") return CpuTier::kBaseline;
   if (name == "fast") return CpuTier::kFast;
   if (name == "optimized") return CpuTier::kOptimized;
   if (name == "host") return CpuTier::kHost;
@@ -24,6 +26,8 @@ std::optional<CpuTier> parse_tier(std::string_view name) {
 
 const char* cpu_tier_name(CpuTier tier) {
   switch (tier) {
+    case CpuTier::kBaseline:
+      return "baseline";
     case CpuTier::kFast:
       return "fast";
     case CpuTier::kOptimized:
@@ -38,9 +42,19 @@ bool cpu_tier_is_in_process(CpuTier tier) {
   return tier != CpuTier::kHost;
 }
 
+bool cpu_tier_needs_jit(CpuTier tier) {
+  return tier == CpuTier::kFast || tier == CpuTier::kOptimized;
+}
+
 CpuTierPlan cpu_tier_plan(const char* value, bool jit_available, const std::string& why_no_jit) {
   if (value == nullptr || *value == '\0') {
-    return jit_available ? CpuTierPlan{CpuTier::kFast, CpuTier::kOptimized} : CpuTierPlan{CpuTier::kHost, std::nullopt};
+    // The baseline first (a first run waits for no compiler), hot units rebuilt optimised.
+    if (baseline::baseline_supported()) {
+      return jit_available ? CpuTierPlan{CpuTier::kBaseline, CpuTier::kOptimized, CpuTier::kFast}
+                           : CpuTierPlan{CpuTier::kBaseline, CpuTier::kHost, CpuTier::kHost};
+    }
+    return jit_available ? CpuTierPlan{CpuTier::kFast, CpuTier::kOptimized, CpuTier::kFast}
+                         : CpuTierPlan{CpuTier::kHost, std::nullopt, CpuTier::kHost};
   }
   const std::string text = value;
   std::vector<CpuTier> tiers;
@@ -54,15 +68,21 @@ CpuTierPlan cpu_tier_plan(const char* value, bool jit_available, const std::stri
   for (const std::string& part : parts) {
     const auto tier = parse_tier(part);
     if (!tier) {
-      throw runtime::InvalidArgument(
-          kVariable, "unknown tier '" + part + "' in '" + text + "' (tiers: fast, optimized, host; e.g. 'fast,host')");
+      throw runtime::InvalidArgument(kVariable, "unknown tier '" + part + "' in '" + text +
+                                                    "' (tiers: baseline, fast, optimized, host; e.g. 'fast,host')");
     }
-    if (cpu_tier_is_in_process(*tier) && !jit_available) {
+    if (cpu_tier_needs_jit(*tier) && !jit_available) {
       throw runtime::InvalidArgument(kVariable, "tier '" + part + "' needs the in-process compiler: " + why_no_jit);
     }
     for (const CpuTier earlier : tiers) {
       if (earlier == *tier)
         throw runtime::InvalidArgument(kVariable, "tier '" + part + "' given twice in '" + text + "'");
+    }
+    if (*tier == CpuTier::kBaseline && !tiers.empty()) {
+      throw runtime::InvalidArgument(kVariable, "the baseline tier can only come first, in '" + text + "'");
+    }
+    if (*tier == CpuTier::kBaseline && !baseline::baseline_supported()) {
+      throw runtime::InvalidArgument(kVariable, "the baseline tier needs an x86-64 Linux host");
     }
     tiers.push_back(*tier);
   }
@@ -70,8 +90,9 @@ CpuTierPlan cpu_tier_plan(const char* value, bool jit_available, const std::stri
     throw runtime::InvalidArgument(kVariable,
                                    "expected a first tier and at most one tier for hot units, got '" + text + "'");
   }
-  CpuTierPlan plan{tiers[0], std::nullopt};
+  CpuTierPlan plan{tiers[0], std::nullopt, tiers[0]};
   if (tiers.size() == 2) plan.hot = tiers[1];
+  if (plan.first == CpuTier::kBaseline) plan.prefixes = jit_available ? CpuTier::kFast : CpuTier::kHost;
   return plan;
 }
 
@@ -88,8 +109,10 @@ CpuTierPlan cpu_tier_plan_from_environment() {
   const char* value = std::getenv(kVariable);
   // The in-process compiler is loaded (LLVM: a tenth of a second) only where the plan may use it.
   const std::string_view text = value != nullptr ? value : "";
-  const bool may_use_it =
-      text.empty() || text.find("fast") != std::string_view::npos || text.find("optimized") != std::string_view::npos;
+  // (A baseline plan builds its prefixes, when fuel runs out inside a block, with it.)
+  const bool may_use_it = text.empty() || text.find("fast") != std::string_view::npos ||
+                          text.find("optimized") != std::string_view::npos ||
+                          text.find("baseline") != std::string_view::npos;
   std::string why_not = "not needed";
   const bool available = may_use_it && jit::cxx_jit(&why_not) != nullptr;
   CpuTierPlan plan = cpu_tier_plan(value, available, why_not);

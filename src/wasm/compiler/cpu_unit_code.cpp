@@ -4,6 +4,7 @@
 #include <chrono>
 #include <exception>
 #include <stdexcept>
+#include <unordered_map>
 
 #include "runtime/disk_cache.hpp"
 #include "wasm/compiler/build_pool.hpp"
@@ -21,7 +22,32 @@ double seconds_since(Clock::time_point start) {
 
 // Whether `tier`'s units have lane groups.
 bool tier_has_lane_groups(CpuTier tier) {
-  return tier != CpuTier::kFast;
+  return tier == CpuTier::kOptimized || tier == CpuTier::kHost;
+}
+
+// Every baseline unit this process compiled, by its unit's key: a unit is compiled once per
+// process however many modules of the same binary run it (its code is never freed, as linked
+// objects' is not: cpu_unit_build.cpp's LinkedUnits).
+class BaselineUnits {
+ public:
+  void* find_or_add(const std::string& key, const std::function<std::unique_ptr<baseline::BaselineUnit>()>& compile) {
+    {
+      const std::lock_guard lock(mutex_);
+      if (const auto found = units_.find(key); found != units_.end()) return found->second->entry;
+    }
+    std::unique_ptr<baseline::BaselineUnit> compiled = compile();
+    const std::lock_guard lock(mutex_);
+    return units_.emplace(key, std::move(compiled)).first->second->entry;  // two at once: the first
+  }
+
+ private:
+  std::mutex mutex_;
+  std::unordered_map<std::string, std::unique_ptr<baseline::BaselineUnit>> units_;
+};
+
+BaselineUnits& baseline_units() {
+  static auto* units = new BaselineUnits();  // never destroyed: its code outlives every module
+  return *units;
 }
 
 UnitSymbols symbols_of(int kind, CpuTier tier) {
@@ -105,7 +131,7 @@ void CpuUnitCode::build_first(std::unique_lock<std::mutex>& lock, std::uint32_t 
       built = load_cached_cpu_unit(*plan.hot, key, symbols_of(kind, *plan.hot));
       if (built) level = 2;
     }
-    if (!built) built = load_or_build(unit, kind, plan.first, key, codegen);
+    if (!built) built = load_or_build(unit, kind, kind == kUnitCode ? plan.first : plan.prefixes, key, codegen);
     if (kind == kUnitCode) runs = source_.grouped_runs(unit);
   } catch (...) {
     lock.lock();
@@ -127,7 +153,8 @@ void CpuUnitCode::build_first(std::unique_lock<std::mutex>& lock, std::uint32_t 
     ++counters_.units_ahead;
   }
   built_.notify_all();
-  if (kind == kUnitCode && why == Why::kDemand && plan.ahead) queue_ahead(unit);
+  // (Baseline units build in microseconds: none ahead of need.)
+  if (kind == kUnitCode && why == Why::kDemand && plan.ahead && plan.first != CpuTier::kBaseline) queue_ahead(unit);
   lock.unlock();
   progress_.note_unit(why == Why::kAhead);
   lock.lock();
@@ -135,6 +162,14 @@ void CpuUnitCode::build_first(std::unique_lock<std::mutex>& lock, std::uint32_t 
 
 BuiltUnit CpuUnitCode::load_or_build(std::uint32_t unit, int kind, CpuTier tier, const std::string& key,
                                      double& codegen_seconds) {
+  if (tier == CpuTier::kBaseline) {
+    if (kind != kUnitCode) throw std::logic_error("compiled mode: the baseline tier builds no prefixes");
+    const auto compiling = Clock::now();
+    BuiltUnit built;
+    built.entry = baseline_units().find_or_add(key, [&] { return source_.baseline(unit); });
+    codegen_seconds = seconds_since(compiling);
+    return built;
+  }
   if (auto cached = load_cached_cpu_unit(tier, key, symbols_of(kind, tier))) return *cached;
   const auto generating = Clock::now();
   const std::string text = source_.text(unit, kind, tier_has_lane_groups(tier));

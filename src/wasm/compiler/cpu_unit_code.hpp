@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "wasm/baseline/baseline_unit.hpp"
 #include "wasm/compiler/build_progress.hpp"
 #include "wasm/compiler/cpu_tiers.hpp"
 #include "wasm/compiler/cpu_unit_build.hpp"
@@ -41,11 +42,13 @@ class CpuUnitCode {
   // with its lane groups or without, or the prefixes' text), its grouped runs (lane_group_runs),
   // and the units its blocks can continue in (branch targets, direct callees' entries). The fast
   // tier builds units without lane groups (their machinery was 30% of a unit's build; its code
-  // gains nothing from overlapping instances).
+  // gains nothing from overlapping instances). `baseline`: the unit compiled by the baseline
+  // compiler (its code is the process's for good: units are kept per key, like linked objects).
   struct Source {
     std::function<std::string(std::uint32_t unit, int kind, bool lane_groups)> text;
     std::function<std::vector<std::pair<std::uint32_t, std::uint32_t>>(std::uint32_t unit)> grouped_runs;
     std::function<std::vector<std::uint32_t>(std::uint32_t unit)> successors;
+    std::function<std::unique_ptr<baseline::BaselineUnit>(std::uint32_t unit)> baseline;
   };
 
   // `code_key`: what identifies the module's units' texts (cache keys); `owner`: kept alive by
