@@ -2,10 +2,9 @@
 wasmgpu.run_sizing: file storage for what is embedded, a deep stack, memory up to the module's
 maximum on the cpu device, no fuel limit), for the tests of yosys and CPython.
 
-The execution mode is one setting: ``EXECUTION`` (WAVESTACK_REAL_PROGRAMS_EXECUTION), the
-interpreter until compiled mode builds units fast enough for programs of thousands of functions
-(a cold compiled run of yosys or CPython builds each unit with g++, close to an hour today);
-setting it to "auto" runs them in compiled mode. The tests print which mode ran.
+The execution mode is one setting: ``EXECUTION`` (WAVESTACK_REAL_PROGRAMS_EXECUTION), "auto"
+(compiled mode, what a user gets: its baseline compiler builds a program of thousands of functions
+as it runs, in seconds) unless set to "interpreter". The tests print which mode ran.
 """
 
 from __future__ import annotations
@@ -17,7 +16,7 @@ import wasmgpu
 from oracles import TRAP_EXIT_CODE, WasiResult
 from wasmgpu.run_sizing import spawn_defaults
 
-EXECUTION = os.environ.get("WAVESTACK_REAL_PROGRAMS_EXECUTION", "interpreter")
+EXECUTION = os.environ.get("WAVESTACK_REAL_PROGRAMS_EXECUTION", "auto")
 
 _modules: dict[tuple[int, str], wasmgpu.Module] = {}
 

@@ -182,23 +182,24 @@ struct BaselineContext {
           credit = start;
         }
       } else {
-        bool runs = true;
-        if (credit < b.records) {
-          n = compiled_short(r, c, credit, start, b.records, 0U);
-          runs = n == 0U;
-        }
-        if (runs) {
-          credit -= b.records;
-          env.frame = slots + r.fp;
-          env.top = slots + r.sp;
-          env.memory_bytes = std::uint64_t{unit_state[S_PAGES]} * 65536U;
-          const uint exit = b.code(&env);
-          if (exit == baseline::kExitTrapped) {
-            frame_trap(r, env.trap);
-            credit += env.records_back;
-          } else {
-            finish_block(r, b, exit, env.index);
-          }
+        // The block's code, and the blocks of the run it continues in directly, until one
+        // leaves: for a transfer the code does not make, a trap, or a block short of credit.
+        env.frame = slots + r.fp;
+        env.top = slots + r.sp;
+        env.memory_bytes = std::uint64_t{unit_state[S_PAGES]} * 65536U;  // memory.grow's helper updates it
+        env.credit = credit;
+        const uint exit = b.code(&env);
+        credit = env.credit;
+        const BaselineBlock& left = u.blocks[env.block];
+        r.pc = left.id;
+        r.sp = static_cast<uint>(env.top - slots);
+        if (exit == baseline::kExitShort) {
+          n = compiled_short(r, c, credit, start, left.records, 0U);  // 0: it runs now
+        } else if (exit == baseline::kExitTrapped) {
+          frame_trap(r, env.trap);
+          credit += env.records_back;
+        } else {
+          finish_block(r, left, exit, env.index);
         }
       }
       if (n >= COMPILED_NEEDS_PREFIX) {  // yield or prefix: nothing ran
@@ -299,8 +300,11 @@ void helper_elem_drop(BlockEnv* env, std::uint32_t segment) {
 
 namespace wavestack::wasm::baseline {
 
-static_assert(sizeof(BlockEnv) == 56 && offsetof(BlockEnv, runtime) == kEnvRuntime &&
-              offsetof(BlockEnv, index) == kEnvIndex && offsetof(BlockEnv, trap) == kEnvTrap);
+static_assert(sizeof(BlockEnv) == 64 && offsetof(BlockEnv, frame) == kEnvFrame && offsetof(BlockEnv, top) == kEnvTop &&
+              offsetof(BlockEnv, memory) == kEnvMemory && offsetof(BlockEnv, memory_bytes) == kEnvMemoryBytes &&
+              offsetof(BlockEnv, trap) == kEnvTrap && offsetof(BlockEnv, records_back) == kEnvRecordsBack &&
+              offsetof(BlockEnv, index) == kEnvIndex && offsetof(BlockEnv, credit) == kEnvCredit &&
+              offsetof(BlockEnv, runtime) == kEnvRuntime && offsetof(BlockEnv, block) == kEnvBlock);
 
 const BaselineHelpers& baseline_helpers() {
   static constexpr BaselineHelpers kHelpers{

@@ -16,17 +16,22 @@
 namespace wavestack::wasm::baseline {
 
 // What a block's machine code reads and writes besides the slots: one per run of the loop.
-// Offsets are fixed (the machine code addresses the fields by them).
+// Offsets are fixed (the machine code addresses the fields by them). The code runs from the
+// block it is entered at through the blocks of the same run it continues in directly (as a
+// generated unit's COMPILED_GOTO), taking each block's records from `credit`, and leaves with
+// the block it left from in `block` and that block's first operand slot in `top`.
 struct BlockEnv {
   std::uint64_t* frame = nullptr;  // the frame's first slot (locals): the value stack at r.fp
-  std::uint64_t* top = nullptr;    // the operand stack's top when the block starts: at r.sp
+  std::uint64_t* top = nullptr;    // in: the operand stack's top at r.sp; out: the leaving block's
   unsigned char* memory = nullptr;
   std::uint64_t memory_bytes = 0;
   std::uint32_t trap = 0;          // set by a helper, or by the code before a trap exit
   std::uint32_t records_back = 0;  // a trap's records after the trapping one
   std::uint32_t index = 0;         // br_table's popped index
+  std::uint32_t credit = 0;        // records the run may still execute (compiled_blocks.glsl)
+  void* runtime = nullptr;         // the run loop's instance context, for the helpers
+  std::uint32_t block = 0;         // out: the index in the unit of the block that left
   std::uint32_t padding = 0;
-  void* runtime = nullptr;  // the run loop's instance context, for the helpers
 };
 inline constexpr std::int32_t kEnvFrame = 0;
 inline constexpr std::int32_t kEnvTop = 8;
@@ -35,13 +40,16 @@ inline constexpr std::int32_t kEnvMemoryBytes = 24;
 inline constexpr std::int32_t kEnvTrap = 32;
 inline constexpr std::int32_t kEnvRecordsBack = 36;
 inline constexpr std::int32_t kEnvIndex = 40;
+inline constexpr std::int32_t kEnvCredit = 44;
 inline constexpr std::int32_t kEnvRuntime = 48;
+inline constexpr std::int32_t kEnvBlock = 56;
 
 // How a block's machine code returns.
 inline constexpr std::uint32_t kExitEnd = 0;      // its records ran; the block's end follows
 inline constexpr std::uint32_t kExitTaken = 1;    // a two-way end's condition held
 inline constexpr std::uint32_t kExitOther = 2;    // ... did not
 inline constexpr std::uint32_t kExitTrapped = 3;  // trap and records_back are set
+inline constexpr std::uint32_t kExitShort = 4;    // the block's records exceed the credit: nothing ran
 
 using BlockCode = std::uint32_t (*)(BlockEnv* env);
 

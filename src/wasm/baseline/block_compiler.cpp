@@ -1,7 +1,9 @@
 #include "wasm/baseline/block_compiler.hpp"
 
 #include <cstring>
+#include <functional>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -134,14 +136,26 @@ std::uint64_t helper_address(Function function) {
   return address_of(reinterpret_cast<const void*>(function));
 }
 
-// One block's code: a function of the environment (BlockEnv*) returning its exit.
+// Where a block's end may continue without leaving the machine code: the body of another full
+// block of its run (none: back to the run loop).
+using DirectTarget = std::function<std::optional<Label>(std::uint32_t id)>;
+
+// One block's code: a function of the environment (BlockEnv*) returning its exit, whose body
+// (after the prologue) other blocks of its run jump to directly.
 class BlockWriter {
  public:
-  BlockWriter(Assembler& as, const Program& program, const CompiledBlock& block, BaselineBlock& out)
-      : as_(as), program_(program), block_(block), out_(out) {}
+  BlockWriter(Assembler& as, const Program& program, const CompiledBlock& block, std::uint32_t index,
+              BaselineBlock& out, Label body, Label epilogue, const DirectTarget& direct)
+      : as_(as),
+        program_(program),
+        block_(block),
+        index_(index),
+        out_(out),
+        body_(body),
+        epilogue_(epilogue),
+        direct_(direct) {}
 
   void write() {
-    epilogue_ = as_.new_label();
     as_.push(Reg::kRbx);
     as_.push(Reg::kR12);
     as_.push(Reg::kR13);
@@ -152,6 +166,14 @@ class BlockWriter {
     as_.mov_load(Width::k64, kTop, kEnv, kEnvTop);
     as_.mov_load(Width::k64, kMemory, kEnv, kEnvMemory);
     as_.mov_load(Width::k64, kMemoryBytes, kEnv, kEnvMemoryBytes);
+    as_.bind(body_);
+    // The block's records from the credit, or back to the run loop having run nothing
+    // (compiled_short decides there: yield, prefix, or run anyway).
+    const Label short_exit = as_.new_label();
+    as_.mov_load(Width::k32, Reg::kRax, kEnv, kEnvCredit);
+    as_.alu_imm(Width::k32, Alu::kSub, Reg::kRax, static_cast<std::int32_t>(block_.instruction_count));
+    as_.jcc(Cond::kBelow, short_exit);
+    as_.mov_store(Width::k32, kEnv, kEnvCredit, Reg::kRax);
     std::uint32_t pc = block_.begin;
     for (std::uint32_t k = 0; k < block_.instruction_count && !ended_; ++k) {
       record_ = k;
@@ -161,20 +183,14 @@ class BlockWriter {
     }
     if (!ended_) end_next(block_.successors.at(0));
     out_.end_depth = static_cast<std::int32_t>(depth_);
+    as_.bind(short_exit);
+    leave(kExitShort);
     for (const PendingTrap& trap : traps_) {
       as_.bind(trap.label);
       if (trap.sets_code) as_.store_imm32(Width::k32, kEnv, kEnvTrap, static_cast<std::int32_t>(trap.code));
       as_.store_imm32(Width::k32, kEnv, kEnvRecordsBack, static_cast<std::int32_t>(trap.records_back));
-      as_.mov_imm32(Reg::kRax, kExitTrapped);
-      as_.jmp(epilogue_);
+      leave(kExitTrapped);
     }
-    as_.bind(epilogue_);
-    as_.pop(Reg::kR15);
-    as_.pop(Reg::kR14);
-    as_.pop(Reg::kR13);
-    as_.pop(Reg::kR12);
-    as_.pop(Reg::kRbx);
-    as_.ret();
   }
 
  private:
@@ -188,26 +204,53 @@ class BlockWriter {
     return trap.label;
   }
 
-  void exit_with(std::uint32_t exit) {
+  // Back to the run loop from this block: which block, its first operand slot, how it left.
+  void leave(std::uint32_t exit) {
+    as_.mov_store(Width::k64, kEnv, kEnvTop, kTop);
+    as_.store_imm32(Width::k32, kEnv, kEnvBlock, static_cast<std::int32_t>(index_));
     as_.mov_imm32(Reg::kRax, exit);
     as_.jmp(epilogue_);
+  }
+
+  // Control continues at block `target` with the block's operands in place: straight into its
+  // code where it is a full block of the run, else through the run loop with `exit`.
+  void continue_at(std::uint32_t target, std::uint32_t exit) {
+    if (const std::optional<Label> body = direct_(target)) {
+      if (depth_ != 0) as_.alu_imm(Width::k64, Alu::kAdd, kTop, slot(depth_));
+      as_.jmp(*body);
+      return;
+    }
+    leave(exit);
   }
 
   void end_next(std::uint32_t target) {
     out_.end = BlockEnd::kNext;
     out_.target = target;
-    exit_with(kExitEnd);
+    continue_at(target, kExitEnd);
     ended_ = true;
   }
 
-  // A two-way end on the popped value: kExitTaken when it is zero (`taken_on_zero`) or not.
-  void end_two_way(bool taken_on_zero) {
+  // A two-way end on the popped value: the taken side when it is zero (`taken_on_zero`) or
+  // not; each side continues directly where it can (`taken_direct`: the taken side moves
+  // nothing, as a lowered `if`'s jump; br_if's taken side goes through frame_branch).
+  void end_two_way(bool taken_on_zero, bool taken_direct) {
     as_.mov_load(Width::k32, Reg::kRcx, kTop, operand(0));
     --depth_;
-    as_.mov_imm32(Reg::kRax, kExitTaken);
+    const Label taken = as_.new_label();
     as_.test(Width::k32, Reg::kRcx, Reg::kRcx);
-    as_.jcc(taken_on_zero ? Cond::kEqual : Cond::kNotEqual, epilogue_);
-    exit_with(kExitOther);
+    as_.jcc(taken_on_zero ? Cond::kEqual : Cond::kNotEqual, taken);
+    continue_at(out_.other, kExitOther);
+    as_.bind(taken);
+    if (taken_direct) {
+      continue_at(out_.target, kExitTaken);
+    } else {
+      leave(kExitTaken);
+    }
+    ended_ = true;
+  }
+
+  void exit_with(std::uint32_t exit) {
+    leave(exit);
     ended_ = true;
   }
 
@@ -404,7 +447,7 @@ class BlockWriter {
         out_.end = BlockEnd::kJumpIfZero;
         out_.target = block_.successors.at(0);
         out_.other = block_.successors.back();
-        end_two_way(/*taken_on_zero=*/true);
+        end_two_way(/*taken_on_zero=*/true, /*taken_direct=*/true);
         return;
       case op::kBr:
         out_.end = BlockEnd::kBranch;
@@ -412,7 +455,6 @@ class BlockWriter {
         out_.a = ins.b;
         out_.b = ins.c;
         exit_with(kExitEnd);
-        ended_ = true;
         return;
       case op::kBrIf:
         out_.end = BlockEnd::kBranchIf;
@@ -420,7 +462,7 @@ class BlockWriter {
         out_.other = block_.successors.back();
         out_.a = ins.b;
         out_.b = ins.c;
-        end_two_way(/*taken_on_zero=*/false);
+        end_two_way(/*taken_on_zero=*/false, /*taken_direct=*/false);
         return;
       case op::kBrTable:
         out_.end = BlockEnd::kBranchTable;
@@ -430,13 +472,11 @@ class BlockWriter {
         as_.mov_store(Width::k32, kEnv, kEnvIndex, Reg::kRax);
         --depth_;
         exit_with(kExitEnd);
-        ended_ = true;
         return;
       case op::kReturn:
         out_.end = BlockEnd::kReturn;
         out_.a = ins.a;
         exit_with(kExitEnd);
-        ended_ = true;
         return;
       case op::kDrop:
         --depth_;
@@ -539,8 +579,11 @@ class BlockWriter {
   Assembler& as_;
   const Program& program_;
   const CompiledBlock& block_;
+  std::uint32_t index_;  // in the unit
   BaselineBlock& out_;
+  Label body_;
   Label epilogue_;
+  const DirectTarget& direct_;
   std::vector<PendingTrap> traps_;
   std::int64_t depth_ = 0;  // operands pushed since the block's start (negative: popped below it)
   std::uint32_t record_ = 0;
@@ -604,8 +647,8 @@ std::unique_ptr<BaselineUnit> compile_unit(const Program& program, const compile
   auto out = std::make_unique<BaselineUnit>();
   out->first_block = blocks.blocks.empty() ? 0U : blocks.blocks.front().id;
   out->blocks.resize(blocks.blocks.size());
-  Assembler as;
-  std::vector<std::size_t> offsets(blocks.blocks.size(), 0);
+  // First what each block is and which run it belongs to (its function's consecutive blocks),
+  // so that a block's end knows the blocks it may continue in directly.
   std::uint32_t run_begin = 0;
   for (std::uint32_t k = 0; k < blocks.blocks.size(); ++k) {
     const CompiledBlock& block = blocks.blocks[k];
@@ -617,19 +660,39 @@ std::unique_ptr<BaselineUnit> compile_unit(const Program& program, const compile
     described.run_begin = run_begin;
     if (resumable_block(program, block)) {
       describe_resumable(program, layout, block, described);
-      continue;
-    }
-    if (block.instruction_count == 0)
+    } else if (block.instruction_count == 0) {
       throw std::logic_error("baseline: block " + std::to_string(block.id) + " is empty");
-    offsets[k] = as.size();
-    BlockWriter(as, program, block, described).write();
+    }
   }
-  // Each block's run ends where the next run begins.
   for (std::uint32_t k = static_cast<std::uint32_t>(blocks.blocks.size()); k-- > 0;) {
     BaselineBlock& described = out->blocks[k];
     const bool last_of_run = k + 1 == blocks.blocks.size() || out->blocks[k + 1].run_begin != described.run_begin;
     described.run_end = last_of_run ? k + 1 : out->blocks[k + 1].run_end;
   }
+  Assembler as;
+  const Label epilogue = as.new_label();
+  std::vector<Label> bodies(blocks.blocks.size());
+  for (Label& body : bodies) body = as.new_label();
+  std::vector<std::size_t> offsets(blocks.blocks.size(), 0);
+  for (std::uint32_t k = 0; k < blocks.blocks.size(); ++k) {
+    BaselineBlock& described = out->blocks[k];
+    if (described.resumable) continue;
+    const DirectTarget direct = [&](std::uint32_t id) -> std::optional<Label> {
+      const std::uint32_t at = id - out->first_block;
+      if (at < described.run_begin || at >= described.run_end || out->blocks[at].resumable) return std::nullopt;
+      return bodies[at];
+    };
+    offsets[k] = as.size();
+    BlockWriter(as, program, blocks.blocks[k], k, described, bodies[k], epilogue, direct).write();
+  }
+  // Every block leaves through one epilogue.
+  as.bind(epilogue);
+  as.pop(Reg::kR15);
+  as.pop(Reg::kR14);
+  as.pop(Reg::kR13);
+  as.pop(Reg::kR12);
+  as.pop(Reg::kRbx);
+  as.ret();
   if (!as.complete()) throw std::logic_error("baseline: a jump to an unbound label");
   // The entry: baseline_unit_run with this unit as its sixth argument (r9), after the blocks.
   const std::size_t entry_offset = as.size();
