@@ -41,8 +41,8 @@ wavestack::jit::CodeArena& arena() {
 }
 
 template <typename Function>
-Function place(const Assembler& as) {
-  EXPECT_TRUE(as.complete());
+Function place(Assembler& as) {
+  EXPECT_TRUE(as.finish());
   const auto span = arena().allocate(as.size(), 16);
   if (!span) throw std::runtime_error("arena full");
   std::memcpy(span->writable, as.code().data(), as.size());
@@ -311,13 +311,13 @@ TEST(BaselineAssembler, JumpsToLabelsBoundBeforeAndAfterAndCallsThroughARegister
   EXPECT_EQ(f(0, 5), 5U);
 }
 
-TEST(BaselineAssembler, AJumpToAnUnboundLabelLeavesTheCodeIncomplete) {
+TEST(BaselineAssembler, AJumpToAnUnboundLabelLeavesTheCodeUnfinished) {
   Assembler as;
   const Label never = as.new_label();
   as.jmp(never);
-  EXPECT_FALSE(as.complete());
+  EXPECT_FALSE(as.finish());
   as.bind(never);
-  EXPECT_TRUE(as.complete());
+  EXPECT_TRUE(as.finish());
   EXPECT_THROW(as.bind(never), std::logic_error);
 }
 

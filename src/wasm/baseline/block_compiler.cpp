@@ -693,7 +693,7 @@ std::unique_ptr<BaselineUnit> compile_unit(const Program& program, const compile
   as.pop(Reg::kR12);
   as.pop(Reg::kRbx);
   as.ret();
-  if (!as.complete()) throw std::logic_error("baseline: a jump to an unbound label");
+  if (!as.finish()) throw std::logic_error("baseline: a jump to an unbound label");
   // The entry: baseline_unit_run with this unit as its sixth argument (r9), after the blocks.
   const std::size_t entry_offset = as.size();
   as.mov_imm64(Reg::kR9, address_of(out.get()));

@@ -25,24 +25,26 @@ Label Assembler::new_label() {
 void Assembler::bind(Label label) {
   if (labels_.at(label.index) >= 0) throw std::logic_error("baseline: a label bound twice");
   labels_[label.index] = static_cast<std::int64_t>(code_.size());
-  for (const Fixup& fixup : fixups_) {
-    if (fixup.label != label.index) continue;
-    const auto rel =
-        static_cast<std::int32_t>(static_cast<std::int64_t>(code_.size()) - static_cast<std::int64_t>(fixup.at + 4));
-    for (int k = 0; k < 4; ++k)
-      code_[fixup.at + k] = static_cast<std::uint8_t>(static_cast<std::uint32_t>(rel) >> (8 * k));
-  }
 }
 
-bool Assembler::complete() const {
+bool Assembler::finish() {
+  // Jumps to labels bound after them, patched once at the end (patching at each bind was a
+  // scan of every pending jump: quadratic in a unit's blocks).
   for (const Fixup& fixup : fixups_) {
-    if (labels_[fixup.label] < 0) return false;
+    const std::int64_t bound = labels_[fixup.label];
+    if (bound < 0) return false;
+    const auto rel =
+        static_cast<std::uint32_t>(static_cast<std::int32_t>(bound - static_cast<std::int64_t>(fixup.at + 4)));
+    for (int k = 0; k < 4; ++k) code_[fixup.at + k] = static_cast<std::uint8_t>(rel >> (8 * k));
   }
+  fixups_.clear();
   return true;
 }
 
 void Assembler::u32(std::uint32_t value) {
-  for (int k = 0; k < 4; ++k) byte(static_cast<std::uint8_t>(value >> (8 * k)));
+  const std::size_t at = code_.size();
+  code_.resize(at + 4);
+  for (int k = 0; k < 4; ++k) code_[at + k] = static_cast<std::uint8_t>(value >> (8 * k));
 }
 
 void Assembler::rex(bool wide_operand, Reg reg, Reg rm, bool force) {

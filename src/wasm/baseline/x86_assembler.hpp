@@ -59,13 +59,14 @@ struct Label {
 
 class Assembler {
  public:
+  Assembler() { code_.reserve(4096); }
   [[nodiscard]] const std::vector<std::uint8_t>& code() const { return code_; }
   [[nodiscard]] std::size_t size() const { return code_.size(); }
 
   [[nodiscard]] Label new_label();
   void bind(Label label);  // here
-  // Whether every label a jump refers to was bound.
-  [[nodiscard]] bool complete() const;
+  // Patches every jump to its label; false when a label a jump refers to was never bound.
+  [[nodiscard]] bool finish();
 
   void push(Reg reg);
   void pop(Reg reg);
