@@ -624,7 +624,7 @@ jit::CodeArena& code_arena() {
   static const std::unique_ptr<jit::CodeArena> arena = [] {
     std::string why_not;
     auto created = jit::CodeArena::create(std::size_t{8} << 30, &why_not);
-    if (!created) throw std::runtime_error("baseline: no executable memory: " + why_not);
+    if (!created) throw BaselineUnavailable("baseline: no executable memory: " + why_not);
     return created;
   }();
   return *arena;
@@ -642,7 +642,7 @@ bool baseline_supported() {
 
 std::unique_ptr<BaselineUnit> compile_unit(const Program& program, const compiler::CompiledLayout& layout,
                                            std::uint32_t unit) {
-  if (!baseline_supported()) throw std::runtime_error("baseline: not supported on this processor");
+  if (!baseline_supported()) throw BaselineUnavailable("baseline: not supported on this processor");
   const compiler::Unit& blocks = layout.units.at(unit);
   auto out = std::make_unique<BaselineUnit>();
   out->first_block = blocks.blocks.empty() ? 0U : blocks.blocks.front().id;
@@ -702,7 +702,7 @@ std::unique_ptr<BaselineUnit> compile_unit(const Program& program, const compile
   const std::vector<std::uint8_t>& code = as.code();
   out->code_bytes = code.size();
   const std::optional<jit::CodeSpan> span = code_arena().allocate(code.size(), 64);
-  if (!span) throw std::runtime_error("baseline: the code arena is full");
+  if (!span) throw BaselineUnavailable("baseline: the code arena is full");
   std::memcpy(span->writable, code.data(), code.size());
   const std::uint64_t entry = span->executable + entry_offset;
   std::memcpy(&out->entry, &entry, sizeof(entry));

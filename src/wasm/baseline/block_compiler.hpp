@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <stdexcept>
 
 #include "wasm/baseline/baseline_unit.hpp"
 #include "wasm/compiler/compiled_layout.hpp"
@@ -17,13 +18,21 @@
 
 namespace wavestack::wasm::baseline {
 
+// The baseline cannot compile here (another processor, or no executable memory to be had: a
+// kernel that refuses writable-and-executable mappings, the arena full): the caller builds the
+// unit another way.
+class BaselineUnavailable : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 // Whether this build and processor run baseline code (x86-64 only).
 [[nodiscard]] bool baseline_supported();
 
 // The unit's blocks, their code in the process's code arena (kept for the process's life).
 // `function_entries`: the layout's entry block per defined function. Throws std::logic_error
-// for a record the compiler does not know (the validator admits none) and std::runtime_error
-// when no executable memory can be had.
+// for a record the compiler does not know (the validator admits none) and BaselineUnavailable
+// when it cannot compile here.
 [[nodiscard]] std::unique_ptr<BaselineUnit> compile_unit(const Program& program, const compiler::CompiledLayout& layout,
                                                          std::uint32_t unit);
 

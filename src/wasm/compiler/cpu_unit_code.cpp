@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "runtime/disk_cache.hpp"
+#include "wasm/baseline/block_compiler.hpp"
 #include "wasm/compiler/build_pool.hpp"
 #include "wasm/compiler/cpu_unit_build.hpp"
 #include "wasm/device/compiled_glsl.hpp"
@@ -131,7 +132,14 @@ void CpuUnitCode::build_first(std::unique_lock<std::mutex>& lock, std::uint32_t 
       built = load_cached_cpu_unit(*plan.hot, key, symbols_of(kind, *plan.hot));
       if (built) level = 2;
     }
-    if (!built) built = load_or_build(unit, kind, kind == kUnitCode ? plan.first : plan.prefixes, key, codegen);
+    if (!built) {
+      try {
+        built = load_or_build(unit, kind, kind == kUnitCode ? plan.first : plan.prefixes, key, codegen);
+      } catch (const baseline::BaselineUnavailable&) {
+        // No executable memory for baseline code here: the unit is built from its text instead.
+        built = load_or_build(unit, kind, plan.prefixes, key, codegen);
+      }
+    }
     if (kind == kUnitCode) runs = source_.grouped_runs(unit);
   } catch (...) {
     lock.lock();
