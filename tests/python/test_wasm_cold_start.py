@@ -101,6 +101,20 @@ def cache_entries(cache: Path) -> list:
     return sorted(path for path in cache.rglob("*") if path.is_file() and "cpu-jit" in path.parts)
 
 
+def test_the_default_plan_compiles_every_unit_a_call_needs_with_the_baseline_and_caches_none(tmp_path):
+    # Baseline units are compiled in every process (microseconds each), so the disk cache gets
+    # no object and nothing is built ahead of need; results are Wasmtime's, cold and again.
+    if _native.cpu_tier_plan()[0] != "baseline":
+        pytest.skip("the default plan's first tier is not the baseline here")
+    binary = wasm(large_function(300))
+    expected = reference(binary, "big", [1, 2, 3])
+    for _ in range(2):
+        run = call_big(binary, tmp_path, WAVESTACK_WASM_CPU_TIERS="")
+        assert run["results"] == expected
+        assert run["compiled"] == run["units"] >= 6 and run["ahead"] == 0 and run["from_cache"] == 0
+        assert cache_entries(tmp_path) == []
+
+
 def test_the_cache_is_reused_by_another_process_without_generating_any_text(tmp_path):
     binary = wasm(large_function(300))
     expected = reference(binary, "big", [1, 2, 3])
