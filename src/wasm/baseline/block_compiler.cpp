@@ -14,6 +14,7 @@
 #include "wasm/baseline/baseline_run.hpp"
 #include "wasm/baseline/x86_assembler.hpp"
 #include "wasm/compiler/control_records.hpp"
+#include "wasm/compiler/memory_access.hpp"
 #include "wasm/compiler/numeric_lowering.hpp"
 #include "wasm/device/interpreter_layout.hpp"
 #include "wasm/module/opcodes.hpp"
@@ -110,20 +111,6 @@ const InlineBinary* find_inline_binary(std::uint16_t opcode) {
   }
   return nullptr;
 }
-
-// Loads 0x28..0x35: bytes read and how the value is extended into its slot.
-enum class Extend : std::uint8_t { kZero, kSign32, kSign64 };
-struct LoadShape {
-  std::uint32_t width;
-  Extend extend;
-};
-constexpr LoadShape kLoads[] = {
-    {4, Extend::kZero},   {8, Extend::kZero}, {4, Extend::kZero},   {8, Extend::kZero},  // i32 i64 f32 f64
-    {1, Extend::kSign32}, {1, Extend::kZero}, {2, Extend::kSign32}, {2, Extend::kZero},  // i32 8/16
-    {1, Extend::kSign64}, {1, Extend::kZero}, {2, Extend::kSign64}, {2, Extend::kZero},  // i64 8/16
-    {4, Extend::kSign64}, {4, Extend::kZero},                                            // i64 32
-};
-constexpr std::uint32_t kStoreWidths[] = {4, 8, 4, 8, 1, 2, 1, 2, 4};  // stores 0x36..0x3E
 
 std::uint64_t address_of(const void* function) {
   std::uint64_t address = 0;
@@ -300,25 +287,27 @@ class BlockWriter {
   }
 
   void lower_load(const Instruction& ins) {
-    const LoadShape shape = kLoads[ins.opcode - op::kFirstLoad];
+    const compiler::LoadShape shape = compiler::load_shape(ins.opcode);
     effective_address(0, ins.b, shape.width);
     switch (shape.width) {
       case 1:
-        if (shape.extend == Extend::kZero) {
+        if (shape.extend == compiler::LoadExtend::kZero) {
           as_.load_zero8(Reg::kRax, Reg::kRax, 0);
         } else {
-          as_.load_sign8(shape.extend == Extend::kSign64 ? Width::k64 : Width::k32, Reg::kRax, Reg::kRax, 0);
+          as_.load_sign8(shape.extend == compiler::LoadExtend::kSign64 ? Width::k64 : Width::k32, Reg::kRax, Reg::kRax,
+                         0);
         }
         break;
       case 2:
-        if (shape.extend == Extend::kZero) {
+        if (shape.extend == compiler::LoadExtend::kZero) {
           as_.load_zero16(Reg::kRax, Reg::kRax, 0);
         } else {
-          as_.load_sign16(shape.extend == Extend::kSign64 ? Width::k64 : Width::k32, Reg::kRax, Reg::kRax, 0);
+          as_.load_sign16(shape.extend == compiler::LoadExtend::kSign64 ? Width::k64 : Width::k32, Reg::kRax, Reg::kRax,
+                          0);
         }
         break;
       case 4:
-        if (shape.extend == Extend::kSign64) {
+        if (shape.extend == compiler::LoadExtend::kSign64) {
           as_.load_sign32(Reg::kRax, Reg::kRax, 0);
         } else {
           as_.mov_load(Width::k32, Reg::kRax, Reg::kRax, 0);
@@ -332,7 +321,7 @@ class BlockWriter {
   }
 
   void lower_store(const Instruction& ins) {
-    const std::uint32_t width = kStoreWidths[ins.opcode - op::kFirstStore];
+    const std::uint32_t width = compiler::store_width(ins.opcode);
     effective_address(1, ins.b, width);
     as_.mov_load(Width::k64, Reg::kRcx, kTop, operand(0));
     switch (width) {

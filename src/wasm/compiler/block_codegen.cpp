@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "wasm/compiler/control_records.hpp"
+#include "wasm/compiler/memory_access.hpp"
 #include "wasm/compiler/numeric_lowering.hpp"
 #include "wasm/compiler/source_text.hpp"
 #include "wasm/module/module.hpp"
@@ -85,36 +86,16 @@ std::string sp_plus(std::int64_t offset) {
   return "r.sp - " + u32(static_cast<std::uint32_t>(-offset));
 }
 
-struct MemoryAccess {
-  std::uint32_t width = 0;
-  const char* extend = nullptr;  // sign extension of the loaded bytes, or nullptr
-};
-
-// Loads 0x28..0x35 in opcode order (device/instance_memory.glsl, load_width/load_extend).
-MemoryAccess load_access(std::uint16_t opcode) {
-  static constexpr MemoryAccess kLoads[] = {
-      {4, nullptr},
-      {8, nullptr},
-      {4, nullptr},
-      {8, nullptr},  // i32 i64 f32 f64
-      {1, "uvec2(i32_extend8_s($.x), 0u)"},
-      {1, nullptr},  // i32.load8_s/u
-      {2, "uvec2(i32_extend16_s($.x), 0u)"},
-      {2, nullptr},  // i32.load16_s/u
-      {1, "i64_extend8_s($)"},
-      {1, nullptr},  // i64.load8_s/u
-      {2, "i64_extend16_s($)"},
-      {2, nullptr},  // i64.load16_s/u
-      {4, "i64_extend32_s($)"},
-      {4, nullptr},  // i64.load32_s/u
-  };
-  return kLoads[opcode - op::kFirstLoad];
-}
-
-// Stores 0x36..0x3E: bytes written.
-std::uint32_t store_width(std::uint16_t opcode) {
-  static constexpr std::uint32_t kWidths[] = {4, 8, 4, 8, 1, 2, 1, 2, 4};
-  return kWidths[opcode - op::kFirstStore];
+// A load's sign extension in the device library's terms ($: the loaded value), or nullptr.
+const char* load_extension(const LoadShape& shape) {
+  if (shape.extend == LoadExtend::kSign32) {
+    return shape.width == 1 ? "uvec2(i32_extend8_s($.x), 0u)" : "uvec2(i32_extend16_s($.x), 0u)";
+  }
+  if (shape.extend == LoadExtend::kSign64) {
+    if (shape.width == 1) return "i64_extend8_s($)";
+    return shape.width == 2 ? "i64_extend16_s($)" : "i64_extend32_s($)";
+  }
+  return nullptr;
 }
 
 // Writes one block's code. The operand stack is symbolic: each entry is an expression that
@@ -572,17 +553,18 @@ class BlockWriter {
   }
 
   void lower_load(const Instruction& ins) {
-    const MemoryAccess access = load_access(ins.opcode);
-    const std::string ea = effective_address(ins, access.width);
-    std::string value = "COMPILED_LOAD(" + ea + ", " + u32(access.width) + ")";
-    if (access.extend != nullptr) {
-      std::string extended = access.extend;
+    const LoadShape shape = load_shape(ins.opcode);
+    const std::string ea = effective_address(ins, shape.width);
+    std::string value = "COMPILED_LOAD(" + ea + ", " + u32(shape.width) + ")";
+    const char* extension = load_extension(shape);
+    if (extension != nullptr) {
+      std::string extended = extension;
       extended.replace(extended.find('$'), 1, value);
       value = extended;
     }
     const std::string loaded = push_temp(value);
     // A load of fewer than 8 bytes leaves the high word zero (memory_read, memory_read_from).
-    if (access.width < 8U && access.extend == nullptr) zero_high_.insert(loaded);
+    if (shape.width < 8U && extension == nullptr) zero_high_.insert(loaded);
   }
 
   void lower_store(const Instruction& ins) {

@@ -116,7 +116,8 @@ CpuTierPlan cpu_tier_plan_from_environment() {
   std::string why_not = "not needed";
   const bool available = may_use_it && jit::cxx_jit(&why_not) != nullptr;
   CpuTierPlan plan = cpu_tier_plan(value, available, why_not);
-  plan.ahead = build_ahead_enabled(std::getenv("WAVESTACK_WASM_BUILD_AHEAD"));
+  // (Baseline units compile on need in microseconds: none are built ahead.)
+  plan.ahead = build_ahead_enabled(std::getenv("WAVESTACK_WASM_BUILD_AHEAD")) && plan.first != CpuTier::kBaseline;
   return plan;
 }
 

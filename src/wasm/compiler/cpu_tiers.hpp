@@ -29,7 +29,7 @@ struct CpuTierPlan {
   // baseline plan the fast tier where the in-process compiler is available, else the host's).
   CpuTier prefixes = CpuTier::kHost;
   // Whether the units a built unit's blocks continue in are built ahead of need, on the build
-  // pool (WAVESTACK_WASM_BUILD_AHEAD: "on", the default, or "off").
+  // pool (WAVESTACK_WASM_BUILD_AHEAD: "on", the default, or "off"; never for a baseline first tier).
   bool ahead = true;
 };
 

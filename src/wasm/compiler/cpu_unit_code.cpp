@@ -161,8 +161,7 @@ void CpuUnitCode::build_first(std::unique_lock<std::mutex>& lock, std::uint32_t 
     ++counters_.units_ahead;
   }
   built_.notify_all();
-  // (Baseline units build in microseconds: none ahead of need.)
-  if (kind == kUnitCode && why == Why::kDemand && plan.ahead && plan.first != CpuTier::kBaseline) queue_ahead(unit);
+  if (kind == kUnitCode && why == Why::kDemand && plan.ahead) queue_ahead(unit);
   lock.unlock();
   progress_.note_unit(why == Why::kAhead);
   lock.lock();
