@@ -12,6 +12,10 @@ cold and warm, each in a process of its own.
   unit at the best tier (the counterpart of `wasmtime compile`; its time is reported), then a
   new process runs over that cache. Compared with wasmtime warm.
 
+Ours is imported as a user's wheel installs it: with this checkout's editable install, from a
+folder of links to its sources and built extension, since the editable install's import hook runs
+CMake to check for a rebuild in every process (`--editable` measures through it).
+
 Every run's output must equal Wasmtime's. Each row gives the run inside the process (module
 load + spawn or compile + run) and the whole process (Python's start and imports included: a
 warm process start of a large module is the cost a user waits for), and ratios, ours over
@@ -23,7 +27,7 @@ build/py/fixtures/wasi), and the real programs of bench/wasmgpu_real_programs.py
 CPython's startup) where they are downloaded.
 
     python bench/wasmgpu_cold.py [--workloads graphviz,sha256sum,file_workout,yosys,startup]
-                                 [--precompiled] [--timeout 3600] [--output bench/results/wasmgpu_cold.json]
+                                 [--precompiled] [--editable] [--timeout 3600] [--output bench/results/wasmgpu_cold.json]
 """
 
 from __future__ import annotations
@@ -149,11 +153,43 @@ def run_command(name: str, engine: str, cwasm: str | None) -> dict:
 # --- the parent ------------------------------------------------------------------------------
 
 
-def in_child(name: str, engine: str, cache: str | None, cwasm: str | None, timeout: float) -> dict:
+def editable_install() -> bool:
+    """Whether wasmgpu is this checkout's editable install (scikit-build-core's import hook)."""
+    return any("_editable_skbc" in type(finder).__module__ for finder in sys.meta_path)
+
+
+def wheel_layout(folder: Path) -> Path | None:
+    """A folder holding wasmgpu as a wheel installs it (the Python sources and the built
+    extension side by side, as links into this checkout), for an editable install: its import
+    hook runs CMake to look for a rebuild on every import (about 0.05 s), a cost of the developer's
+    install that a user's never pays. None when wasmgpu is installed as a wheel already."""
+    if not editable_install():
+        return None
+    import wasmgpu  # the hook brings the build up to date first
+
+    package = folder / "site" / "wasmgpu"
+    package.mkdir(parents=True)
+    for part in wasmgpu.__path__:
+        for entry in Path(part).iterdir():
+            if entry.name != "__pycache__" and not (package / entry.name).exists():
+                (package / entry.name).symlink_to(entry)
+    return package.parent
+
+
+def use_wheel_layout(site: str) -> None:
+    """In a child: imports wasmgpu from `site` instead of through the editable install's hook."""
+    sys.meta_path[:] = [finder for finder in sys.meta_path if "_editable_skbc" not in type(finder).__module__]
+    sys.path.insert(0, site)
+
+
+def in_child(name: str, engine: str, cache: str | None, cwasm: str | None, timeout: float,
+             site: Path | None = None) -> dict:
     env = dict(os.environ, WAVESTACK_PROGRESS="0")
     if cache:
         env["WAVESTACK_CACHE_DIR"] = cache
     arguments = [sys.executable, __file__, "--one", name, engine] + ([cwasm] if cwasm else [])
+    if site is not None:
+        arguments += ["--site", str(site)]
     started = time.perf_counter()
     try:
         done = subprocess.run(arguments, capture_output=True, text=True, timeout=timeout, env=env)
@@ -220,7 +256,12 @@ def main() -> int:
     parser.add_argument("--precompiled", action="store_true",
                         help="also run ours over a cache `python -m wasmgpu compile` filled (minutes per module)")
     parser.add_argument("--one", nargs="+", help=argparse.SUPPRESS)
+    parser.add_argument("--site", help=argparse.SUPPRESS)
+    parser.add_argument("--editable", action="store_true",
+                        help="measure ours through the editable install's import hook (its rebuild check included)")
     options = parser.parse_args()
+    if options.site:
+        use_wheel_layout(options.site)
     if options.one:
         name, engine = options.one[0], options.one[1]
         cwasm = options.one[2] if len(options.one) > 2 else None
@@ -231,6 +272,10 @@ def main() -> int:
                           "python": platform.python_version(),
                           "tiers": os.environ.get("WAVESTACK_WASM_CPU_TIERS", "default")},
               "workloads": {}}
+    layout = tempfile.TemporaryDirectory(prefix="wasmgpu-cold-site-")
+    site = None if options.editable else wheel_layout(Path(layout.name))
+    report["machine"]["install"] = ("a wheel's layout of this checkout's build" if site is not None else
+                                    "the editable install" if editable_install() else "installed")
     print("| workload | run | ours s | wasmtime s | ours / wasmtime | ours process s | wasmtime process s | "
           "ratio | notes |")
     print("|---|---|---|---|---|---|---|---|---|")
@@ -247,13 +292,14 @@ def main() -> int:
             rows = {
                 "wasmtime cold": in_child(name, "wasmtime", None, None, options.timeout),
                 "wasmtime warm": in_child(name, "wasmtime", None, cwasm, options.timeout),
-                "ours cold": in_child(name, "ours", str(folder / "cache"), None, options.timeout),
-                "ours warm": in_child(name, "ours", str(folder / "cache"), None, options.timeout),
+                "ours cold": in_child(name, "ours", str(folder / "cache"), None, options.timeout, site),
+                "ours warm": in_child(name, "ours", str(folder / "cache"), None, options.timeout, site),
             }
             if options.precompiled:
                 rows["ours precompile"] = precompile(name, folder, folder / "precompiled", options.timeout)
                 rows["ours precompiled"] = (rows["ours precompile"] if "error" in rows["ours precompile"] else
-                                            in_child(name, "ours", str(folder / "precompiled"), None, options.timeout))
+                                            in_child(name, "ours", str(folder / "precompiled"), None, options.timeout,
+                                                     site))
         report["workloads"][name] = rows
         for phase in ("cold", "warm") + (("precompiled",) if options.precompiled else ()):
             ours, theirs = rows[f"ours {phase}"], rows["wasmtime warm" if phase == "precompiled" else f"wasmtime {phase}"]

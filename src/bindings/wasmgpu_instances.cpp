@@ -194,17 +194,19 @@ void write_memory(wasm::InstanceSet& self, std::uint32_t instance, std::uint64_t
 
 // Captured bytes of stdout (1) or stderr (2), stdin (0) as configured; empty without WASI.
 nb::bytes wasi_stream(wasm::InstanceSet& self, std::uint32_t instance, std::uint32_t stream) {
-  const std::vector<std::uint32_t> region = self.wasi_region(instance);
-  if (region.empty()) return nb::bytes("", 0);
-  const std::string data = wasm::wasi_stream_bytes(region, static_cast<wasm::WasiStream>(stream));
+  std::string data;
+  self.read_wasi_region(instance, [&](std::span<const std::uint32_t> region) {
+    if (!region.empty()) data = wasm::wasi_stream_bytes(region, static_cast<wasm::WasiStream>(stream));
+  });
   return nb::bytes(data.data(), data.size());
 }
 
 // (status, bytes): status "found", "not found" or "directory".
 nb::tuple wasi_read_file(wasm::InstanceSet& self, std::uint32_t instance, const std::string& path) {
-  const std::vector<std::uint32_t> region = self.wasi_region(instance);
-  if (region.empty()) return nb::make_tuple("not found", nb::bytes("", 0));
-  const wasm::WasiFile file = wasm::wasi_read_file(region, path);
+  wasm::WasiFile file;
+  self.read_wasi_region(instance, [&](std::span<const std::uint32_t> region) {
+    if (!region.empty()) file = wasm::wasi_read_file(region, path);
+  });
   const char* status = file.status == wasm::WasiFileStatus::kFound      ? "found"
                        : file.status == wasm::WasiFileStatus::kNotFound ? "not found"
                                                                         : "directory";
@@ -222,11 +224,12 @@ void wasi_write_file(wasm::InstanceSet& self, std::uint32_t instance, const std:
 // Every regular file of the instance's file system: {path: bytes}.
 nb::dict wasi_files(wasm::InstanceSet& self, std::uint32_t instance) {
   nb::dict files;
-  const std::vector<std::uint32_t> region = self.wasi_region(instance);
-  if (region.empty()) return files;
-  for (const auto& [path, bytes] : wasm::wasi_list_files(region)) {
-    files[path.c_str()] = nb::bytes(bytes.data(), bytes.size());
-  }
+  self.read_wasi_region(instance, [&](std::span<const std::uint32_t> region) {
+    if (region.empty()) return;
+    for (const auto& [path, bytes] : wasm::wasi_list_files(region)) {
+      files[path.c_str()] = nb::bytes(bytes.data(), bytes.size());
+    }
+  });
   return files;
 }
 

@@ -1,8 +1,13 @@
 #include "jit/jit_loader.hpp"
 
 #include <dlfcn.h>
+#include <sys/stat.h>
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
 
 #include <array>
+#include <atomic>
 #include <cstdlib>
 #include <filesystem>
 #include <mutex>
@@ -73,12 +78,69 @@ Loaded load() {
 #endif
 }
 
+std::atomic<CxxJit*> loaded_jit{nullptr};
+
+// The CPUID words LLVM's host processor detection reads: vendor, family/model/stepping and the
+// feature leaves (basic, extended, structured), and the OS-enabled register state.
+std::string processor_signature() {
+#if defined(__x86_64__)
+  std::string words;
+  auto add = [&words](unsigned leaf, unsigned subleaf) {
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    if (__get_cpuid_count(leaf, subleaf, &a, &b, &c, &d) == 0) a = b = c = d = 0;
+    for (const unsigned word : {a, b, c, d}) words += std::to_string(word) + ",";
+  };
+  add(0, 0);
+  add(1, 0);
+  add(7, 0);
+  add(7, 1);
+  add(0x80000001U, 0);
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  if (__get_cpuid(1, &a, &b, &c, &d) != 0 && (c & (1U << 27)) != 0) {  // OSXSAVE: xgetbv is allowed
+    unsigned low = 0, high = 0;
+    __asm__ volatile("xgetbv" : "=a"(low), "=d"(high) : "c"(0));
+    words += "xcr0=" + std::to_string(low) + "," + std::to_string(high);
+  }
+  return words;
+#else
+  return {};
+#endif
+}
+
 }  // namespace
 
 CxxJit* cxx_jit(std::string* why_not) {
-  static const Loaded loaded = load();
+  static const Loaded loaded = [] {
+    Loaded result = load();
+    loaded_jit.store(result.jit, std::memory_order_release);
+    return result;
+  }();
   if (loaded.jit == nullptr && why_not != nullptr) *why_not = loaded.why_not;
   return loaded.jit;
+}
+
+CxxJit* cxx_jit_if_loaded() {
+  return loaded_jit.load(std::memory_order_acquire);
+}
+
+std::string cxx_jit_identity_inputs() {
+#ifndef WAVESTACK_HAS_JIT
+  return {};
+#else
+  // Once per process (CPUID traps to the hypervisor in a virtual machine).
+  static const std::string inputs = []() -> std::string {
+    const std::string processor = processor_signature();
+    if (processor.empty()) return {};
+    for (const std::filesystem::path& path : candidates()) {
+      struct stat info {};
+      if (::stat(path.c_str(), &info) != 0) continue;
+      return path.string() + "|" + std::to_string(info.st_size) + "|" + std::to_string(info.st_mtim.tv_sec) + "." +
+             std::to_string(info.st_mtim.tv_nsec) + "|" + processor;
+    }
+    return {};
+  }();
+  return inputs;
+#endif
 }
 
 }  // namespace wavestack::jit

@@ -13,4 +13,14 @@ namespace wavestack::jit {
 // (when given) then says which. Thread-safe; loads at most once.
 [[nodiscard]] CxxJit* cxx_jit(std::string* why_not = nullptr);
 
+// The compiler when cxx_jit() has loaded it already, else null (never loads it).
+[[nodiscard]] CxxJit* cxx_jit_if_loaded();
+
+// What the compiler's identity (CxxJit::identity) is a function of, found without loading it
+// (loading LLVM costs a warm start a few hundredths of a second): the library that would be
+// loaded (its path, size and modification time) and, on x86-64, the processor's CPUID words
+// that name its model and features. Empty where this build has no compiler, its library is
+// missing, or the processor cannot be identified this way. Found once per process.
+[[nodiscard]] std::string cxx_jit_identity_inputs();
+
 }  // namespace wavestack::jit

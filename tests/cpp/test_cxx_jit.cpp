@@ -1,6 +1,7 @@
 // The in-process compiler (src/jit): units compile against a precompiled preamble, link, and
 // compute what the same C++ computes when built into this test; errors carry the compiler's
-// messages; units may export the same names; the cpu device's freestanding preamble compiles.
+// messages; units may export the same names; the cpu device's freestanding preamble compiles;
+// what its identity depends on is found without loading it.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -117,3 +118,16 @@ TEST(CxxJit, TheCpuDevicesFreestandingPreamblesCompile) {
 }
 
 }  // namespace
+
+// What the identity is a function of is found without loading the compiler, names the library
+// that would be loaded, does not change within a process, and is what the loaded compiler is
+// then found by (cxx_jit_if_loaded never loads it).
+TEST(CxxJit, TheIdentitysInputsNameTheLibraryWithoutLoadingIt) {
+  const std::string inputs = wavestack::jit::cxx_jit_identity_inputs();
+  ASSERT_FALSE(inputs.empty());
+  EXPECT_NE(inputs.find("libwavestack_jit.so|"), std::string::npos) << inputs;
+  EXPECT_EQ(wavestack::jit::cxx_jit_identity_inputs(), inputs);
+  CxxJit* jit = jit_or_skip();
+  ASSERT_NE(jit, nullptr);
+  EXPECT_EQ(wavestack::jit::cxx_jit_if_loaded(), jit);
+}

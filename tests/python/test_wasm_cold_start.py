@@ -254,6 +254,68 @@ def test_a_hot_unit_is_rebuilt_in_the_background_and_results_stay_the_same(tmp_p
     assert all(call == expected for call in report["calls"])
 
 
+def test_a_warm_start_at_the_default_plan_links_cached_units_without_loading_the_compiler(tmp_path):
+    # `python -m wasmgpu compile` fills the cache at the hot tier; a later process at the default
+    # plan takes every unit from it, linked by the extension's own loader: LLVM's library (a few
+    # hundredths of a second to load) is never mapped, since nothing is built.
+    if _native.cpu_tier_plan() != ("baseline", "optimized"):
+        pytest.skip("the default plan here is not the baseline with the optimised tier for hot units")
+    binary = wasm(large_function(300))
+    path = tmp_path / "big.wasm"
+    path.write_bytes(binary)
+    cache = tmp_path / "cache"
+    compiled = subprocess.run([sys.executable, "-m", "wasmgpu", "compile", "--quiet", str(path)],
+                              env=dict(os.environ, WAVESTACK_CACHE_DIR=str(cache)), capture_output=True, text=True,
+                              timeout=600)
+    assert compiled.returncode == 0, compiled.stderr
+    script = textwrap.dedent(CALL_BIG.format(binary=binary.hex())) + textwrap.dedent("""
+        mapped = open("/proc/self/maps").read()
+        print(json.dumps({"compiler_loaded": "libwavestack_jit" in mapped}))
+    """)
+    result = run_python(script, cache, WAVESTACK_WASM_CPU_TIERS="")
+    assert result.returncode == 0, result.stderr
+    run, loaded = (json.loads(line) for line in result.stdout.strip().splitlines()[-2:])
+    assert run["results"] == reference(binary, "big", [1, 2, 3])
+    assert run["from_cache"] == run["compiled"] == run["units"] and run["codegen"] == 0.0
+    assert loaded == {"compiler_loaded": False}
+
+
+def test_the_default_plan_builds_with_the_host_compiler_where_the_in_process_one_does_not_load(tmp_path):
+    # The default plan counts on the in-process compiler from its library's presence; a library
+    # that is there but does not load leaves hot units and fuel's prefixes to the host's compiler.
+    if _native.cpu_tier_plan()[0] != "baseline":
+        pytest.skip("the default plan's first tier is not the baseline here")
+    broken = tmp_path / "libwavestack_jit.so"
+    broken.write_bytes(b"not a shared library")
+    binary = wasm(HOT)
+    script = f"""
+        import json, time
+        import wasmgpu
+        from wasmgpu import _native
+        module = wasmgpu.Module(bytes.fromhex({binary.hex()!r}), execution="compiled")
+        seen = []
+        with module.spawn(64, device="cpu", quantum=500) as instances:
+            deadline = time.time() + 300
+            while True:
+                seen.append(instances.call("spin", list(range(64))))
+                if _native.compile_counters(module._native)["units_rebuilt_hot"] >= 1 or time.time() > deadline:
+                    break
+        with module.spawn(1, device="cpu", fuel=5000) as short:
+            try:
+                short.call("spin", [1])
+                ran_out = False
+            except wasmgpu.Trap as trap:
+                ran_out = "fuel" in str(trap)
+        print(json.dumps({{"calls": seen, "hot": _native.compile_counters(module._native)["units_rebuilt_hot"],
+                          "plan": _native.cpu_tier_plan(), "ran_out": ran_out}}))
+    """
+    result = run_python(script, tmp_path / "cache", WAVESTACK_WASM_CPU_TIERS="", WAVESTACK_JIT_LIBRARY=str(broken))
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout.strip().splitlines()[-1])
+    assert report["plan"] == ["baseline", "optimized"] and report["hot"] >= 1 and report["ran_out"]
+    assert all(call == reference(binary, "spin", range(64)) for call in report["calls"])
+
+
 def test_progress_is_reported_on_stderr_unless_silenced(tmp_path):
     binary = wasm(large_function(300))
     script = CALL_BIG.format(binary=binary.hex())

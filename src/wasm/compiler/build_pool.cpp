@@ -22,6 +22,7 @@ constexpr int kHotNice = 10;
 std::mutex started_mutex;
 std::array<BuildPool*, 2> started_pools{};  // by priority; never destroyed (stopped at exit)
 void (*before_stop)() = nullptr;
+std::atomic<bool> shared_stopping{false};
 std::atomic<std::uint64_t> forks{0};
 
 // A fork's child keeps the parent's pools' memory but none of their threads: it forgets them
@@ -63,7 +64,12 @@ void BuildPool::set_before_stop(void (*hook)()) {
   before_stop = hook;
 }
 
+bool BuildPool::stopping_shared() {
+  return shared_stopping.load(std::memory_order_acquire);
+}
+
 void BuildPool::stop_shared() {
+  shared_stopping.store(true, std::memory_order_release);
   std::array<BuildPool*, 2> pools{};
   void (*hook)() = nullptr;
   {

@@ -40,6 +40,8 @@ class BuildPool {
   // Stops the process's pools that were started (at exit), after calling the hook given to
   // set_before_stop (which makes running builds finish soon).
   static void stop_shared();
+  // Whether stop_shared has begun (the process is exiting): a build about to start gives up.
+  [[nodiscard]] static bool stopping_shared();
   // How many times this process is a fork's child of a process that had started a pool. A
   // fork's child has none of the parent's threads: its pools start anew, and a build a pool
   // thread was running at the fork (a slot marked as building, a generation earlier) never

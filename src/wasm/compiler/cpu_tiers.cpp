@@ -114,7 +114,12 @@ CpuTierPlan cpu_tier_plan_from_environment() {
                           text.find("optimized") != std::string_view::npos ||
                           text.find("baseline") != std::string_view::npos;
   std::string why_not = "not needed";
-  const bool available = may_use_it && jit::cxx_jit(&why_not) != nullptr;
+  // The default plan with the baseline first needs the compiler only for hot units and
+  // prefixes: it is planned from its library's presence and loaded when first used (a warm
+  // start that finds its hot units cached never loads it; see CpuUnitCode::load_or_build for a
+  // library that then does not load).
+  const bool deferred = text.empty() && baseline::baseline_supported() && !jit::cxx_jit_identity_inputs().empty();
+  const bool available = deferred || (may_use_it && jit::cxx_jit(&why_not) != nullptr);
   CpuTierPlan plan = cpu_tier_plan(value, available, why_not);
   // (Baseline units compile on need in microseconds: none are built ahead.)
   plan.ahead = build_ahead_enabled(std::getenv("WAVESTACK_WASM_BUILD_AHEAD")) && plan.first != CpuTier::kBaseline;

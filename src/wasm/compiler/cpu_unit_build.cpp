@@ -1,7 +1,9 @@
 #include "wasm/compiler/cpu_unit_build.hpp"
 
 #include <atomic>
+#include <cstdlib>
 #include <future>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <span>
@@ -11,6 +13,7 @@
 #include <vector>
 
 #include "jit/jit_loader.hpp"
+#include "jit/object_loader.hpp"
 #include "runtime/disk_cache.hpp"
 #include "wasm/compiler/build_pool.hpp"
 #include "wasm/compiler/cpu_toolchain.hpp"
@@ -22,6 +25,7 @@ namespace {
 using device::CpuPreamble;
 
 constexpr const char* kCacheKind = "cpu-jit";
+constexpr const char* kIdentityCacheKind = "cpu-jit-identity";
 constexpr const char* kRuntimeCacheKind = "cpu-runtime";  // the fast tier's shared runtime
 
 // The host compiler, looked for once per process (it runs `compiler --version`).
@@ -35,16 +39,43 @@ const CpuToolchain& host_toolchain() {
   return *toolchain;
 }
 
+std::string identity_key(const std::string& inputs) {
+  return runtime::make_cache_key({kIdentityCacheKind, inputs});
+}
+
+// The compiler's identity kept in the cache under what it is a function of
+// (jit::cxx_jit_identity_inputs), so that a warm start finds its cached objects' keys without
+// loading the compiler. Read once per process; nullopt when unknown (the compiler is loaded).
+const std::optional<std::string>& remembered_identity() {
+  static const std::optional<std::string> identity = []() -> std::optional<std::string> {
+    const std::string inputs = jit::cxx_jit_identity_inputs();
+    if (inputs.empty()) return std::nullopt;
+    const auto cached = runtime::DiskCache().load(kIdentityCacheKind, identity_key(inputs));
+    if (!cached || cached->empty()) return std::nullopt;
+    return std::string(reinterpret_cast<const char*>(cached->data()), cached->size());
+  }();
+  return identity;
+}
+
+void remember_identity(const std::string& identity) {
+  const std::string inputs = jit::cxx_jit_identity_inputs();
+  if (inputs.empty() || remembered_identity() == identity) return;
+  (void)runtime::DiskCache().store(
+      kIdentityCacheKind, identity_key(inputs),
+      std::span<const std::byte>(reinterpret_cast<const std::byte*>(identity.data()), identity.size()));
+}
+
 jit::CxxJit& in_process_compiler() {
   std::string why_not;
   jit::CxxJit* compiler = jit::cxx_jit(&why_not);
   if (compiler == nullptr) throw std::runtime_error("compiled mode on the cpu device: " + why_not);
   // Background builds stopping at exit cancel what the compiler is running (their results
   // are dropped): an exiting process waits for them.
-  static const bool hooked = [] {
+  static const bool hooked = [compiler] {
     BuildPool::set_before_stop([] {
       if (jit::CxxJit* running = jit::cxx_jit()) running->cancel_running();
     });
+    remember_identity(compiler->identity());
     return true;
   }();
   (void)hooked;
@@ -70,9 +101,9 @@ const std::string& preamble_digest(CpuPreamble kind) {
   return kind == CpuPreamble::kInProcessShared ? shared : in_every_unit;
 }
 
-std::string object_key(jit::CxxJit& compiler, CpuTier tier, const std::string& unit_key) {
+std::string object_key(const std::string& identity, CpuTier tier, const std::string& unit_key) {
   return runtime::make_cache_key(
-      {kCacheKind, compiler.identity(), cpu_tier_name(tier), preamble_digest(preamble_kind(tier)), unit_key});
+      {kCacheKind, identity, cpu_tier_name(tier), preamble_digest(preamble_kind(tier)), unit_key});
 }
 
 // A cache entry holds its key before the object: the cache's checksum catches a damaged entry,
@@ -155,9 +186,14 @@ LinkedUnits& linked_units() {
   return *units;
 }
 
-BuiltUnit load_object(jit::CxxJit& compiler, std::string_view object, UnitSymbols symbols, bool from_cache) {
+std::vector<const char*> symbol_names(UnitSymbols symbols) {
   std::vector<const char*> names{symbols.symbol};
   if (symbols.second_symbol != nullptr) names.push_back(symbols.second_symbol);
+  return names;
+}
+
+BuiltUnit load_object(jit::CxxJit& compiler, std::string_view object, UnitSymbols symbols, bool from_cache) {
+  const std::vector<const char*> names = symbol_names(symbols);
   const std::vector<void*> addresses = compiler.load(object, names);
   BuiltUnit built;
   built.entry = addresses.at(0);
@@ -166,12 +202,67 @@ BuiltUnit load_object(jit::CxxJit& compiler, std::string_view object, UnitSymbol
   return built;
 }
 
+// A linker of this module's own (the compiler's library holds another), for cached objects
+// loaded before the compiler is: null where the process cannot use one or
+// WAVESTACK_JIT_LINKER=jitlink asks for LLVM's linker.
+jit::ObjectLoader* cached_object_linker() {
+  static const std::unique_ptr<jit::ObjectLoader> loader = []() -> std::unique_ptr<jit::ObjectLoader> {
+    const char* linker = std::getenv("WAVESTACK_JIT_LINKER");
+    if (linker != nullptr && std::string_view(linker) == "jitlink") return nullptr;
+    return jit::ObjectLoader::create(nullptr);
+  }();
+  return loader.get();
+}
+
+// The optimised tier's cached unit linked without the compiler (a warm start then never loads
+// LLVM unless it builds): its objects hold the runtime they call (the fast tier's need the
+// shared runtime the compiler links), so the process's C library is all they resolve against.
+// nullopt when this cannot be done here; `missing` says whether it was a cache miss.
+std::optional<BuiltUnit> load_cached_without_compiler(const std::string& unit_key, UnitSymbols symbols, bool& missing) {
+  missing = false;
+  const std::optional<std::string>& identity = remembered_identity();
+  jit::ObjectLoader* linker = cached_object_linker();
+  if (linker == nullptr || jit::cxx_jit_identity_inputs().empty()) return std::nullopt;
+  // Every process that stores an object has loaded the compiler and remembered its identity
+  // first: without it, the cache holds no object of this compiler (a cold cache).
+  missing = !identity;
+  if (!identity) return std::nullopt;
+  const std::string key = object_key(*identity, CpuTier::kOptimized, unit_key);
+  if (auto linked = linked_units().find(key)) {
+    linked->from_cache = true;
+    return linked;
+  }
+  const std::optional<CachedObject> cached = CachedObject::load(kCacheKind, key);
+  if (!cached) {
+    missing = true;
+    return std::nullopt;
+  }
+  static std::atomic<std::uint64_t> serial{0};
+  const std::vector<const char*> names = symbol_names(symbols);
+  const auto addresses =
+      linker->load(cached->object(), "cached-unit-" + std::to_string(serial.fetch_add(1)), names, false, nullptr);
+  if (!addresses) return std::nullopt;  // one the loader does not handle: the compiler links it
+  BuiltUnit built;
+  built.entry = addresses->at(0);
+  if (symbols.second_symbol != nullptr) built.second = addresses->at(1);
+  built.from_cache = true;
+  return linked_units().add(key, built);
+}
+
 }  // namespace
 
 std::optional<BuiltUnit> load_cached_cpu_unit(CpuTier tier, const std::string& unit_key, UnitSymbols symbols) {
   if (!cpu_tier_is_in_process(tier)) return std::nullopt;
+  if (tier == CpuTier::kOptimized && jit::cxx_jit_if_loaded() == nullptr) {
+    bool missing = false;
+    if (auto linked = load_cached_without_compiler(unit_key, symbols, missing)) return linked;
+    if (missing) return std::nullopt;
+  }
+  // (The default plan counts on the compiler before loading it: where it does not load, no
+  // cached object of its tiers can be linked, and the host's compiler builds instead.)
+  if (jit::cxx_jit() == nullptr) return std::nullopt;
   jit::CxxJit& compiler = in_process_compiler();
-  const std::string key = object_key(compiler, tier, unit_key);
+  const std::string key = object_key(compiler.identity(), tier, unit_key);
   if (auto linked = linked_units().find(key)) {
     linked->from_cache = true;
     return linked;
@@ -189,6 +280,11 @@ BuiltUnit build_cpu_unit(CpuTier tier, const std::string& unit_key, const std::s
     return {loaded.entry, loaded.second, loaded.from_cache};
   }
   jit::CxxJit& compiler = in_process_compiler();
+  // A background build that loaded the compiler while the process began to exit did not see
+  // the exit's cancel: it would hold the exit for a whole build.
+  if (BuildPool::stopping_shared()) {
+    throw std::runtime_error("compiled mode: a unit's build was cancelled (the process is exiting)");
+  }
   const jit::OptLevel level = tier == CpuTier::kFast ? jit::OptLevel::kFast : jit::OptLevel::kOptimized;
   // The shared runtime is needed only to link the unit: a cold process's first fast unit builds
   // beside it (on a second core, the runtime's build was most of a small program's fixed cost).
@@ -200,7 +296,7 @@ BuiltUnit build_cpu_unit(CpuTier tier, const std::string& unit_key, const std::s
       compiler.compile(device::compiled_cpu_preamble(preamble_kind(tier)), text, level, preamble_code(tier));
   if (runtime.valid()) runtime.get();  // its failure, if any, is this build's
   if (object.empty()) throw std::runtime_error("compiled mode: a unit's build was cancelled (the process is exiting)");
-  const std::string key = object_key(compiler, tier, unit_key);
+  const std::string key = object_key(compiler.identity(), tier, unit_key);
   store_object(kCacheKind, key, object);
   BuiltUnit built = linked_units().add(key, load_object(compiler, object, symbols, false));
   built.from_cache = false;

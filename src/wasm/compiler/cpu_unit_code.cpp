@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <unordered_map>
 
+#include "jit/jit_loader.hpp"
 #include "runtime/disk_cache.hpp"
 #include "wasm/baseline/block_compiler.hpp"
 #include "wasm/compiler/build_pool.hpp"
@@ -177,6 +178,9 @@ BuiltUnit CpuUnitCode::load_or_build(std::uint32_t unit, int kind, CpuTier tier,
     codegen_seconds = seconds_since(compiling);
     return built;
   }
+  // The default plan counts on the in-process compiler before loading it (cpu_tiers.cpp): where
+  // its library then does not load, the host's compiler builds, as the plan without it would.
+  if (cpu_tier_needs_jit(tier) && jit::cxx_jit() == nullptr) tier = CpuTier::kHost;
   if (auto cached = load_cached_cpu_unit(tier, key, symbols_of(kind, tier))) return *cached;
   const auto generating = Clock::now();
   const std::string text = source_.text(unit, kind, tier_has_lane_groups(tier));

@@ -685,6 +685,13 @@ std::vector<std::uint32_t> CpuInstances::wasi_region(std::uint32_t instance) {
   return {region, region + image_.wasi_words};
 }
 
+void CpuInstances::read_wasi_region(std::uint32_t instance,
+                                    const std::function<void(std::span<const std::uint32_t>)>& reader) {
+  settle_pending_call();
+  if (instance >= count_) throw std::out_of_range("instance: out of range");
+  reader(std::span<const std::uint32_t>(state(instance) + image_.wasi_offset, image_.wasi_words));
+}
+
 void CpuInstances::set_wasi_region(std::uint32_t instance, std::span<const std::uint32_t> region) {
   settle_pending_call();
   if (instance >= count_) throw std::out_of_range("instance: out of range");

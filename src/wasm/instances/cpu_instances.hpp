@@ -60,6 +60,8 @@ class CpuInstances final : public InstanceSet {
   void write_memory(std::uint32_t instance, std::uint64_t address, std::span<const std::uint8_t> data) override;
   [[nodiscard]] std::uint64_t global_value(std::uint32_t instance, std::uint32_t global) override;
   [[nodiscard]] std::vector<std::uint32_t> wasi_region(std::uint32_t instance) override;
+  void read_wasi_region(std::uint32_t instance,
+                        const std::function<void(std::span<const std::uint32_t>)>& reader) override;
   void set_wasi_region(std::uint32_t instance, std::span<const std::uint32_t> region) override;
   [[nodiscard]] const std::vector<std::uint32_t>& program_image() const noexcept override { return image_.program; }
 

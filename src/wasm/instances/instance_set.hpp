@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <stdexcept>
@@ -105,6 +106,14 @@ class InstanceSet {
   [[nodiscard]] virtual std::uint64_t global_value(std::uint32_t instance, std::uint32_t global) = 0;
   // A copy of the instance's WASI region (empty without WASI), for wasi_inspect.hpp.
   [[nodiscard]] virtual std::vector<std::uint32_t> wasi_region(std::uint32_t instance) = 0;
+  // Calls `reader` with the instance's WASI region (empty without WASI), for wasi_inspect.hpp's
+  // readers: the cpu device passes its state in place, since the region holds the whole file
+  // system (tens of MiB by default) and a copy of it cost more than the run of a small program.
+  virtual void read_wasi_region(std::uint32_t instance,
+                                const std::function<void(std::span<const std::uint32_t>)>& reader) {
+    const std::vector<std::uint32_t> region = wasi_region(instance);
+    reader(region);
+  }
   // Replaces the instance's WASI region (a changed copy of wasi_region(instance), as long).
   virtual void set_wasi_region(std::uint32_t instance, std::span<const std::uint32_t> region) = 0;
   // The program image every instance runs (tests inspect compiled mode's form of it).
