@@ -204,7 +204,10 @@ class Module:
         self.compile_limit = _check_compile_limit(compile_limit)
         self.host_modules = _check_host_modules(host_modules)
         binary = _read_binary(source)
-        self._native = _native.load_module(binary, list(self.host_modules))
+        # (Compiled mode's cached partition is read while the binary is decoded.)
+        partition_for = None if self.execution == "interpreter" else (self.compile_limit,
+                                                                       list(compile_functions or []))
+        self._native = _native.load_module(binary, list(self.host_modules), partition_for)
         if compile_functions is not None:
             count = self._native.function_count
             for index in compile_functions:

@@ -36,8 +36,15 @@ void compile_module(NativeModule& module, std::uint32_t compile_limit, const std
   wasm::compiler::UnitOptions options;
   options.compile_limit = compile_limit;
   options.compile_functions = functions;
+  std::optional<wasm::compiler::CompiledLayout> prefetched;
+  if (module.prefetched_layout && module.prefetched_for.compile_limit == compile_limit &&
+      module.prefetched_for.compile_functions == functions) {
+    prefetched = std::move(module.prefetched_layout);
+  }
+  module.prefetched_layout.reset();
   nb::gil_scoped_release release;
-  module.compiled = std::make_shared<wasm::compiler::CompiledModule>(module.module, options, module.digest, label);
+  module.compiled = std::make_shared<wasm::compiler::CompiledModule>(module.module, options, module.digest, label,
+                                                                     std::move(prefetched));
 }
 
 // "on", "off" or "always" (Python resolves Module(progress=) and WAVESTACK_PROGRESS); None

@@ -1,14 +1,19 @@
 // wasmgpu._native: the extension module of the wasmgpu package.
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/unique_ptr.h>
 #include <nanobind/stl/vector.h>
 
 #include <cstddef>
+#include <exception>
 #include <future>
 #include <memory>
 #include <span>
 #include <string>
+#include <tuple>
+#include <utility>
 
 #include "bindings/runtime_bindings.hpp"
 #include "bindings/wasmgpu_native_module.hpp"
@@ -36,7 +41,12 @@ void raise_module_error(const char* name, const wasm::ModuleError& error, const 
 
 constexpr std::size_t kDigestBesideDecodingBytes = std::size_t{1} << 20;
 
-std::unique_ptr<NativeModule> load(nb::bytes data, const std::vector<std::string>& host_modules) {
+// `partition_for`: (compile_limit, compile_functions) of compiled mode, whose cached partition
+// is then read on the digest's thread once the digest is known, while this one still decodes
+// and validates (a large module's partition is a few MiB: a quarter of a warm load of yosys.wasm).
+std::unique_ptr<NativeModule> load(
+    nb::bytes data, const std::vector<std::string>& host_modules,
+    const std::optional<std::pair<std::uint32_t, std::vector<std::uint32_t>>>& partition_for) {
   wasm::LoadOptions options;
   options.host_modules = host_modules;
   auto loaded = std::make_unique<NativeModule>();
@@ -52,10 +62,29 @@ std::unique_ptr<NativeModule> load(nb::bytes data, const std::vector<std::string
     };
     // A large binary's digest (a fifth of yosys.wasm's load: 49 MB) is taken on another core
     // while this one decodes and validates; a small one's costs less than a thread.
-    std::future<std::string> digest;
-    if (size >= kDigestBesideDecodingBytes) digest = std::async(std::launch::async, module_digest);
+    if (partition_for) {
+      loaded->prefetched_for.compile_limit = partition_for->first;
+      loaded->prefetched_for.compile_functions = partition_for->second;
+    }
+    using Prefetched = std::optional<wasm::compiler::CompiledLayout>;
+    auto digest_and_partition = [&]() -> std::pair<std::string, Prefetched> {
+      std::string digest = module_digest();
+      Prefetched layout;
+      try {
+        if (partition_for) layout = wasm::compiler::load_cached_partition(digest, loaded->prefetched_for);
+      } catch (const std::exception&) {
+        layout.reset();  // compile_module looks again and reports what is wrong
+      }
+      return {std::move(digest), std::move(layout)};
+    };
+    std::future<std::pair<std::string, Prefetched>> beside;
+    if (size >= kDigestBesideDecodingBytes) beside = std::async(std::launch::async, digest_and_partition);
     loaded->module = wasm::load_module(bytes, size, options);  // an error waits for the digest
-    loaded->digest = digest.valid() ? digest.get() : module_digest();
+    if (beside.valid()) {
+      std::tie(loaded->digest, loaded->prefetched_layout) = beside.get();
+    } else {
+      loaded->digest = module_digest();
+    }
   }
   return loaded;
 }
@@ -185,7 +214,7 @@ NB_MODULE(_native, module) {
            })
       .def("lowered_code", &bindings::lowered_code, "defined_index"_a);
 
-  module.def("load_module", &bindings::load, "data"_a, "host_modules"_a,
+  module.def("load_module", &bindings::load, "data"_a, "host_modules"_a, "partition_for"_a = nb::none(),
              "Decodes, validates and checks the imports of a WebAssembly binary");
   module.def(
       "decode_and_validate",

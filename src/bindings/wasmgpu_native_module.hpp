@@ -4,6 +4,7 @@
 #include <nanobind/nanobind.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "wasm/compiler/compiled_module.hpp"
@@ -19,6 +20,10 @@ struct NativeModule {
   std::string digest;
   // execution="compiled": the units and their code, shared with every spawn (compile_module).
   std::shared_ptr<wasm::compiler::CompiledModule> compiled;
+  // The cached partition read beside decoding for the options compiled mode was expected with
+  // (load_module's `partition_for`), until compile_module takes it.
+  std::optional<wasm::compiler::CompiledLayout> prefetched_layout;
+  wasm::compiler::UnitOptions prefetched_for;
 };
 
 // Registers compile_module and what it reports (wasmgpu_compiled.cpp).

@@ -88,6 +88,7 @@ std::string processor_signature() {
   auto add = [&words](unsigned leaf, unsigned subleaf) {
     unsigned a = 0, b = 0, c = 0, d = 0;
     if (__get_cpuid_count(leaf, subleaf, &a, &b, &c, &d) == 0) a = b = c = d = 0;
+    if (leaf == 1) b &= 0x00FFFFFFU;  // bits 24-31: the APIC id of the core this thread runs on
     for (const unsigned word : {a, b, c, d}) words += std::to_string(word) + ",";
   };
   add(0, 0);

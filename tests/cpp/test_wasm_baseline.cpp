@@ -217,6 +217,27 @@ TEST(BaselineAssembler, ComparisonsSetOneOrZeroAndConditionalMoves) {
 
 // Loads and stores through [base + disp] for every base register the compiler uses, the
 // narrow ones with their extensions.
+// Displacements that fit a byte take the short form and the others four bytes: both reach the
+// same bytes, at the edges of the short form and far beyond it, through every base register.
+TEST(BaselineAssembler, DisplacementsInBothFormsReachTheSameBytes) {
+  alignas(8) std::array<std::uint8_t, 64> buffer{};
+  for (std::size_t k = 0; k < buffer.size(); ++k) buffer[k] = static_cast<std::uint8_t>(0x11U + k * 29U);
+  std::uint64_t expected = 0;
+  std::memcpy(&expected, buffer.data() + 8, 8);
+  const auto address = reinterpret_cast<std::uint64_t>(buffer.data()) + 8;
+  for (const Reg base : {Reg::kRbx, Reg::kR12, Reg::kR13, Reg::kR14, Reg::kR15, Reg::kRax}) {
+    const Reg value = base == Reg::kRax ? Reg::kRcx : Reg::kRax;
+    for (const std::int32_t disp : {0, 127, 128, -128, -129, 100000, -100000}) {
+      const Binary load = binary_function(base, Reg::kRdx, [&](Assembler& as) {
+        as.mov_load(Width::k64, value, base, disp);
+        as.mov_rr(Width::k64, base, value);
+      });
+      EXPECT_EQ(load(address - static_cast<std::uint64_t>(static_cast<std::int64_t>(disp)), 0), expected)
+          << "displacement " << disp;
+    }
+  }
+}
+
 TEST(BaselineAssembler, MemoryOperandsThroughEveryBaseAndWidth) {
   alignas(8) std::array<std::uint8_t, 64> buffer{};
   for (std::size_t k = 0; k < buffer.size(); ++k) buffer[k] = static_cast<std::uint8_t>(0xF0U + k * 37U);

@@ -264,11 +264,15 @@ def test_a_warm_start_at_the_default_plan_links_cached_units_without_loading_the
     path = tmp_path / "big.wasm"
     path.write_bytes(binary)
     cache = tmp_path / "cache"
+    # The two processes on different cores: what the compiler's identity is found by must not
+    # depend on the core (CPUID reports the core's APIC id beside the processor's model).
+    cores = sorted(os.sched_getaffinity(0))
     compiled = subprocess.run([sys.executable, "-m", "wasmgpu", "compile", "--quiet", str(path)],
                               env=dict(os.environ, WAVESTACK_CACHE_DIR=str(cache)), capture_output=True, text=True,
-                              timeout=600)
+                              timeout=600, preexec_fn=lambda: os.sched_setaffinity(0, {cores[0]}))
     assert compiled.returncode == 0, compiled.stderr
-    script = textwrap.dedent(CALL_BIG.format(binary=binary.hex())) + textwrap.dedent("""
+    script = f"import os; os.sched_setaffinity(0, {{{cores[-1]}}})\n" + textwrap.dedent(
+        CALL_BIG.format(binary=binary.hex())) + textwrap.dedent("""
         mapped = open("/proc/self/maps").read()
         print(json.dumps({"compiler_loaded": "libwavestack_jit" in mapped}))
     """)
@@ -414,9 +418,18 @@ def test_precompile_arguments_are_checked():
         module.precompile("cpu", tier="turbo")
 
 
-def test_a_second_load_takes_the_partition_from_the_cache(tmp_path, monkeypatch):
+def with_megabyte_of_data(text: str) -> str:
+    """The module with 1 MiB of data in its memory: a binary large enough (1 MiB and more) that
+    its load reads the cached partition on the digest's thread while it decodes."""
+    data = "".join(f"\\{k % 251:02x}" for k in range(1 << 20))
+    return text.replace("(module", f'(module (memory 17) (data (i32.const 0) "{data}")', 1)
+
+
+@pytest.mark.parametrize("large", [False, True], ids=["small binary", "binary of over 1 MiB"])
+def test_a_second_load_takes_the_partition_from_the_cache(tmp_path, monkeypatch, large):
     monkeypatch.setenv("WAVESTACK_CACHE_DIR", str(tmp_path))
-    binary = wasm(large_function(300))
+    binary = wasm(with_megabyte_of_data(large_function(300)) if large else large_function(300))
+    assert (len(binary) >= 1 << 20) == large
     first = wasmgpu.Module(binary, execution="compiled")
     second = wasmgpu.Module(binary, execution="compiled")
     assert not _native.compile_counters(first._native)["layout_from_cache"]

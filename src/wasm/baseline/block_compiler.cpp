@@ -658,7 +658,9 @@ std::unique_ptr<BaselineUnit> compile_unit(const Program& program, const compile
     const bool last_of_run = k + 1 == blocks.blocks.size() || out->blocks[k + 1].run_begin != described.run_begin;
     described.run_end = last_of_run ? k + 1 : out->blocks[k + 1].run_end;
   }
-  Assembler as;
+  // One code buffer per thread, reused from unit to unit (a warm start compiles thousands).
+  thread_local std::vector<std::uint8_t> buffer;
+  Assembler as(std::move(buffer));
   const Label epilogue = as.new_label();
   std::vector<Label> bodies(blocks.blocks.size());
   for (Label& body : bodies) body = as.new_label();
@@ -714,6 +716,7 @@ std::unique_ptr<BaselineUnit> compile_unit(const Program& program, const compile
     }
   }
   if (!names.empty()) jit::write_perf_map(names);
+  buffer = as.take_code();
   return out;
 }
 

@@ -1,6 +1,8 @@
 #include "wasm/baseline/x86_assembler.hpp"
 
+#include <array>
 #include <stdexcept>
+#include <utility>
 
 namespace wavestack::wasm::baseline {
 namespace {
@@ -42,9 +44,16 @@ bool Assembler::finish() {
 }
 
 void Assembler::u32(std::uint32_t value) {
-  const std::size_t at = code_.size();
-  code_.resize(at + 4);
-  for (int k = 0; k < 4; ++k) code_[at + k] = static_cast<std::uint8_t>(value >> (8 * k));
+  const std::array<std::uint8_t, 4> bytes{static_cast<std::uint8_t>(value), static_cast<std::uint8_t>(value >> 8U),
+                                          static_cast<std::uint8_t>(value >> 16U),
+                                          static_cast<std::uint8_t>(value >> 24U)};
+  code_.insert(code_.end(), bytes.begin(), bytes.end());
+}
+
+std::vector<std::uint8_t> Assembler::take_code() {
+  labels_.clear();
+  fixups_.clear();
+  return std::move(code_);
 }
 
 void Assembler::rex(bool wide_operand, Reg reg, Reg rm, bool force) {
@@ -53,9 +62,17 @@ void Assembler::rex(bool wide_operand, Reg reg, Reg rm, bool force) {
 }
 
 void Assembler::modrm_memory(Reg reg, Reg base, std::int32_t disp) {
-  byte(static_cast<std::uint8_t>(0x80U | (low3(reg) << 3U) | low3(base)));
+  // mod 01 (disp8) where the displacement fits a byte, else mod 10 (disp32): most of a block's
+  // accesses are to nearby value-stack and frame slots, and the shorter form makes a third
+  // less code.
+  const bool short_form = disp >= -128 && disp <= 127;
+  byte(static_cast<std::uint8_t>((short_form ? 0x40U : 0x80U) | (low3(reg) << 3U) | low3(base)));
   if (low3(base) == 4U) byte(0x24);  // rsp/r12 as a base need a SIB byte (no index)
-  u32(static_cast<std::uint32_t>(disp));
+  if (short_form) {
+    byte(static_cast<std::uint8_t>(static_cast<std::int8_t>(disp)));
+  } else {
+    u32(static_cast<std::uint32_t>(disp));
+  }
 }
 
 void Assembler::modrm_register(Reg reg, Reg rm) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace wavestack::wasm::baseline {
@@ -60,6 +61,10 @@ struct Label {
 class Assembler {
  public:
   Assembler() { code_.reserve(4096); }
+  // Writes into `buffer` (emptied; its capacity kept: a compiler reuses one across units).
+  explicit Assembler(std::vector<std::uint8_t> buffer) : code_(std::move(buffer)) { code_.clear(); }
+  // The code, leaving this assembler empty (for the next unit's).
+  [[nodiscard]] std::vector<std::uint8_t> take_code();
   [[nodiscard]] const std::vector<std::uint8_t>& code() const { return code_; }
   [[nodiscard]] std::size_t size() const { return code_.size(); }
 

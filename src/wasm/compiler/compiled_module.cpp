@@ -77,12 +77,17 @@ std::string code_key_of(const std::string& module_digest, const UnitOptions& opt
 
 // The module's partition: from the disk cache when a load of the same module made it before,
 // else made now (and cached).
+std::string layout_key(const std::string& code_key) {
+  return runtime::make_cache_key({"wasm-layout", code_key});
+}
+
 CompiledLayout partition(const Module& module, const UnitOptions& options, const std::string& code_key,
-                         bool& from_cache) {
-  const std::string key = runtime::make_cache_key({"wasm-layout", code_key});
-  if (auto cached = load_cached_layout(key)) {
+                         std::optional<CompiledLayout>& prefetched, bool& from_cache) {
+  const std::string key = layout_key(code_key);
+  if (!prefetched) prefetched = load_cached_layout(key);
+  if (prefetched) {
     from_cache = true;
-    return std::move(*cached);
+    return std::move(*prefetched);
   }
   CompiledLayout layout = partition_units(module, with_real_sizes(options, module.program));
   store_cached_layout(key, layout);
@@ -91,12 +96,16 @@ CompiledLayout partition(const Module& module, const UnitOptions& options, const
 
 }  // namespace
 
+std::optional<CompiledLayout> load_cached_partition(const std::string& module_digest, const UnitOptions& options) {
+  return load_cached_layout(layout_key(code_key_of(module_digest, options)));
+}
+
 CompiledModule::CompiledModule(const Module& module, const UnitOptions& options, const std::string& module_digest,
-                               std::string label)
+                               std::string label, std::optional<CompiledLayout> prefetched)
     : program_(module.program),
       imported_functions_(module.imported_functions),
       code_key_(code_key_of(module_digest, options)),
-      layout_(partition(module, options, code_key_, layout_from_cache_)),
+      layout_(partition(module, options, code_key_, prefetched, layout_from_cache_)),
       progress_(std::move(label)) {
   if (layout_.units.empty()) layout_.units.emplace_back();  // ENTRY of an imported callee runs somewhere
   // Jump tables: per br_table entry its target block and the entry record's arity and height.

@@ -40,8 +40,10 @@ class CompiledModule final : public CompiledCode, public std::enable_shared_from
   // of its units, so a warm start loads them without generating any text. Make it with
   // std::make_shared (background builds keep it alive while they run).
   // `label`: how progress lines name the module (its file name).
+  // `prefetched`: the partition load_cached_partition found for the same digest and options
+  // (a loader reads it beside decoding), instead of looking again.
   CompiledModule(const Module& module, const UnitOptions& options, const std::string& module_digest,
-                 std::string label = "the module");
+                 std::string label = "the module", std::optional<CompiledLayout> prefetched = std::nullopt);
 
   [[nodiscard]] const CompiledLayout& layout() const noexcept { return layout_; }
   [[nodiscard]] CompiledSummary summary() const;
@@ -102,5 +104,10 @@ class CompiledModule final : public CompiledCode, public std::enable_shared_from
   std::atomic<CpuUnitCode*> cpu_code_ready_{nullptr};  // then published for lock-free readers
   CompileCounters counters_;                           // Vulkan builds and shader texts
 };
+
+// The partition of the module with `module_digest` under `options` from the disk cache, or
+// nullopt; needs only the digest, so a loader can read it while it still decodes the module.
+[[nodiscard]] std::optional<CompiledLayout> load_cached_partition(const std::string& module_digest,
+                                                                  const UnitOptions& options);
 
 }  // namespace wavestack::wasm::compiler
