@@ -2,6 +2,7 @@
 
 #include <sys/mman.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <new>
 #include <utility>
@@ -61,6 +62,20 @@ void ZeroedWords::release() noexcept {
   words_ = nullptr;
   count_ = 0;
   zero_from_ = 0;
+}
+
+void populate_for_writing(void* begin, std::size_t bytes) noexcept {
+#if defined(MADV_POPULATE_WRITE)
+  constexpr std::size_t kPage = 4096;
+  constexpr std::size_t kWorthACall = std::size_t{64} << 10;
+  if (bytes < kWorthACall) return;
+  const auto first = reinterpret_cast<std::uintptr_t>(begin) / kPage * kPage;
+  const auto end = (reinterpret_cast<std::uintptr_t>(begin) + bytes + kPage - 1) / kPage * kPage;
+  (void)madvise(reinterpret_cast<void*>(first), end - first, MADV_POPULATE_WRITE);  // faults as before if refused
+#else
+  (void)begin;
+  (void)bytes;
+#endif
 }
 
 }  // namespace wavestack::runtime

@@ -47,4 +47,11 @@ class ZeroedWords {
   bool mapped_ = false;  // from mmap (large), else from calloc
 };
 
+// Commits the pages of [begin, begin + bytes) for writing in one system call where the range is
+// large (Linux 5.14's MADV_POPULATE_WRITE), instead of one page fault per 4 KiB page as a copy
+// into fresh zero pages takes them (in a virtual machine a fault costs microseconds: a spawn
+// that copies a WASI region of 11 MB of files spent a quarter of its time faulting). Only for
+// ranges that are about to be written whole; elsewhere, and for small ranges, a no-op.
+void populate_for_writing(void* begin, std::size_t bytes) noexcept;
+
 }  // namespace wavestack::runtime

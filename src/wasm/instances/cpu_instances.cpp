@@ -256,6 +256,7 @@ void CpuInstances::instantiate() {
     // value stack and most of a memory stay uncommitted).
     std::uint32_t* s = state(i);
     for (const WordRun& run : image_.state_nonzero_runs) {
+      runtime::populate_for_writing(s + run.first, run.count * 4);
       std::memcpy(s + run.first, image_.state.data() + run.first, run.count * 4);
     }
     if (image_.wasi_words != 0) {
@@ -263,6 +264,7 @@ void CpuInstances::instantiate() {
     }
     if (std::uint32_t* m = memory(i); m != nullptr) {
       for (const WordRun& run : image_.memory_nonzero_runs) {
+        runtime::populate_for_writing(m + run.first, run.count * 4);
         std::memcpy(m + run.first, image_.memory.data() + run.first, run.count * 4);
       }
     }

@@ -258,6 +258,7 @@ InstanceImage build_instance_image(const Module& module, const LinkedImports& im
   }
   // Only the region's blocks that hold data: the rest of the state stays untouched zero pages.
   for (const WordRun& run : nonzero_block_runs(std::span(wasi_region.data(), wasi_region.zero_from()))) {
+    runtime::populate_for_writing(state.begin() + image.wasi_offset + run.first, run.count * 4);
     std::copy_n(wasi_region.begin() + static_cast<std::ptrdiff_t>(run.first), run.count,
                 state.begin() + image.wasi_offset + run.first);
   }
