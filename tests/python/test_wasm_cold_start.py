@@ -271,14 +271,21 @@ def test_a_warm_start_at_the_default_plan_links_cached_units_without_loading_the
                               env=dict(os.environ, WAVESTACK_CACHE_DIR=str(cache)), capture_output=True, text=True,
                               timeout=600, preexec_fn=lambda: os.sched_setaffinity(0, {cores[0]}))
     assert compiled.returncode == 0, compiled.stderr
-    script = f"import os; os.sched_setaffinity(0, {{{cores[-1]}}})\n" + textwrap.dedent(
-        CALL_BIG.format(binary=binary.hex())) + textwrap.dedent("""
+    # First a call over an empty cache directory, then (the variable changed in the process) over
+    # the filled one: each directory is asked for the identity it holds.
+    empty = tmp_path / "empty"
+    script = (f"import os; os.sched_setaffinity(0, {{{cores[-1]}}})\n"
+              f"os.environ['WAVESTACK_CACHE_DIR'] = {str(empty)!r}\n" +
+              textwrap.dedent(CALL_BIG.format(binary=binary.hex())) +
+              f"os.environ['WAVESTACK_CACHE_DIR'] = {str(cache)!r}\n" +
+              textwrap.dedent(CALL_BIG.format(binary=binary.hex())) + textwrap.dedent("""
         mapped = open("/proc/self/maps").read()
         print(json.dumps({"compiler_loaded": "libwavestack_jit" in mapped}))
-    """)
+    """))
     result = run_python(script, cache, WAVESTACK_WASM_CPU_TIERS="")
     assert result.returncode == 0, result.stderr
-    run, loaded = (json.loads(line) for line in result.stdout.strip().splitlines()[-2:])
+    cold, run, loaded = (json.loads(line) for line in result.stdout.strip().splitlines()[-3:])
+    assert cold["results"] == reference(binary, "big", [1, 2, 3]) and cold["from_cache"] == 0
     assert run["results"] == reference(binary, "big", [1, 2, 3])
     assert run["from_cache"] == run["compiled"] == run["units"] and run["codegen"] == 0.0
     assert loaded == {"compiler_loaded": False}

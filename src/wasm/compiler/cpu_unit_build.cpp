@@ -39,30 +39,48 @@ const CpuToolchain& host_toolchain() {
   return *toolchain;
 }
 
-std::string identity_key(const std::string& inputs) {
-  return runtime::make_cache_key({kIdentityCacheKind, inputs});
-}
-
 // The compiler's identity kept in the cache under what it is a function of
 // (jit::cxx_jit_identity_inputs), so that a warm start finds its cached objects' keys without
-// loading the compiler. Read once per process; nullopt when unknown (the compiler is loaded).
-const std::optional<std::string>& remembered_identity() {
-  static const std::optional<std::string> identity = []() -> std::optional<std::string> {
+// loading the compiler. Read once per cache directory (a process may change
+// WAVESTACK_CACHE_DIR); nullopt when unknown.
+class RememberedIdentities {
+ public:
+  std::optional<std::string> find() {
+    const auto root = runtime::DiskCache::default_root();
     const std::string inputs = jit::cxx_jit_identity_inputs();
-    if (inputs.empty()) return std::nullopt;
-    const auto cached = runtime::DiskCache().load(kIdentityCacheKind, identity_key(inputs));
-    if (!cached || cached->empty()) return std::nullopt;
-    return std::string(reinterpret_cast<const char*>(cached->data()), cached->size());
-  }();
-  return identity;
-}
+    if (!root || inputs.empty()) return std::nullopt;
+    const std::lock_guard lock(mutex_);
+    const auto [entry, added] = by_root_.try_emplace(root->string());
+    if (added) {
+      const auto cached = runtime::DiskCache(*root).load(kIdentityCacheKind, key(inputs));
+      if (cached && !cached->empty())
+        entry->second.assign(reinterpret_cast<const char*>(cached->data()), cached->size());
+    }
+    if (entry->second.empty()) return std::nullopt;
+    return entry->second;
+  }
 
-void remember_identity(const std::string& identity) {
-  const std::string inputs = jit::cxx_jit_identity_inputs();
-  if (inputs.empty() || remembered_identity() == identity) return;
-  (void)runtime::DiskCache().store(
-      kIdentityCacheKind, identity_key(inputs),
-      std::span<const std::byte>(reinterpret_cast<const std::byte*>(identity.data()), identity.size()));
+  void remember(const std::string& identity) {
+    const auto root = runtime::DiskCache::default_root();
+    const std::string inputs = jit::cxx_jit_identity_inputs();
+    if (!root || inputs.empty() || find() == identity) return;
+    (void)runtime::DiskCache(*root).store(
+        kIdentityCacheKind, key(inputs),
+        std::span<const std::byte>(reinterpret_cast<const std::byte*>(identity.data()), identity.size()));
+    const std::lock_guard lock(mutex_);
+    by_root_[root->string()] = identity;
+  }
+
+ private:
+  static std::string key(const std::string& inputs) { return runtime::make_cache_key({kIdentityCacheKind, inputs}); }
+
+  std::mutex mutex_;
+  std::unordered_map<std::string, std::string> by_root_;  // empty: none in that directory
+};
+
+RememberedIdentities& remembered_identities() {
+  static auto* identities = new RememberedIdentities();  // never destroyed: builds may run at exit
+  return *identities;
 }
 
 jit::CxxJit& in_process_compiler() {
@@ -71,14 +89,15 @@ jit::CxxJit& in_process_compiler() {
   if (compiler == nullptr) throw std::runtime_error("compiled mode on the cpu device: " + why_not);
   // Background builds stopping at exit cancel what the compiler is running (their results
   // are dropped): an exiting process waits for them.
-  static const bool hooked = [compiler] {
+  static const bool hooked = [] {
     BuildPool::set_before_stop([] {
       if (jit::CxxJit* running = jit::cxx_jit()) running->cancel_running();
     });
-    remember_identity(compiler->identity());
     return true;
   }();
   (void)hooked;
+  // (Each cache directory learns the identity from the first process that loads the compiler.)
+  remembered_identities().remember(compiler->identity());
   return *compiler;
 }
 
@@ -220,9 +239,9 @@ jit::ObjectLoader* cached_object_linker() {
 // nullopt when this cannot be done here; `missing` says whether it was a cache miss.
 std::optional<BuiltUnit> load_cached_without_compiler(const std::string& unit_key, UnitSymbols symbols, bool& missing) {
   missing = false;
-  const std::optional<std::string>& identity = remembered_identity();
   jit::ObjectLoader* linker = cached_object_linker();
   if (linker == nullptr || jit::cxx_jit_identity_inputs().empty()) return std::nullopt;
+  const std::optional<std::string> identity = remembered_identities().find();
   // Every process that stores an object has loaded the compiler and remembered its identity
   // first: without it, the cache holds no object of this compiler (a cold cache).
   missing = !identity;
