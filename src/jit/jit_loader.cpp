@@ -82,7 +82,7 @@ std::atomic<CxxJit*> loaded_jit{nullptr};
 
 // The CPUID words LLVM's host processor detection reads: vendor, family/model/stepping and the
 // feature leaves (basic, extended, structured), and the OS-enabled register state.
-std::string processor_signature() {
+[[maybe_unused]] std::string processor_signature() {  // (unused in a build without the compiler)
 #if defined(__x86_64__)
   std::string words;
   auto add = [&words](unsigned leaf, unsigned subleaf) {
@@ -124,12 +124,12 @@ CxxJit* cxx_jit_if_loaded() {
   return loaded_jit.load(std::memory_order_acquire);
 }
 
-std::string cxx_jit_identity_inputs() {
-#ifndef WAVESTACK_HAS_JIT
-  return {};
-#else
+const std::string& cxx_jit_identity_inputs() {
   // Once per process (CPUID traps to the hypervisor in a virtual machine).
   static const std::string inputs = []() -> std::string {
+#ifndef WAVESTACK_HAS_JIT
+    return {};
+#else
     const std::string processor = processor_signature();
     if (processor.empty()) return {};
     for (const std::filesystem::path& path : candidates()) {
@@ -139,9 +139,9 @@ std::string cxx_jit_identity_inputs() {
              std::to_string(info.st_mtim.tv_nsec) + "|" + processor;
     }
     return {};
+#endif
   }();
   return inputs;
-#endif
 }
 
 }  // namespace wavestack::jit

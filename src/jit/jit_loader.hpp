@@ -21,6 +21,6 @@ namespace wavestack::jit {
 // loaded (its path, size and modification time) and, on x86-64, the processor's CPUID words
 // that name its model and features. Empty where this build has no compiler, its library is
 // missing, or the processor cannot be identified this way. Found once per process.
-[[nodiscard]] std::string cxx_jit_identity_inputs();
+[[nodiscard]] const std::string& cxx_jit_identity_inputs();
 
 }  // namespace wavestack::jit

@@ -229,24 +229,30 @@ def test_a_bad_tier_plan_is_refused_at_spawn_naming_the_variable(monkeypatch):
             module.spawn(1, device="cpu")
 
 
-def test_a_hot_unit_is_rebuilt_in_the_background_and_results_stay_the_same(tmp_path):
-    binary = wasm(HOT)
-    script = f"""
+def spin_until_hot(binary: bytes, seconds: int, then: str = "") -> str:
+    """A script calling `spin` on 64 instances until a unit was rebuilt at the hot tier (or
+    `seconds` passed) and once more after it, then running `then`, which may add to `report`;
+    it prints the report (the calls' results and the count of hot rebuilds) as JSON."""
+    return textwrap.dedent(f"""
         import json, time
         import wasmgpu
         from wasmgpu import _native
         module = wasmgpu.Module(bytes.fromhex({binary.hex()!r}), execution="compiled")
         seen = []
         with module.spawn(64, device="cpu", quantum=500) as instances:
-            deadline = time.time() + 120
+            deadline = time.time() + {seconds}
             while True:
                 seen.append(instances.call("spin", list(range(64))))
                 if _native.compile_counters(module._native)["units_rebuilt_hot"] >= 1 or time.time() > deadline:
                     break
             seen.append(instances.call("spin", list(range(64))))  # after the swap
-        print(json.dumps({{"calls": seen, "hot": _native.compile_counters(module._native)["units_rebuilt_hot"]}}))
-    """
-    result = run_python(script, tmp_path, WAVESTACK_WASM_CPU_TIERS="fast,optimized")
+        report = {{"calls": seen, "hot": _native.compile_counters(module._native)["units_rebuilt_hot"]}}
+    """) + textwrap.dedent(then) + "\nprint(json.dumps(report))\n"
+
+
+def test_a_hot_unit_is_rebuilt_in_the_background_and_results_stay_the_same(tmp_path):
+    binary = wasm(HOT)
+    result = run_python(spin_until_hot(binary, 120), tmp_path, WAVESTACK_WASM_CPU_TIERS="fast,optimized")
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout.strip().splitlines()[-1])
     assert report["hot"] >= 1
@@ -299,27 +305,15 @@ def test_the_default_plan_builds_with_the_host_compiler_where_the_in_process_one
     broken = tmp_path / "libwavestack_jit.so"
     broken.write_bytes(b"not a shared library")
     binary = wasm(HOT)
-    script = f"""
-        import json, time
-        import wasmgpu
-        from wasmgpu import _native
-        module = wasmgpu.Module(bytes.fromhex({binary.hex()!r}), execution="compiled")
-        seen = []
-        with module.spawn(64, device="cpu", quantum=500) as instances:
-            deadline = time.time() + 300
-            while True:
-                seen.append(instances.call("spin", list(range(64))))
-                if _native.compile_counters(module._native)["units_rebuilt_hot"] >= 1 or time.time() > deadline:
-                    break
+    script = spin_until_hot(binary, 300, then="""
         with module.spawn(1, device="cpu", fuel=5000) as short:
             try:
                 short.call("spin", [1])
                 ran_out = False
             except wasmgpu.Trap as trap:
                 ran_out = "fuel" in str(trap)
-        print(json.dumps({{"calls": seen, "hot": _native.compile_counters(module._native)["units_rebuilt_hot"],
-                          "plan": _native.cpu_tier_plan(), "ran_out": ran_out}}))
-    """
+        report.update(plan=_native.cpu_tier_plan(), ran_out=ran_out)
+    """)
     result = run_python(script, tmp_path / "cache", WAVESTACK_WASM_CPU_TIERS="", WAVESTACK_JIT_LIBRARY=str(broken))
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout.strip().splitlines()[-1])

@@ -47,7 +47,7 @@ class RememberedIdentities {
  public:
   std::optional<std::string> find() {
     const auto root = runtime::DiskCache::default_root();
-    const std::string inputs = jit::cxx_jit_identity_inputs();
+    const std::string& inputs = jit::cxx_jit_identity_inputs();
     if (!root || inputs.empty()) return std::nullopt;
     const std::lock_guard lock(mutex_);
     const auto [entry, added] = by_root_.try_emplace(root->string());
@@ -62,7 +62,7 @@ class RememberedIdentities {
 
   void remember(const std::string& identity) {
     const auto root = runtime::DiskCache::default_root();
-    const std::string inputs = jit::cxx_jit_identity_inputs();
+    const std::string& inputs = jit::cxx_jit_identity_inputs();
     if (!root || inputs.empty() || find() == identity) return;
     (void)runtime::DiskCache(*root).store(
         kIdentityCacheKind, key(inputs),
@@ -96,8 +96,6 @@ jit::CxxJit& in_process_compiler() {
     return true;
   }();
   (void)hooked;
-  // (Each cache directory learns the identity from the first process that loads the compiler.)
-  remembered_identities().remember(compiler->identity());
   return *compiler;
 }
 
@@ -316,6 +314,9 @@ BuiltUnit build_cpu_unit(CpuTier tier, const std::string& unit_key, const std::s
   if (runtime.valid()) runtime.get();  // its failure, if any, is this build's
   if (object.empty()) throw std::runtime_error("compiled mode: a unit's build was cancelled (the process is exiting)");
   const std::string key = object_key(compiler.identity(), tier, unit_key);
+  // A cache directory learns the identity before its first object of this compiler, so that a
+  // warm start can key its objects without loading the compiler.
+  remembered_identities().remember(compiler.identity());
   store_object(kCacheKind, key, object);
   BuiltUnit built = linked_units().add(key, load_object(compiler, object, symbols, false));
   built.from_cache = false;
