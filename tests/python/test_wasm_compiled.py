@@ -240,6 +240,51 @@ def test_reference_locals_start_null_as_in_wasmtime(target, execution):
         assert instances.call("nulls", depths) == [reference["nulls"](store, n) for n in depths]
 
 
+# Calls whose callee has many declared locals, on the cpu device through the C++ tiers' code
+# (the default plan's baseline has its own calls): a call site clears them itself
+# (frame_call_defined_now), or leaves them to the chunks of the general path where they exceed
+# a dispatch's allowance (the budget is 64 records a quantum at quantum 1). Either way every
+# level of the recursion reads its last local as zero before writing it, though a deeper call
+# before left its value in those slots, and counts the records the interpreter counts.
+def wide_frames(locals_count: int) -> str:
+    declared = " ".join(["i64"] * locals_count)
+    last = locals_count  # the parameter is local 0
+
+    def function(name: str, callee: str, scale: int) -> str:
+        return f"""
+  (func ${name} (export "{name}") (param $n i32) (result i64) (local {declared})
+    (local.set 1 (i64.add (local.get {last}) (i64.extend_i32_u (local.get $n))))
+    (local.set {last} (i64.extend_i32_u (local.get $n)))
+    (if (result i64) (i32.eqz (local.get $n))
+      (then (local.get 1))
+      (else (i64.add (i64.mul (local.get 1) (i64.const {scale}))
+                     (i64.add (local.get {last}) (call ${callee} (i32.sub (local.get $n) (i32.const 1))))))))"""
+
+    # Two functions calling each other: each frame's locals are read from its slots when its
+    # function's code starts (a run entered from another run), not stated by a recursion.
+    return "(module" + function("wide", "other", 3) + function("other", "wide", 5) + ")"
+
+
+@pytest.mark.parametrize("quantum", [1, 4096])
+def test_callees_with_many_locals_start_them_at_zero_at_every_quantum(target, quantum, monkeypatch):
+    monkeypatch.setenv("WAVESTACK_WASM_CPU_TIERS", "fast")
+    binary = wasm(wide_frames(200))
+    store = wasmtime.Store()
+    reference = wasmtime.Instance(store, wasmtime.Module(store.engine, binary), []).exports(store)
+    spawns = {execution: wasmgpu.Module(binary, execution=execution).spawn(3, quantum=quantum, stack_size=4096,
+                                                                           **target)
+              for execution in ("interpreter", "compiled")}
+    try:
+        for depths in ([6, 7, 6], [3, 5, 0]):  # deeper calls first leave stale slots
+            results = {execution: instances.call("wide", depths) for execution, instances in spawns.items()}
+            assert results["compiled"] == results["interpreter"] == [reference["wide"](store, n) for n in depths]
+            assert spawns["compiled"].last_call.instructions == spawns["interpreter"].last_call.instructions
+            assert spawns["compiled"].last_call.interpreted_instructions == 0
+    finally:
+        for instances in spawns.values():
+            instances.close()
+
+
 def test_an_outcome_read_again_is_the_same(target):
     """The cpu device hands the outcomes it noted during a call's dispatches over on the first
     read; a second read (from the instances' states) must give the same, in both modes."""

@@ -590,9 +590,19 @@ class BlockWriter {
   bool ended_ = false;
 };
 
-// The shared code a call or bulk record runs (its statement).
+// Whether any of the defined function's declared locals (after its parameters) is a reference.
+bool has_reference_locals(const Program& program, std::uint32_t function) {
+  const FunctionRecord& record = program.functions.at(function);
+  for (std::uint32_t k = record.param_count; k < record.param_count + record.local_count; ++k) {
+    if (local_is_reference(program, function, k)) return true;
+  }
+  return false;
+}
+
+// The shared code a call or bulk record runs (its statement). `site`: for a call site's fast
+// path, which has tested that no continuation is pending (frame_call_defined_now).
 std::string resumable_statement(const Program& program, const CompiledBlock& block,
-                                std::span<const std::uint32_t> function_entries) {
+                                std::span<const std::uint32_t> function_entries, bool site = false) {
   const Instruction& ins = program.code.at(block.begin);
   std::string call;
   switch (ins.opcode) {
@@ -605,8 +615,10 @@ std::string resumable_statement(const Program& program, const CompiledBlock& blo
         const std::size_t defined = ins.a - imported;
         const std::string entry = defined < function_entries.size() ? u32(function_entries[defined])
                                                                     : "function_word(" + u32(ins.a) + ", F_CODE)";
-        call = "frame_call_defined(r, " + u32(ins.a) + ", " + u32(block.id + 1U) + ", " + u32(callee.param_count) +
-               ", " + u32(callee.local_count) + ", " + u32(callee.max_stack) + ", " + entry + ");";
+        call = std::string(site ? "frame_call_defined_now" : "frame_call_defined") + "(r, " + u32(ins.a) + ", " +
+               u32(block.id + 1U) + ", " + u32(callee.param_count) + ", " + u32(callee.local_count) + ", " +
+               u32(callee.max_stack) + ", " + entry;
+        call += site ? std::string(has_reference_locals(program, defined) ? ", true);" : ", false);") : ");";
       } else {
         call = "frame_call(r, " + u32(ins.a) + ", " + u32(block.id + 1U) + ");";
       }
@@ -739,7 +751,7 @@ BlockSource generate_block(const Program& program, const CompiledBlock& block, c
     }
     source.resumable = true;
     source.work = work;
-    source.statement = resumable_statement(program, block, function_entries);
+    source.statement = resumable_statement(program, block, function_entries, true);
     const std::uint16_t opcode = program.code.at(block.begin).opcode;
     source.is_call = opcode == op::kCall || opcode == op::kCallIndirect;
     if (opcode == op::kCall) source.callee = program.code.at(block.begin).a;

@@ -41,7 +41,8 @@ struct BlockSource {
   std::string label;   // a full block: the label of its case (COMPILED_LABEL)
   bool resumable = false;
   std::map<std::uint32_t, bool> locals;  // a full block's locals: true where it writes one
-  // A call or bulk block (its run makes it: unit_codegen.cpp): its shared code's statement,
+  // A call or bulk block (its run makes it: unit_codegen.cpp): its call site's statement
+  // (a defined callee's frame_call_defined_now, for the site that found no continuation),
   // its loop work, whether it is a call (call or call_indirect) and the function it calls.
   std::string statement;
   std::uint32_t work = 0;

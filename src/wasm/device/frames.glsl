@@ -159,6 +159,41 @@ void frame_call_defined(INOUT(Regs) r, uint f, uint ret_pc, uint params, uint lo
   r.pc = entry_pc;
 }
 
+// A compiled call site's common case (it has tested r.cont == 0): the same frame as
+// frame_call_defined's, inlined where its arguments are constants, so that a call costs a few
+// stores instead of an out-of-line call that tests for continuations and reference locals.
+// `reference_locals`: whether the callee has locals of a reference type (a constant of the
+// site); then, or when its locals exceed the allowance, the general function decides.
+#ifdef __cplusplus
+WASM_LEAF void frame_call_defined_now(INOUT(Regs) r, uint f, uint ret_pc, uint params, uint locals, uint max_stack,
+                                      uint entry_pc, bool reference_locals) {
+  if (reference_locals || locals > allowance(r)) {
+    frame_call_defined(r, f, ret_pc, params, locals, max_stack, entry_pc);
+    return;
+  }
+  uint fp = r.sp - params;
+  uint header = fp + params + locals;
+  uint stack_slots = prog(H_STACK_SLOTS);
+  if (header >= stack_slots || stack_slots - header < 2u + max_stack || r.depth >= prog(H_CALL_DEPTH)) {
+    frame_trap(r, WASM_TRAP_CALL_STACK_EXHAUSTED);
+    return;
+  }
+  for (uint k = 0u; k < locals; k++) slot_set(fp + params + k, uvec2(0u, 0u));
+  r.work += locals;
+  slot_set(header, uvec2(ret_pc, r.fp));
+  slot_set(header + 1u, uvec2(r.func, r.ob));
+  r.fp = fp;
+  r.func = f;
+  r.depth += 1u;
+  r.ob = header + 2u;
+  r.sp = header + 2u;
+  r.pc = entry_pc;
+}
+#else
+// (Shaders: one function less for the driver to compile in every unit.)
+#define frame_call_defined_now(r, f, ret_pc, params, locals, max_stack, entry_pc, refs) frame_call_defined(r, f, ret_pc, params, locals, max_stack, entry_pc)
+#endif
+
 // Calls f (any function) with its arguments on top of the stack; the callee returns to ret_pc.
 void frame_call(INOUT(Regs) r, uint f, uint ret_pc) {
   uint params = function_word(f, F_PARAMS);
