@@ -230,8 +230,12 @@ REF_LOCALS = """
 """
 
 
-@pytest.mark.parametrize("execution", ["interpreter", "compiled"])
-def test_reference_locals_start_null_as_in_wasmtime(target, execution):
+# ("compiled" with the C++ tiers' code on the cpu device too: the host's call and the calls
+# of its frames build them there, where the default plan's baseline builds its own.)
+@pytest.mark.parametrize("execution, tiers", [("interpreter", None), ("compiled", None), ("compiled", "fast")])
+def test_reference_locals_start_null_as_in_wasmtime(target, execution, tiers, monkeypatch):
+    if tiers is not None:
+        monkeypatch.setenv("WAVESTACK_WASM_CPU_TIERS", tiers)
     binary = wasm(REF_LOCALS)
     store = wasmtime.Store()
     reference = wasmtime.Instance(store, wasmtime.Module(store.engine, binary), []).exports(store)

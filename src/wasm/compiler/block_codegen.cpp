@@ -590,15 +590,6 @@ class BlockWriter {
   bool ended_ = false;
 };
 
-// Whether any of the defined function's declared locals (after its parameters) is a reference.
-bool has_reference_locals(const Program& program, std::uint32_t function) {
-  const FunctionRecord& record = program.functions.at(function);
-  for (std::uint32_t k = record.param_count; k < record.param_count + record.local_count; ++k) {
-    if (local_is_reference(program, function, k)) return true;
-  }
-  return false;
-}
-
 // The shared code a call or bulk record runs (its statement). `site`: for a call site's fast
 // path, which has tested that no continuation is pending (frame_call_defined_now).
 std::string resumable_statement(const Program& program, const CompiledBlock& block,
@@ -692,6 +683,14 @@ bool local_is_32_bit(const Program& program, std::uint32_t function, std::uint32
 bool local_is_reference(const Program& program, std::uint32_t function, std::uint32_t index) {
   const FunctionRecord& record = program.functions.at(function);
   return is_reference(static_cast<ValType>(program.local_types.at(record.local_types_begin + index)));
+}
+
+bool has_reference_locals(const Program& program, std::uint32_t function) {
+  const FunctionRecord& record = program.functions.at(function);
+  for (std::uint32_t k = record.param_count; k < record.param_count + record.local_count; ++k) {
+    if (local_is_reference(program, function, k)) return true;
+  }
+  return false;
 }
 
 bool local_is_f64(const Program& program, std::uint32_t function, std::uint32_t index) {

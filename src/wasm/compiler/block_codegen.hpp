@@ -88,6 +88,9 @@ struct LaneBlockSource {
 // Whether local `index` of defined function `function` holds a reference (funcref, externref):
 // a declared one starts as null (NULL_REF), not zero.
 [[nodiscard]] bool local_is_reference(const Program& program, std::uint32_t function, std::uint32_t index);
+// Whether any of the defined function's declared locals (after its parameters) is a reference
+// (a new frame sets them to null, not zero).
+[[nodiscard]] bool has_reference_locals(const Program& program, std::uint32_t function);
 
 // Whether local `index` of defined function `function` holds an f64: a run declares its
 // variable as F64_VARIABLE (compiled_blocks.glsl), which C++ keeps in a floating-point register.

@@ -266,7 +266,7 @@ std::string unit_entry(const Program& program, const CompiledLayout& layout, std
     const std::string index = u32(static_cast<std::uint32_t>(imported + defined));
     cases += "    case " + index + ": COMPILED_HOST_CALL_DEFINED(r, " + index + ", " + u32(function.param_count) +
              ", " + u32(function.local_count) + ", " + u32(function.max_stack) + ", " + u32(entry) +
-             "); return true;\n";
+             (has_reference_locals(program, defined) ? ", true" : ", false") + "); return true;\n";
   }
   std::string text = "#if COMPILED_DIRECT_JUMPS\n#define COMPILED_UNIT_ENTRY 1\n";
   text += "bool compiled_unit_entry(INOUT(Regs) r) {\n  switch (r.cont_func) {\n" + cases;
