@@ -21,6 +21,7 @@
 #include "wasm/compiler/lane_group_codegen.hpp"
 #include "wasm/compiler/layout_cache.hpp"
 #include "wasm/compiler/unit_codegen.hpp"
+#include "wasm/compiler/unit_spans.hpp"
 #include "wasm/compiler/units.hpp"
 #include "wasm/device/compiled_glsl.hpp"
 #include "wasm/load/loader.hpp"
@@ -264,10 +265,49 @@ void check_layout(const wasm::Module& module, const compiler::CompiledLayout& la
   }
 }
 
+// The cpu device's spans (unit_spans.hpp) tile the units in order; a span of several holds
+// consecutive units of one function only, whose block ids follow on, within the span limit; and
+// each is as long as it can be: the unit after it does not continue its function or would pass
+// the limit.
+void check_spans(const compiler::CompiledLayout& layout, const std::string& name) {
+  const std::vector<compiler::UnitSpan> spans = compiler::unit_spans(layout);
+  ASSERT_EQ(spans.size(), layout.units.size()) << name;
+  const auto continues = [&](std::uint32_t unit) {  // unit continues unit - 1's one function
+    const compiler::Unit& previous = layout.units[unit - 1];
+    const compiler::Unit& next = layout.units[unit];
+    return previous.functions.size() == 1 && next.functions.size() == 1 && previous.functions[0] == next.functions[0] &&
+           !previous.blocks.empty() && !next.blocks.empty() && next.blocks.front().id == previous.blocks.back().id + 1;
+  };
+  for (std::uint32_t unit = 0; unit < spans.size();) {
+    const compiler::UnitSpan span = spans[unit];
+    ASSERT_EQ(span.first, unit) << name;
+    ASSERT_GT(span.end, span.first) << name;
+    ASSERT_LE(span.end, layout.units.size()) << name;
+    std::uint32_t instructions = 0;
+    for (std::uint32_t member = span.first; member < span.end; ++member) {
+      EXPECT_EQ(spans[member], span) << name << ": unit " << member;
+      if (member > span.first) EXPECT_TRUE(continues(member)) << name << ": unit " << member;
+      instructions += layout.units[member].instruction_count;
+    }
+    if (span.size() > 1) EXPECT_LE(instructions, compiler::kMaxSpanInstructions) << name;
+    if (span.end < layout.units.size() && continues(span.end)) {
+      EXPECT_GT(instructions + layout.units[span.end].instruction_count, compiler::kMaxSpanInstructions)
+          << name << ": the span at unit " << span.first << " could take unit " << span.end;
+    }
+    const compiler::Unit merged = compiler::span_unit(layout, span);
+    EXPECT_EQ(merged.instruction_count, instructions) << name;
+    EXPECT_EQ(merged.blocks.front().id, layout.units[span.first].blocks.empty()
+                                            ? merged.blocks.front().id
+                                            : layout.units[span.first].blocks.front().id);
+    unit = span.end;
+  }
+}
+
 compiler::CompiledLayout check_partition(const wasm::Module& module, const compiler::UnitOptions& options,
                                          const std::string& name) {
   compiler::CompiledLayout layout = compiler::partition_units(module, options);
   check_layout(module, layout, options, name);
+  check_spans(layout, name);
   return layout;
 }
 
@@ -338,6 +378,38 @@ TEST(CompilerUnits, ALoopThatFitsAUnitIsNotSplit) {
   const compiler::CompiledLayout layout = check_partition(module, {}, "loop");
   ASSERT_GE(layout.units.size(), 2U);
   EXPECT_EQ(layout.units[0].instruction_count, 200U);  // the cut moved before the loop
+}
+
+// A function of 1,200 records (five units at the default limit) makes a span of the four units
+// that fit the span limit and one of the rest; its code is one run over all of the span's
+// blocks (the units' texts have one run each), and a function that shares a unit is alone.
+TEST(CompilerUnits, SpansJoinTheUnitsOfOneLargeFunction) {
+  Bytes big_body = straight_line(600);
+  big_body.push_back(0x0B);
+  const wasm::Module module = load(build_module({kVoid, kI32ToVoid}, {0, 1}, {big_body, {0x0B}}));
+  const compiler::CompiledLayout layout = check_partition(module, {}, "spans");
+  ASSERT_EQ(layout.units.size(), 6U);  // 4 x 256 + 176 records of function 0, function 1
+  for (std::uint32_t unit = 0; unit < 4; ++unit) ASSERT_EQ(layout.units[unit].instruction_count, 256U) << unit;
+  const std::vector<compiler::UnitSpan> spans = compiler::unit_spans(layout);
+  EXPECT_EQ(spans[0], (compiler::UnitSpan{0, 4}));
+  EXPECT_EQ(spans[4], (compiler::UnitSpan{4, 5}));
+  EXPECT_EQ(spans[5], (compiler::UnitSpan{5, 6}));
+  const compiler::Unit merged = compiler::span_unit(layout, spans[0]);
+  const std::string text = compiler::generate_unit_blocks(module.program, layout, merged, "span").text;
+  const auto runs_in = [](const std::string& unit_text) {
+    std::size_t runs = 0;
+    for (std::size_t at = unit_text.find("\nuint run"); at != std::string::npos;
+         at = unit_text.find("\nuint run", at + 1)) {
+      ++runs;
+    }
+    return runs;
+  };
+  EXPECT_EQ(runs_in(text), 1U);
+  for (std::uint32_t unit = 0; unit < 4; ++unit) {
+    EXPECT_EQ(runs_in(compiler::generate_unit(module.program, layout, unit).text), 1U) << unit;
+  }
+  // The span's text makes the host's call of function 0 (its entry is in the first unit).
+  EXPECT_NE(text.find("case 0u: COMPILED_HOST_CALL_DEFINED(r, 0u,"), std::string::npos);
 }
 
 // A unit makes the host's call of the functions whose entry block it holds with their table

@@ -260,6 +260,25 @@ def test_a_hot_unit_is_rebuilt_in_the_background_and_results_stay_the_same(tmp_p
     assert all(call == expected for call in report["calls"])
 
 
+def test_the_optimising_tier_builds_a_large_functions_units_as_spans(tmp_path):
+    # A function the partition cuts into units (about 1,800 instructions: 8 units of at most 256)
+    # is built by the optimising tiers as spans of consecutive units (up to 1,024 instructions,
+    # one object each, control staying in one run of code across its units): fewer objects than
+    # units, the same results, and a later process takes every unit from them.
+    binary = wasm(large_function(300))
+    cache = tmp_path / "cache"
+    optimised = {"WAVESTACK_WASM_CPU_TIERS": "optimized"}
+    first = call_big(binary, cache, **optimised)
+    expected = reference(binary, "big", [1, 2, 3])
+    assert first["results"] == expected and first["units"] == 8 and first["compiled"] == first["units"]
+    objects = cache_entries(cache)
+    assert 2 <= len(objects) <= 3, objects  # 8 units of 200 to 256 instructions in spans of 4 or more
+    later = call_big(binary, cache, **optimised)
+    assert later["results"] == expected
+    assert later["from_cache"] == later["compiled"] == later["units"] and later["codegen"] == 0.0
+    assert cache_entries(cache) == objects
+
+
 def test_a_warm_start_at_the_default_plan_links_cached_units_without_loading_the_compiler(tmp_path):
     # `python -m wasmgpu compile` fills the cache at the hot tier; a later process at the default
     # plan takes every unit from it, linked by the extension's own loader: LLVM's library (a few

@@ -11,6 +11,7 @@
 #include "wasm/compiler/lane_group_codegen.hpp"
 #include "wasm/compiler/layout_cache.hpp"
 #include "wasm/compiler/unit_codegen.hpp"
+#include "wasm/compiler/unit_spans.hpp"
 #include "wasm/device/compiled_glsl.hpp"
 #include "wasm/module/opcodes.hpp"
 
@@ -213,6 +214,14 @@ CpuUnitCode& CompiledModule::cpu_code() {
     source.text = [this](std::uint32_t unit, int kind, bool lane_groups) {
       const std::lock_guard text_lock(mutex_);
       return cpu_text_locked(unit, kind, lane_groups);
+    };
+    source.span = [this, spans = unit_spans(layout_)](std::uint32_t unit) { return spans.at(unit); };
+    source.span_text = [this](UnitSpan span) {
+      const Unit blocks = span_unit(layout_, span);
+      const std::string name =
+          "compiled units " + std::to_string(span.first) + ".." + std::to_string(span.end - 1) + " (a span)";
+      return device::compiled_cpu_unit_text(generate_unit_blocks(program_, layout_, blocks, name).text,
+                                            generate_lane_groups(program_, blocks).text);
     };
     source.grouped_runs = [this](std::uint32_t unit) { return lane_group_runs(program_, layout_.units.at(unit)); };
     source.successors = [this](std::uint32_t unit) { return successor_units(unit); };

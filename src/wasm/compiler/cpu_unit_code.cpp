@@ -89,6 +89,25 @@ std::string CpuUnitCode::unit_key(std::uint32_t unit, int kind) const {
   return runtime::make_cache_key({"cpu-unit", code_key_, std::to_string(unit), std::to_string(kind)});
 }
 
+UnitSpan CpuUnitCode::span_of(std::uint32_t unit, int kind, CpuTier tier) const {
+  if (kind != kUnitCode || !tier_has_lane_groups(tier) || !source_.span) return UnitSpan{unit, unit + 1};
+  return source_.span(unit);
+}
+
+std::string CpuUnitCode::span_key(UnitSpan span, int kind) const {
+  if (span.size() == 1) return unit_key(span.first, kind);
+  return runtime::make_cache_key(
+      {"cpu-unit-span", code_key_, std::to_string(span.first), std::to_string(span.end), std::to_string(kind)});
+}
+
+std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> CpuUnitCode::span_runs(UnitSpan span,
+                                                                                         int kind) const {
+  std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> runs(span.size());
+  if (kind != kUnitCode) return runs;
+  for (std::uint32_t unit = span.first; unit < span.end; ++unit) runs[unit - span.first] = source_.grouped_runs(unit);
+  return runs;
+}
+
 void* CpuUnitCode::entry(std::uint32_t unit, int kind) {
   Slot& slot = slots_.at(kind).at(unit);
   if (void* ready = slot.ready.load(std::memory_order_acquire)) return ready;
@@ -124,24 +143,31 @@ void CpuUnitCode::build_first(std::unique_lock<std::mutex>& lock, std::uint32_t 
   std::optional<BuiltUnit> built;
   std::uint8_t level = 1;
   double codegen = 0.0;
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> runs;
+  UnitSpan span{unit, unit + 1};
+  std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> runs;
   try {
-    const std::string key = unit_key(unit, kind);
-    // A warm start takes the best code the cache holds: a hot unit's rebuild, else the first
-    // tier's.
+    // A warm start takes the best code the cache holds: a hot unit's rebuild (its span's), else
+    // the first tier's.
     if (kind == kUnitCode && plan.hot) {
-      built = load_cached_cpu_unit(*plan.hot, key, symbols_of(kind, *plan.hot));
-      if (built) level = 2;
-    }
-    if (!built) {
-      try {
-        built = load_or_build(unit, kind, kind == kUnitCode ? plan.first : plan.prefixes, key, codegen);
-      } catch (const baseline::BaselineUnavailable&) {
-        // No executable memory for baseline code here: the unit is built from its text instead.
-        built = load_or_build(unit, kind, plan.prefixes, key, codegen);
+      const UnitSpan hot_span = span_of(unit, kind, *plan.hot);
+      built = load_cached_cpu_unit(*plan.hot, span_key(hot_span, kind), symbols_of(kind, *plan.hot));
+      if (built) {
+        level = 2;
+        span = hot_span;
       }
     }
-    if (kind == kUnitCode) runs = source_.grouped_runs(unit);
+    if (!built) {
+      const CpuTier tier = kind == kUnitCode ? plan.first : plan.prefixes;
+      try {
+        span = span_of(unit, kind, tier);
+        built = load_or_build(span, kind, tier, codegen);
+      } catch (const baseline::BaselineUnavailable&) {
+        // No executable memory for baseline code here: the unit is built from its text instead.
+        span = span_of(unit, kind, plan.prefixes);
+        built = load_or_build(span, kind, plan.prefixes, codegen);
+      }
+    }
+    runs = span_runs(span, kind);
   } catch (...) {
     lock.lock();
     slot.building = false;
@@ -150,16 +176,17 @@ void CpuUnitCode::build_first(std::unique_lock<std::mutex>& lock, std::uint32_t 
   }
   lock.lock();
   slot.building = false;
-  publish_locked(unit, kind, *built, level, std::move(runs));
+  // (Counted per unit: a span's build makes its other units ready too.)
+  const std::uint32_t published = publish_span_locked(span, kind, *built, level, std::move(runs));
   const double seconds = seconds_since(start);
   if (why == Why::kDemand) {
     counters_.demand_seconds += seconds;
     counters_.codegen_seconds += codegen;
-    ++counters_.units_built;
-    if (built->from_cache) ++counters_.units_from_cache;
+    counters_.units_built += published;
+    if (built->from_cache) counters_.units_from_cache += published;
   } else {
     counters_.background_seconds += seconds;
-    ++counters_.units_ahead;
+    counters_.units_ahead += published;
   }
   built_.notify_all();
   if (kind == kUnitCode && why == Why::kDemand && plan.ahead) queue_ahead(unit);
@@ -168,13 +195,13 @@ void CpuUnitCode::build_first(std::unique_lock<std::mutex>& lock, std::uint32_t 
   lock.lock();
 }
 
-BuiltUnit CpuUnitCode::load_or_build(std::uint32_t unit, int kind, CpuTier tier, const std::string& key,
-                                     double& codegen_seconds) {
+BuiltUnit CpuUnitCode::load_or_build(UnitSpan span, int kind, CpuTier tier, double& codegen_seconds) {
+  const std::string key = span_key(span, kind);
   if (tier == CpuTier::kBaseline) {
     if (kind != kUnitCode) throw std::logic_error("compiled mode: the baseline tier builds no prefixes");
     const auto compiling = Clock::now();
     BuiltUnit built;
-    built.entry = baseline_units().find_or_add(key, [&] { return source_.baseline(unit); });
+    built.entry = baseline_units().find_or_add(key, [&] { return source_.baseline(span.first); });
     codegen_seconds = seconds_since(compiling);
     return built;
   }
@@ -183,13 +210,19 @@ BuiltUnit CpuUnitCode::load_or_build(std::uint32_t unit, int kind, CpuTier tier,
   if (cpu_tier_needs_jit(tier) && jit::cxx_jit() == nullptr) tier = CpuTier::kHost;
   if (auto cached = load_cached_cpu_unit(tier, key, symbols_of(kind, tier))) return *cached;
   const auto generating = Clock::now();
-  const std::string text = source_.text(unit, kind, tier_has_lane_groups(tier));
+  const std::string text =
+      span.size() == 1 ? source_.text(span.first, kind, tier_has_lane_groups(tier)) : source_.span_text(span);
   codegen_seconds = seconds_since(generating);
   return build_cpu_unit(tier, key, text, symbols_of(kind, tier));
 }
 
-void CpuUnitCode::publish_locked(std::uint32_t unit, int kind, const BuiltUnit& built, std::uint8_t level,
+bool CpuUnitCode::publish_locked(std::uint32_t unit, int kind, const BuiltUnit& built, std::uint8_t level,
                                  std::vector<std::pair<std::uint32_t, std::uint32_t>> runs) {
+  Slot& slot = slots_[kind][unit];
+  // (A unit of a span that a hot build has made better meanwhile keeps that code.)
+  if (slot.ready.load(std::memory_order_relaxed) != nullptr && slot.level.load(std::memory_order_relaxed) >= level) {
+    return false;
+  }
   if (kind == kUnitCode) {
     // Written once, before the release below: readers that found the unit read it unlocked.
     if (!grouped_known_[unit]) {
@@ -200,9 +233,20 @@ void CpuUnitCode::publish_locked(std::uint32_t unit, int kind, const BuiltUnit& 
     groups_[unit].store(built.second, std::memory_order_release);
     if (level == 2) hot_asked_[unit].store(true, std::memory_order_relaxed);
   }
-  Slot& slot = slots_[kind][unit];
   slot.level.store(level, std::memory_order_relaxed);
   slot.ready.store(built.entry, std::memory_order_release);
+  return true;
+}
+
+std::uint32_t CpuUnitCode::publish_span_locked(UnitSpan span, int kind, const BuiltUnit& built, std::uint8_t level,
+                                               std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> runs) {
+  std::uint32_t published = 0;
+  for (std::uint32_t unit = span.first; unit < span.end; ++unit) {
+    // (A unit another thread is building gets that build: it is as good as this one's tier.)
+    if (slots_[kind][unit].building) continue;
+    published += publish_locked(unit, kind, built, level, std::move(runs[unit - span.first])) ? 1 : 0;
+  }
+  return published;
 }
 
 void CpuUnitCode::queue_ahead(std::uint32_t unit) {
@@ -254,19 +298,25 @@ void CpuUnitCode::queue_hot(std::uint32_t unit) {
 }
 
 void CpuUnitCode::build(std::uint32_t unit, int kind, CpuTier tier, std::uint8_t level, Why why) {
-  Slot& slot = slots_[kind].at(unit);
-  if (slot.level.load(std::memory_order_relaxed) >= level) return;
+  const UnitSpan span = span_of(unit, kind, tier);
+  // Whether a unit of the span still has worse code than this build's.
+  const auto below = [&] {
+    for (std::uint32_t member = span.first; member < span.end; ++member) {
+      if (slots_[kind].at(member).level.load(std::memory_order_relaxed) < level) return true;
+    }
+    return false;
+  };
+  if (!below()) return;
   const auto start = Clock::now();
   double codegen = 0.0;
-  const BuiltUnit built = load_or_build(unit, kind, tier, unit_key(unit, kind), codegen);
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> runs;
-  if (kind == kUnitCode) runs = source_.grouped_runs(unit);
+  const BuiltUnit built = load_or_build(span, kind, tier, codegen);
+  auto runs = span_runs(span, kind);
   const std::lock_guard lock(mutex_);
-  if (slot.level.load(std::memory_order_relaxed) >= level) return;
-  publish_locked(unit, kind, built, level, std::move(runs));
+  if (!below()) return;
+  publish_span_locked(span, kind, built, level, std::move(runs));
   counters_.background_seconds += why == Why::kAll ? 0.0 : seconds_since(start);
-  if (why == Why::kHot) ++counters_.units_hot;
-  if (why == Why::kAll) ++counters_.units_precompiled;
+  if (why == Why::kHot) counters_.units_hot += span.size();
+  if (why == Why::kAll) counters_.units_precompiled += span.size();
   built_.notify_all();
 }
 
@@ -286,7 +336,8 @@ void CpuUnitCode::build_all(std::optional<CpuTier> tier) {
       const std::uint32_t unit = next.fetch_add(1);
       if (unit >= units_) break;
       try {
-        build(unit, kUnitCode, target, level, Why::kAll);
+        // A span's first unit builds it for all of its units.
+        if (span_of(unit, kUnitCode, target).first == unit) build(unit, kUnitCode, target, level, Why::kAll);
       } catch (...) {
         const std::lock_guard lock(done_mutex);
         if (!failure) failure = std::current_exception();

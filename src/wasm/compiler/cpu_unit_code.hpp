@@ -22,6 +22,7 @@
 #include "wasm/compiler/build_progress.hpp"
 #include "wasm/compiler/cpu_tiers.hpp"
 #include "wasm/compiler/cpu_unit_build.hpp"
+#include "wasm/compiler/unit_spans.hpp"
 #include "wasm/instances/compiled_code.hpp"
 
 namespace wavestack::wasm::compiler {
@@ -44,8 +45,14 @@ class CpuUnitCode {
   // tier builds units without lane groups (their machinery was 30% of a unit's build; its code
   // gains nothing from overlapping instances). `baseline`: the unit compiled by the baseline
   // compiler (its code is the process's for good: units are kept per key, like linked objects).
+  //
+  // `span`: the units the optimising tiers (those with lane groups) build together with
+  // `unit` (unit_spans.hpp; [unit, unit + 1) for one alone), and `span_text` the code text of
+  // a span of several (with its lane groups): one object serves all of its units.
   struct Source {
     std::function<std::string(std::uint32_t unit, int kind, bool lane_groups)> text;
+    std::function<UnitSpan(std::uint32_t unit)> span;
+    std::function<std::string(UnitSpan span)> span_text;
     std::function<std::vector<std::pair<std::uint32_t, std::uint32_t>>(std::uint32_t unit)> grouped_runs;
     std::function<std::vector<std::uint32_t>(std::uint32_t unit)> successors;
     std::function<std::unique_ptr<baseline::BaselineUnit>(std::uint32_t unit)> baseline;
@@ -106,13 +113,24 @@ class CpuUnitCode {
   // The first tier's build of `unit`'s `kind` by this thread, or a wait for the thread
   // building it; the lock is held on entry and exit.
   void build_first(std::unique_lock<std::mutex>& lock, std::uint32_t unit, int kind, Why why);
-  // The unit's `kind` at `tier` from the disk cache, else generated (its time in
+  // The units a build of `unit`'s `kind` at `tier` makes: its span at the optimising tiers.
+  [[nodiscard]] UnitSpan span_of(std::uint32_t unit, int kind, CpuTier tier) const;
+  // The cache key of the code of `span` (a unit's own key for a span of one).
+  [[nodiscard]] std::string span_key(UnitSpan span, int kind) const;
+  // The `kind` of `span` (span_of) at `tier` from the disk cache, else generated (its time in
   // `codegen_seconds`) and built. Called without the lock.
-  BuiltUnit load_or_build(std::uint32_t unit, int kind, CpuTier tier, const std::string& key, double& codegen_seconds);
-  // Makes `built` the unit's code of `kind` at `level` (its grouped runs, known the first time);
-  // the lock is held.
-  void publish_locked(std::uint32_t unit, int kind, const BuiltUnit& built, std::uint8_t level,
+  BuiltUnit load_or_build(UnitSpan span, int kind, CpuTier tier, double& codegen_seconds);
+  // Makes `built` the unit's code of `kind` at `level` (its grouped runs, known the first time),
+  // unless it has as good code already (then false); the lock is held.
+  bool publish_locked(std::uint32_t unit, int kind, const BuiltUnit& built, std::uint8_t level,
                       std::vector<std::pair<std::uint32_t, std::uint32_t>> runs);
+  // publish_locked for every unit of `span` not being built by another thread (`runs`: each
+  // unit's grouped runs, in span order); returns how many it made ready or better.
+  std::uint32_t publish_span_locked(UnitSpan span, int kind, const BuiltUnit& built, std::uint8_t level,
+                                    std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> runs);
+  // Each unit's grouped runs of `span` (kind kUnitCode only; empty for prefixes).
+  [[nodiscard]] std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> span_runs(UnitSpan span,
+                                                                                            int kind) const;
   void queue_ahead(std::uint32_t unit);
   void queue_hot(std::uint32_t unit);
   [[nodiscard]] std::string unit_key(std::uint32_t unit, int kind) const;

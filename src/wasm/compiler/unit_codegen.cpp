@@ -266,7 +266,7 @@ std::string unit_entry(const Program& program, const CompiledLayout& layout, std
     const std::string index = u32(static_cast<std::uint32_t>(imported + defined));
     cases += "    case " + index + ": COMPILED_HOST_CALL_DEFINED(r, " + index + ", " + u32(function.param_count) +
              ", " + u32(function.local_count) + ", " + u32(function.max_stack) + ", " + u32(entry) +
-             (has_reference_locals(program, defined) ? ", true" : ", false") + "); return true;\n";
+             "); return true;\n";
   }
   std::string text = "#if COMPILED_DIRECT_JUMPS\n#define COMPILED_UNIT_ENTRY 1\n";
   text += "bool compiled_unit_entry(INOUT(Regs) r) {\n  switch (r.cont_func) {\n" + cases;
@@ -283,12 +283,16 @@ std::size_t resumable_site_bytes(std::uint32_t locals) {
 }
 
 UnitSource generate_unit(const Program& program, const CompiledLayout& layout, std::uint32_t unit) {
-  const Unit& blocks = layout.units.at(unit);
+  return generate_unit_blocks(program, layout, layout.units.at(unit), "compiled unit " + std::to_string(unit));
+}
+
+UnitSource generate_unit_blocks(const Program& program, const CompiledLayout& layout, const Unit& blocks,
+                                const std::string& name) {
   UnitSource source;
   source.first_block = blocks.blocks.empty() ? 0U : blocks.blocks.front().id;
   source.block_count = static_cast<std::uint32_t>(blocks.blocks.size());
-  source.text = "// compiled unit " + std::to_string(unit) + "\n";
-  source.prefix_text = "// prefixes of compiled unit " + std::to_string(unit) + "\n";
+  source.text = "// " + name + "\n";
+  source.prefix_text = "// prefixes of " + name + "\n";
   std::vector<bool> has_prefix;
   std::vector<Run> runs;
   // The runs first (consecutive blocks of one function), so that a block knows which of its

@@ -31,4 +31,9 @@ inline constexpr std::size_t kUnitFixedBytes = 1024;
 // Throws std::out_of_range for a unit index outside the layout.
 [[nodiscard]] UnitSource generate_unit(const Program& program, const CompiledLayout& layout, std::uint32_t unit);
 
+// The same for any blocks of the layout with contiguous ids (a unit, or the cpu device's span of
+// consecutive units of one function: compiled_module.hpp's cpu_span); `name` heads its texts.
+[[nodiscard]] UnitSource generate_unit_blocks(const Program& program, const CompiledLayout& layout, const Unit& blocks,
+                                              const std::string& name);
+
 }  // namespace wavestack::wasm::compiler

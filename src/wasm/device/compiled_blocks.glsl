@@ -123,15 +123,8 @@ void compiled_sync(INOUT(CompiledCount) c, uint credit, INOUT(uint) start) {
 // The host's call of one of the unit's functions, where the unit makes it (unit_codegen.cpp's
 // compiled_unit_entry): a name of its own, so that a Vulkan shader's assembler can tell a unit
 // whose blocks make calls by the text (compiled_glsl.cpp).
-// `refs`: whether the function has locals of a reference type (frames.glsl's
-// frame_call_defined_now, which the cpu device's entry uses).
-#ifdef __cplusplus
-#define COMPILED_HOST_CALL_DEFINED(r, f, params, locals, max_stack, entry_pc, refs) \
-  frame_host_call_defined(r, f, params, locals, max_stack, entry_pc, refs)
-#else
-#define COMPILED_HOST_CALL_DEFINED(r, f, params, locals, max_stack, entry_pc, refs) \
+#define COMPILED_HOST_CALL_DEFINED(r, f, params, locals, max_stack, entry_pc) \
   frame_call_defined(r, f, RETURN_TO_HOST, params, locals, max_stack, entry_pc)
-#endif
 
 // A full block of `n` records and `w` loop work does not fit the run's credit or the budget:
 // the dispatch ends before it (COMPILED_YIELD), its prefix runs (COMPILED_NEEDS_PREFIX: fuel

@@ -189,16 +189,6 @@ WASM_LEAF void frame_call_defined_now(INOUT(Regs) r, uint f, uint ret_pc, uint p
   r.sp = header + 2u;
   r.pc = entry_pc;
 }
-// The host's call of a defined function where the unit makes it (COMPILED_HOST_CALL_DEFINED):
-// the frame inline too, unless a partial call is continued.
-WASM_LEAF void frame_host_call_defined(INOUT(Regs) r, uint f, uint params, uint locals, uint max_stack, uint entry_pc,
-                                       bool reference_locals) {
-  if (r.cont == 0u) {
-    frame_call_defined_now(r, f, RETURN_TO_HOST, params, locals, max_stack, entry_pc, reference_locals);
-  } else {
-    frame_call_defined(r, f, RETURN_TO_HOST, params, locals, max_stack, entry_pc);
-  }
-}
 #else
 // (Shaders: one function less for the driver to compile in every unit.)
 #define frame_call_defined_now(r, f, ret_pc, params, locals, max_stack, entry_pc, refs) frame_call_defined(r, f, ret_pc, params, locals, max_stack, entry_pc)
