@@ -286,10 +286,14 @@ void check_spans(const compiler::CompiledLayout& layout, const std::string& name
     std::uint32_t instructions = 0;
     for (std::uint32_t member = span.first; member < span.end; ++member) {
       EXPECT_EQ(spans[member], span) << name << ": unit " << member;
-      if (member > span.first) EXPECT_TRUE(continues(member)) << name << ": unit " << member;
+      if (member > span.first) {
+        EXPECT_TRUE(continues(member)) << name << ": unit " << member;
+      }
       instructions += layout.units[member].instruction_count;
     }
-    if (span.size() > 1) EXPECT_LE(instructions, compiler::kMaxSpanInstructions) << name;
+    if (span.size() > 1) {
+      EXPECT_LE(instructions, compiler::kMaxSpanInstructions) << name;
+    }
     if (span.end < layout.units.size() && continues(span.end)) {
       EXPECT_GT(instructions + layout.units[span.end].instruction_count, compiler::kMaxSpanInstructions)
           << name << ": the span at unit " << span.first << " could take unit " << span.end;

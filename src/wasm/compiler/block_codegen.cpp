@@ -609,7 +609,9 @@ std::string resumable_statement(const Program& program, const CompiledBlock& blo
         call = std::string(site ? "frame_call_defined_now" : "frame_call_defined") + "(r, " + u32(ins.a) + ", " +
                u32(block.id + 1U) + ", " + u32(callee.param_count) + ", " + u32(callee.local_count) + ", " +
                u32(callee.max_stack) + ", " + entry;
-        call += site ? std::string(has_reference_locals(program, defined) ? ", true);" : ", false);") : ");";
+        call += site ? std::string(has_reference_locals(program, static_cast<std::uint32_t>(defined)) ? ", true);"
+                                                                                                      : ", false);")
+                     : ");";
       } else {
         call = "frame_call(r, " + u32(ins.a) + ", " + u32(block.id + 1U) + ");";
       }
