@@ -215,7 +215,7 @@ CpuUnitCode& CompiledModule::cpu_code() {
       const std::lock_guard text_lock(mutex_);
       return cpu_text_locked(unit, kind, lane_groups);
     };
-    source.span = [this, spans = unit_spans(layout_)](std::uint32_t unit) { return spans.at(unit); };
+    source.span = [spans = unit_spans(layout_)](std::uint32_t unit) { return spans.at(unit); };
     source.span_text = [this](UnitSpan span) {
       const Unit blocks = span_unit(layout_, span);
       const std::string name =
