@@ -302,7 +302,6 @@ class Instances:
         t = time.perf_counter()
         native.begin_call(function.index, packed, fuel)
         stats.upload_seconds = time.perf_counter() - t
-        self._count_transfers(stats, transfers)
         t = time.perf_counter()
         try:
             while True:
@@ -312,9 +311,13 @@ class Instances:
                     self.quantum, self._quanta_with_cancel if cancel else _MAX_QUANTA)
                 stats.lane_grouped_instances += grouped
                 stats.dispatches += quanta
-                self._count_instructions(stats, executed, before)
-                self._count_transfers(stats, transfers)
-                stats.dispatch_seconds = time.perf_counter() - t
+                if cancel is not None:
+                    # The callback may read last_call: the counts so far. (Without one, no code
+                    # of the caller's runs until the call returns: they are counted once, below,
+                    # which took a third of a small call's own time.)
+                    self._count_instructions(stats, executed, before)
+                    self._count_transfers(stats, transfers)
+                    stats.dispatch_seconds = time.perf_counter() - t
                 if running == 0:
                     break
                 if cancel is not None and cancel():
@@ -339,8 +342,10 @@ class Instances:
         those of any other operation on these instances meanwhile (another thread's
         ``read_memory``, say)."""
         now = self._live().transfers()
-        stats.submits, stats.fence_waits, stats.bytes_uploaded, stats.bytes_downloaded = (
-            n - b for n, b in zip(now, before))
+        stats.submits = now[0] - before[0]
+        stats.fence_waits = now[1] - before[1]
+        stats.bytes_uploaded = now[2] - before[2]
+        stats.bytes_downloaded = now[3] - before[3]
 
     def _count_instructions(self, stats: CallStats, executed: int, before) -> None:
         """Instructions so far, by the mode that ran them, and the compilation work since the
