@@ -103,6 +103,27 @@ uint peek32(Regs r, uint k) { return slot_get(r.sp - 1u - k).x; }
 
 void poke32(Regs r, uint k, uint v) { slot_set(r.sp - 1u - k, uvec2(v, 0u)); }
 
+// Whether a frame whose header is at `header` and whose operands take `max_stack` slots beyond
+// it passes the value stack's end (header + 2 + max_stack > stack_slots, without wrap-around for
+// huge frames), or one more frame passes call_depth.
+WASM_LEAF bool frame_overflows(Regs r, uint header, uint max_stack) {
+  uint stack_slots = prog(H_STACK_SLOTS);
+  return header >= stack_slots || stack_slots - header < 2u + max_stack || r.depth >= prog(H_CALL_DEPTH);
+}
+
+// Makes the frame at `fp` (header at `header`, its locals set) f's current one: the header holds
+// (ret_pc, caller's fp) and (caller's function, caller's operand base); control goes to entry_pc.
+WASM_LEAF void frame_enter(INOUT(Regs) r, uint f, uint fp, uint header, uint ret_pc, uint entry_pc) {
+  slot_set(header, uvec2(ret_pc, r.fp));
+  slot_set(header + 1u, uvec2(r.func, r.ob));
+  r.fp = fp;
+  r.func = f;
+  r.depth += 1u;
+  r.ob = header + 2u;
+  r.sp = header + 2u;
+  r.pc = entry_pc;
+}
+
 // Calls the defined function f, whose table entry has `params`, `locals`, `max_stack` and the
 // code position `entry_pc` (compiled code passes them as constants; entry_pc is then its entry
 // block's id), with its arguments on top of the stack; the callee returns to ret_pc. The
@@ -112,10 +133,7 @@ void poke32(Regs r, uint k, uint v) { slot_set(r.sp - 1u - k, uvec2(v, 0u)); }
 void frame_call_defined(INOUT(Regs) r, uint f, uint ret_pc, uint params, uint locals, uint max_stack, uint entry_pc) {
   uint fp = r.sp - params;
   uint header = fp + params + locals;
-  uint stack_slots = prog(H_STACK_SLOTS);
-  // header + 2 + max_stack <= stack_slots, without wrap-around for huge frames; and no more
-  // nested frames than call_depth.
-  if (header >= stack_slots || stack_slots - header < 2u + max_stack || r.depth >= prog(H_CALL_DEPTH)) {
+  if (frame_overflows(r, header, max_stack)) {
     frame_trap(r, WASM_TRAP_CALL_STACK_EXHAUSTED);
     return;
   }
@@ -149,14 +167,7 @@ void frame_call_defined(INOUT(Regs) r, uint f, uint ret_pc, uint params, uint lo
     for (uint k = 0u; k < count; k++) slot_set(fp + prog(refs + 1u + k), uvec2(NULL_REF, 0u));
     r.work += count;
   }
-  slot_set(header, uvec2(ret_pc, r.fp));
-  slot_set(header + 1u, uvec2(r.func, r.ob));
-  r.fp = fp;
-  r.func = f;
-  r.depth += 1u;
-  r.ob = header + 2u;
-  r.sp = header + 2u;
-  r.pc = entry_pc;
+  frame_enter(r, f, fp, header, ret_pc, entry_pc);
 }
 
 // A compiled call site's common case (it has tested r.cont == 0): the same frame as
@@ -173,21 +184,13 @@ WASM_LEAF void frame_call_defined_now(INOUT(Regs) r, uint f, uint ret_pc, uint p
   }
   uint fp = r.sp - params;
   uint header = fp + params + locals;
-  uint stack_slots = prog(H_STACK_SLOTS);
-  if (header >= stack_slots || stack_slots - header < 2u + max_stack || r.depth >= prog(H_CALL_DEPTH)) {
+  if (frame_overflows(r, header, max_stack)) {
     frame_trap(r, WASM_TRAP_CALL_STACK_EXHAUSTED);
     return;
   }
   for (uint k = 0u; k < locals; k++) slot_set(fp + params + k, uvec2(0u, 0u));
   r.work += locals;
-  slot_set(header, uvec2(ret_pc, r.fp));
-  slot_set(header + 1u, uvec2(r.func, r.ob));
-  r.fp = fp;
-  r.func = f;
-  r.depth += 1u;
-  r.ob = header + 2u;
-  r.sp = header + 2u;
-  r.pc = entry_pc;
+  frame_enter(r, f, fp, header, ret_pc, entry_pc);
 }
 #else
 // (Shaders: one function less for the driver to compile in every unit.)
