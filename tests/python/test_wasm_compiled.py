@@ -381,6 +381,27 @@ def test_compile_limit_1_gives_one_instruction_per_unit(target):
             2, device="cpu").call("mix", [0, 40])
 
 
+@pytest.mark.parametrize("name, args", [("mix", [9]), ("fib", [6])])
+def test_fuel_runs_out_in_the_unit_a_baseline_run_went_on_into(name, args, monkeypatch):
+    # Baseline units go on into the units control reaches next without returning to the host
+    # (baseline_linked_run): fuel that runs out inside a block of a unit the run went on into
+    # is finished by that unit's prefix. Units of at most 3 instructions: every call, branch and
+    # return crosses units.
+    if _native.cpu_tier_plan()[0] != "baseline":
+        pytest.skip("the baseline tier does not run on this processor")
+    monkeypatch.setenv("WAVESTACK_WASM_CPU_TIERS", "baseline")
+    binary = wasm(WORKLOAD)
+    module = wasmgpu.Module(binary, execution="compiled", compile_limit=3)
+    assert module.compiled["units"] >= 20
+    with wasmgpu.Module(binary, execution="interpreter").spawn(1, device="cpu") as interpreter, \
+            module.spawn(1, device="cpu") as compiled:
+        total = outcome(interpreter, name, args)[1]
+        for fuel in range(1, total + 2):
+            interpreter.reset()
+            compiled.reset()
+            assert outcome(compiled, name, args, fuel) == outcome(interpreter, name, args, fuel), f"fuel {fuel}"
+
+
 def test_compile_functions_groups_first_and_still_compiles_everything():
     binary = wasm(WORKLOAD)
     plain = wasmgpu.Module(binary, execution="compiled", compile_limit=8)

@@ -23,8 +23,9 @@ struct BaselineContext {
   const uint* unit_program;
   uint* unit_state;
   uint* unit_memory;
-  uint* unit_stack;  // the value stack: the state from word H_STACK
-  const BaselineUnit* unit;
+  uint* unit_stack;                  // the value stack: the state from word H_STACK
+  const BaselineUnit* unit;          // the unit running now
+  const baseline::UnitLinks* links;  // where control may go on into other units (or null)
 
   uint prog(uint i) const { return unit_program[i]; }
   uint st_get(uint i) const { return unit_state[i]; }
@@ -151,9 +152,16 @@ struct BaselineContext {
   // among them, the call keeps running and the credit lasts (unit_codegen.cpp's run function,
   // with the locals in their slots).
   uint compiled_unit_step(Regs& r, CompiledCount& c) {
+    uint at = r.pc - unit->first_block;
+    if (at >= unit->blocks.size()) {
+      // Control left the unit: into the next one here while that one is a baseline unit too.
+      const BaselineUnit* next = links != nullptr ? links->next(links->context, r.pc) : nullptr;
+      if (next == nullptr) return COMPILED_LEAVE;
+      unit = next;
+      at = r.pc - unit->first_block;
+      if (at >= unit->blocks.size()) return COMPILED_LEAVE;  // (links found the unit of r.pc)
+    }
     const BaselineUnit& u = *unit;
-    uint at = r.pc - u.first_block;
-    if (at >= u.blocks.size()) return COMPILED_LEAVE;
     const uint run_begin = u.blocks[at].run_begin;
     const uint run_end = u.blocks[at].run_end;
     uint start = compiled_credit(c);
@@ -317,7 +325,14 @@ const BaselineHelpers& baseline_helpers() {
 
 std::uint32_t baseline_unit_run(const std::uint32_t* program, std::uint32_t* state, std::uint32_t* memory,
                                 std::uint32_t quantum, std::uint32_t budget, const BaselineUnit* unit) {
-  device::BaselineContext context{program, state, memory, state + program[device::H_STACK], unit};
+  device::BaselineContext context{program, state, memory, state + program[device::H_STACK], unit, nullptr};
+  return context.compiled_run(quantum, budget);
+}
+
+std::uint32_t baseline_linked_run(const std::uint32_t* program, std::uint32_t* state, std::uint32_t* memory,
+                                  std::uint32_t quantum, std::uint32_t budget, const BaselineUnit* unit,
+                                  const UnitLinks& links) {
+  device::BaselineContext context{program, state, memory, state + program[device::H_STACK], unit, &links};
   return context.compiled_run(quantum, budget);
 }
 

@@ -16,4 +16,11 @@ namespace wavestack::wasm::baseline {
 std::uint32_t baseline_unit_run(const std::uint32_t* program, std::uint32_t* state, std::uint32_t* memory,
                                 std::uint32_t quantum, std::uint32_t budget, const BaselineUnit* unit);
 
+// The same, going on from unit to unit while the units control reaches are baseline units too
+// (`links`), as the host would run them one after another: no registers stored and reloaded,
+// no return to the host's loop at each crossing (graphviz.wasm's calls cross units often).
+std::uint32_t baseline_linked_run(const std::uint32_t* program, std::uint32_t* state, std::uint32_t* memory,
+                                  std::uint32_t quantum, std::uint32_t budget, const BaselineUnit* unit,
+                                  const UnitLinks& links);
+
 }  // namespace wavestack::wasm::baseline

@@ -101,4 +101,13 @@ struct BaselineUnit {
   std::uint64_t code_bytes = 0;
 };
 
+// How a baseline run goes on into the unit control reaches next without returning to the host
+// (baseline_linked_run): `next` gives the baseline unit that runs block `block` now, or null
+// when that unit has other code (not built yet, or rebuilt at a better tier) and the host must
+// run it. Units are shared by the modules of one binary, so the module's links are passed in.
+struct UnitLinks {
+  const BaselineUnit* (*next)(void* context, std::uint32_t block) = nullptr;
+  void* context = nullptr;
+};
+
 }  // namespace wavestack::wasm::baseline

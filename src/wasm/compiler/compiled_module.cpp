@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "runtime/disk_cache.hpp"
+#include "wasm/baseline/baseline_run.hpp"
 #include "wasm/baseline/block_compiler.hpp"
 #include "wasm/compiler/block_codegen.hpp"
 #include "wasm/compiler/codegen_fingerprint.hpp"
@@ -237,6 +238,29 @@ CpuUnitFunction CompiledModule::cpu_unit(std::uint32_t unit) {
   CpuUnitCode& code = cpu_code();
   code.note_runs(unit, 1);
   return reinterpret_cast<CpuUnitFunction>(code.entry(unit, kUnitCode));
+}
+
+std::uint32_t CompiledModule::cpu_run(std::uint32_t unit, const std::uint32_t* program, std::uint32_t* state,
+                                      std::uint32_t* memory, std::uint32_t quantum, std::uint32_t budget) {
+  CpuUnitCode& code = cpu_code();
+  code.note_runs(unit, 1);
+  void* const entry = code.entry(unit, kUnitCode);
+  if (const baseline::BaselineUnit* linked = code.baseline_of(unit)) {
+    return baseline::baseline_linked_run(program, state, memory, quantum, budget, linked, links_);
+  }
+  return reinterpret_cast<CpuUnitFunction>(entry)(program, state, memory, quantum, budget);
+}
+
+const baseline::BaselineUnit* CompiledModule::linked_unit(void* self, std::uint32_t block) {
+  auto& module = *static_cast<CompiledModule*>(self);
+  // (The host's ENTRY id is no block: the host makes its calls.)
+  if (block >= module.layout_.block_addresses.size()) return nullptr;
+  const std::uint32_t unit = module.layout_.block_addresses[block].unit;
+  // (The code exists: a unit of it is running.)
+  CpuUnitCode& code = *module.cpu_code_ready_.load(std::memory_order_acquire);
+  const baseline::BaselineUnit* next = code.baseline_of(unit);
+  if (next != nullptr) code.note_runs(unit, 1);  // an entry of the unit, as cpu_run's
+  return next;
 }
 
 CpuUnitGroupFunction CompiledModule::cpu_unit_group(std::uint32_t unit, std::uint32_t callee) {

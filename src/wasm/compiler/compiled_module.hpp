@@ -60,6 +60,8 @@ class CompiledModule final : public CompiledCode, public std::enable_shared_from
   [[nodiscard]] std::uint32_t unit_count() const override;
   [[nodiscard]] std::uint32_t unit_of(std::uint32_t id, std::uint32_t callee) const override;
   [[nodiscard]] CpuUnitFunction cpu_unit(std::uint32_t unit) override;
+  [[nodiscard]] std::uint32_t cpu_run(std::uint32_t unit, const std::uint32_t* program, std::uint32_t* state,
+                                      std::uint32_t* memory, std::uint32_t quantum, std::uint32_t budget) override;
   [[nodiscard]] CpuUnitGroupFunction cpu_unit_group(std::uint32_t unit, std::uint32_t callee) override;
   [[nodiscard]] CpuUnitGroupFunction cpu_unit_group_at(std::uint32_t unit, std::uint32_t block) override;
   [[nodiscard]] std::uint32_t lane_group_size() const override;
@@ -90,6 +92,9 @@ class CompiledModule final : public CompiledCode, public std::enable_shared_from
   // without, or the prefixes' text for kind 1).
   std::string cpu_text_locked(std::uint32_t unit, int kind, bool lane_groups);
 
+  // baseline::UnitLinks' `next` for this module: the baseline unit running `block` now.
+  static const baseline::BaselineUnit* linked_unit(void* self, std::uint32_t block);
+
   Program program_;
   std::uint32_t imported_functions_ = 0;
   std::string code_key_;  // the module digest, the options and the generator's fingerprint
@@ -102,7 +107,8 @@ class CompiledModule final : public CompiledCode, public std::enable_shared_from
   BuildProgress progress_;
   std::unique_ptr<CpuUnitCode> cpu_code_;              // created under mutex_
   std::atomic<CpuUnitCode*> cpu_code_ready_{nullptr};  // then published for lock-free readers
-  CompileCounters counters_;                           // Vulkan builds and shader texts
+  baseline::UnitLinks links_{&CompiledModule::linked_unit, this};
+  CompileCounters counters_;  // Vulkan builds and shader texts
 };
 
 // The partition of the module with `module_digest` under `options` from the disk cache, or

@@ -10,12 +10,17 @@
 
 #include "wasm/compiler/cpu_tiers.hpp"
 
+namespace wavestack::wasm::baseline {
+struct BaselineUnit;
+}
+
 namespace wavestack::wasm::compiler {
 
 struct BuiltUnit {
   void* entry = nullptr;   // `symbol`
   void* second = nullptr;  // `second_symbol`, when asked for
   bool from_cache = false;
+  const baseline::BaselineUnit* baseline = nullptr;  // the baseline tier's unit behind `entry`
 };
 
 struct UnitSymbols {

@@ -32,14 +32,15 @@ bool tier_has_lane_groups(CpuTier tier) {
 // objects' is not: cpu_unit_build.cpp's LinkedUnits).
 class BaselineUnits {
  public:
-  void* find_or_add(const std::string& key, const std::function<std::unique_ptr<baseline::BaselineUnit>()>& compile) {
+  const baseline::BaselineUnit* find_or_add(const std::string& key,
+                                            const std::function<std::unique_ptr<baseline::BaselineUnit>()>& compile) {
     {
       const std::lock_guard lock(mutex_);
-      if (const auto found = units_.find(key); found != units_.end()) return found->second->entry;
+      if (const auto found = units_.find(key); found != units_.end()) return found->second.get();
     }
     std::unique_ptr<baseline::BaselineUnit> compiled = compile();
     const std::lock_guard lock(mutex_);
-    return units_.emplace(key, std::move(compiled)).first->second->entry;  // two at once: the first
+    return units_.emplace(key, std::move(compiled)).first->second.get();  // two at once: the first
   }
 
  private:
@@ -201,7 +202,8 @@ BuiltUnit CpuUnitCode::load_or_build(UnitSpan span, int kind, CpuTier tier, doub
     if (kind != kUnitCode) throw std::logic_error("compiled mode: the baseline tier builds no prefixes");
     const auto compiling = Clock::now();
     BuiltUnit built;
-    built.entry = baseline_units().find_or_add(key, [&] { return source_.baseline(span.first); });
+    built.baseline = baseline_units().find_or_add(key, [&] { return source_.baseline(span.first); });
+    built.entry = built.baseline->entry;
     codegen_seconds = seconds_since(compiling);
     return built;
   }
@@ -232,6 +234,8 @@ bool CpuUnitCode::publish_locked(std::uint32_t unit, int kind, const BuiltUnit& 
     }
     groups_[unit].store(built.second, std::memory_order_release);
     if (level == 2) hot_asked_[unit].store(true, std::memory_order_relaxed);
+    // (Cleared by a better tier's code: a linked baseline run then leaves for the host there.)
+    slot.baseline.store(built.baseline, std::memory_order_release);
   }
   slot.level.store(level, std::memory_order_relaxed);
   slot.ready.store(built.entry, std::memory_order_release);

@@ -72,6 +72,11 @@ class CpuUnitCode {
   // Whether block `block` of the unit is in one of its grouped runs, after entry(unit, kUnitCode).
   [[nodiscard]] bool grouped(std::uint32_t unit, std::uint32_t block) const;
   [[nodiscard]] bool has_lane_groups() const { return has_lane_groups_.load(std::memory_order_acquire); }
+  // The baseline unit behind the unit's code now, or null when it has other code or none yet
+  // (lock-free: a run going on from unit to unit asks at every crossing).
+  [[nodiscard]] const baseline::BaselineUnit* baseline_of(std::uint32_t unit) const {
+    return slots_[kUnitCode][unit].baseline.load(std::memory_order_acquire);
+  }
 
   // Counts `runs` entries of the unit; past kHotUnitRuns the plan's hot tier (if any) is built in
   // the background. Cheap: a relaxed add, nothing once the rebuild is asked for.
@@ -101,10 +106,11 @@ class CpuUnitCode {
   enum class Why : std::uint8_t { kDemand, kAhead, kHot, kAll };
   struct Slot {
     std::atomic<void*> ready{nullptr};
-    std::atomic<std::uint8_t> level{0};  // 0 none, 1 first tier, 2 hot tier
-    bool building = false;               // under mutex_
-    std::uint64_t building_since = 0;    // BuildPool::fork_generation() when building was set
-    bool queued = false;                 // an ahead-of-need build queued (under mutex_)
+    std::atomic<std::uint8_t> level{0};                            // 0 none, 1 first tier, 2 hot tier
+    std::atomic<const baseline::BaselineUnit*> baseline{nullptr};  // kUnitCode's, when `ready` is one
+    bool building = false;                                         // under mutex_
+    std::uint64_t building_since = 0;                              // BuildPool::fork_generation() when building was set
+    bool queued = false;                                           // an ahead-of-need build queued (under mutex_)
   };
 
   // Builds (or loads) `unit`'s `kind` at `tier` and publishes it at `level`, unless a build

@@ -66,6 +66,11 @@ class CompiledCode {
   // The unit's native code on the cpu device, built on first use (thread-safe). Throws
   // std::runtime_error when no C++ compiler is found or the build fails.
   [[nodiscard]] virtual CpuUnitFunction cpu_unit(std::uint32_t unit) = 0;
+  // Runs the unit's code (cpu_unit's) over one instance's buffers; where that is baseline code,
+  // the run goes on into the next units itself while theirs is baseline code too, so it may
+  // stop in another unit than `unit`.
+  [[nodiscard]] virtual std::uint32_t cpu_run(std::uint32_t unit, const std::uint32_t* program, std::uint32_t* state,
+                                              std::uint32_t* memory, std::uint32_t quantum, std::uint32_t budget) = 0;
   // The unit's lane group entry for calls of function `callee` (from the same library as
   // cpu_unit), or null when such a call would run no lane group; and the instances it takes.
   [[nodiscard]] virtual CpuUnitGroupFunction cpu_unit_group(std::uint32_t unit, std::uint32_t callee) = 0;

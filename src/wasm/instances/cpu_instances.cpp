@@ -566,8 +566,9 @@ std::uint32_t CpuInstances::run_one(std::uint32_t instance, std::uint32_t quantu
                         view.state[dev::S_CONT_FUNC] == entry->function;
   const std::uint32_t unit =
       at_entry ? entry->unit : compiled_->unit_of(view.state[dev::S_PC], view.state[dev::S_CONT_FUNC]);
-  const CpuUnitFunction run = at_entry ? entry->run : compiled_->cpu_unit(unit);
-  const std::uint32_t status = run(view.program, view.state, view.memory, quantum, budget);
+  const std::uint32_t status = at_entry
+                                   ? entry->run(view.program, view.state, view.memory, quantum, budget)
+                                   : compiled_->cpu_run(unit, view.program, view.state, view.memory, quantum, budget);
   return call_ended(status) ? status : continue_run(view, quantum, budget, unit, status, start);
 }
 
@@ -575,8 +576,11 @@ std::uint32_t CpuInstances::continue_run(const CpuInstanceView& view, std::uint3
                                          std::uint32_t unit, std::uint32_t status, std::uint64_t start) {
   while (true) {
     // Fuel runs out inside a block: its prefix, built apart (it runs at most once per call).
-    if (status == dev::STATUS_COMPILED_PREFIX)
-      status = compiled_->cpu_prefix(unit)(view.program, view.state, view.memory);
+    // (Of the unit the run stopped in: a baseline run may have gone on into others.)
+    if (status == dev::STATUS_COMPILED_PREFIX) {
+      status = compiled_->cpu_prefix(compiled_->unit_of(view.state[dev::S_PC], view.state[dev::S_CONT_FUNC]))(
+          view.program, view.state, view.memory);
+    }
     if (status == dev::STATUS_WASI) status = cpu_wasi_service(view);
     if (status == dev::STATUS_COMPILED_ELSEWHERE) status = dev::STATUS_RUNNING;  // (unit_of chose this unit)
     const std::uint64_t used = executed_of(view.state) - start;
@@ -585,8 +589,8 @@ std::uint32_t CpuInstances::continue_run(const CpuInstanceView& view, std::uint3
     const std::uint32_t next = compiled_->unit_of(view.state[dev::S_PC], view.state[dev::S_CONT_FUNC]);
     if (next == unit) return status;
     unit = next;
-    status = compiled_->cpu_unit(unit)(view.program, view.state, view.memory,
-                                       quantum - static_cast<std::uint32_t>(used), budget);
+    status = compiled_->cpu_run(unit, view.program, view.state, view.memory, quantum - static_cast<std::uint32_t>(used),
+                                budget);
     if (call_ended(status)) return status;
   }
 }
