@@ -12,7 +12,6 @@ namespace wavestack::wasm::device {
 namespace {
 
 using baseline::BaselineBlock;
-using baseline::BaselineUnit;
 using baseline::BlockEnd;
 using baseline::BlockEnv;
 
@@ -24,7 +23,7 @@ struct BaselineContext {
   uint* unit_state;
   uint* unit_memory;
   uint* unit_stack;                  // the value stack: the state from word H_STACK
-  const BaselineUnit* unit;          // the unit running now
+  const BaselineBlock* here;         // a block of the unit running now (its first, on entry)
   const baseline::UnitLinks* links;  // where control may go on into other units (or null)
 
   uint prog(uint i) const { return unit_program[i]; }
@@ -148,22 +147,25 @@ struct BaselineContext {
     }
   }
 
+  // Block r.pc: of the unit running now, or of the unit the links go on into (null: neither).
+  const BaselineBlock* find_block(const Regs& r) const {
+    if (here == nullptr) return nullptr;
+    const uint at = r.pc - here->unit_first;
+    if (at < here->unit_size) return here->unit_blocks + at;
+    return links != nullptr ? links->next(links->context, r.pc) : nullptr;
+  }
+
   // The step of compiled_run.glsl: the blocks of the run that holds r.pc, while control stays
   // among them, the call keeps running and the credit lasts (unit_codegen.cpp's run function,
   // with the locals in their slots).
   uint compiled_unit_step(Regs& r, CompiledCount& c) {
-    uint at = r.pc - unit->first_block;
-    if (at >= unit->blocks.size()) {
-      // Control left the unit: into the next one here while that one is a baseline unit too.
-      const BaselineUnit* next = links != nullptr ? links->next(links->context, r.pc) : nullptr;
-      if (next == nullptr) return COMPILED_LEAVE;
-      unit = next;
-      at = r.pc - unit->first_block;
-      if (at >= unit->blocks.size()) return COMPILED_LEAVE;  // (links found the unit of r.pc)
-    }
-    const BaselineUnit& u = *unit;
-    const uint run_begin = u.blocks[at].run_begin;
-    const uint run_end = u.blocks[at].run_end;
+    const BaselineBlock* at = find_block(r);
+    if (at == nullptr) return COMPILED_LEAVE;
+    here = at;
+    const BaselineBlock* const blocks = at->unit_blocks;
+    const uint first = at->unit_first;
+    const uint run_begin = at->run_begin;
+    const uint run_end = at->run_end;
     uint start = compiled_credit(c);
     uint credit = start;
     uint result = 0U;
@@ -173,7 +175,7 @@ struct BaselineContext {
     auto* const slots = reinterpret_cast<std::uint64_t*>(unit_stack);
     while (true) {
       uint n = 0U;
-      const BaselineBlock& b = u.blocks[at];
+      const BaselineBlock& b = *at;
       if (b.resumable) {
         if (is_call_block(b) && r.cont == 0U && credit >= 1U) {
           credit -= 1U;  // a call that fits the credit runs at once
@@ -198,7 +200,7 @@ struct BaselineContext {
         env.credit = credit;
         const uint exit = b.code(&env);
         credit = env.credit;
-        const BaselineBlock& left = u.blocks[env.block];
+        const BaselineBlock& left = blocks[env.block];
         r.pc = left.id;
         r.sp = static_cast<uint>(env.top - slots);
         if (exit == baseline::kExitShort) {
@@ -214,8 +216,9 @@ struct BaselineContext {
         result = n;
         break;
       }
-      at = r.pc - u.first_block;
-      if (r.status != STATUS_RUNNING || at < run_begin || at >= run_end) break;
+      const uint next = r.pc - first;
+      if (r.status != STATUS_RUNNING || next < run_begin || next >= run_end) break;
+      at = blocks + next;
     }
     compiled_sync(c, credit, start);
     return result;
@@ -323,16 +326,24 @@ const BaselineHelpers& baseline_helpers() {
   return kHelpers;
 }
 
+namespace {
+
+const BaselineBlock* first_of(const BaselineUnit* unit) {
+  return unit->blocks.empty() ? nullptr : unit->blocks.data();
+}
+
+}  // namespace
+
 std::uint32_t baseline_unit_run(const std::uint32_t* program, std::uint32_t* state, std::uint32_t* memory,
                                 std::uint32_t quantum, std::uint32_t budget, const BaselineUnit* unit) {
-  device::BaselineContext context{program, state, memory, state + program[device::H_STACK], unit, nullptr};
+  device::BaselineContext context{program, state, memory, state + program[device::H_STACK], first_of(unit), nullptr};
   return context.compiled_run(quantum, budget);
 }
 
 std::uint32_t baseline_linked_run(const std::uint32_t* program, std::uint32_t* state, std::uint32_t* memory,
                                   std::uint32_t quantum, std::uint32_t budget, const BaselineUnit* unit,
                                   const UnitLinks& links) {
-  device::BaselineContext context{program, state, memory, state + program[device::H_STACK], unit, &links};
+  device::BaselineContext context{program, state, memory, state + program[device::H_STACK], first_of(unit), &links};
   return context.compiled_run(quantum, budget);
 }
 

@@ -10,6 +10,7 @@
 // block costs microseconds to compile, and control, fuel and frames are the shared code's.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -65,12 +66,24 @@ enum class BlockEnd : std::uint8_t {
 };
 
 // A block starts a cache line, and the fields the run loop reads of a full block lie in that
-// line: the loop reads one block after another across many units (a large program's metadata
-// outgrows the caches), and an unaligned block of 88 bytes spanned two lines most of the time.
-// Interleaved A/B: fib 3-4%, graphviz.wasm's 150-node render 1-3% faster, for 40 more bytes a block.
+// line, its unit's among them (the loop goes from block to block across many units without
+// reading the units: a large program's metadata outgrows the caches, and each line read where
+// control enters a unit is a miss). An unaligned block of 88 bytes spanned two lines most of the
+// time: aligned, fib 3-4% and graphviz.wasm's 150-node render 1-3% faster (interleaved A/B).
 struct alignas(64) BaselineBlock {
+  // A full block.
+  BlockCode code = nullptr;
+  // The block's unit: its first block, that block's id, its block count.
+  const BaselineBlock* unit_blocks = nullptr;
+  std::uint32_t unit_first = 0;
+  std::uint32_t unit_size = 0;
   std::uint32_t id = 0;
-  std::uint32_t records = 0;  // charged records (the block's instruction count)
+  std::uint32_t records = 0;   // charged records (the block's instruction count)
+  std::int32_t end_depth = 0;  // r.sp's change over the block, before its end's transfer
+  std::uint32_t target = 0;    // block id, or the jump table's first entry
+  std::uint32_t other = 0;     // block id
+  std::uint32_t a = 0;         // kBranch/kBranchIf: arity; kBranchTable: the largest index; kReturn: count
+  std::uint32_t b = 0;         // kBranch/kBranchIf: height
   // The block's run: consecutive blocks of one function in the unit (unit_codegen.cpp's), as
   // indices into the unit; the loop leaves the run's function only between runs, as a
   // generated unit does.
@@ -78,13 +91,6 @@ struct alignas(64) BaselineBlock {
   std::uint32_t run_end = 0;
   bool resumable = false;  // a call or bulk block: `opcode` and its operands, no code
   BlockEnd end = BlockEnd::kNext;
-  // A full block.
-  BlockCode code = nullptr;
-  std::int32_t end_depth = 0;  // r.sp's change over the block, before its end's transfer
-  std::uint32_t target = 0;    // block id, or the jump table's first entry
-  std::uint32_t other = 0;     // block id
-  std::uint32_t a = 0;         // kBranch/kBranchIf: arity; kBranchTable: the largest index; kReturn: count
-  std::uint32_t b = 0;         // kBranch/kBranchIf: height
   // A resumable block: its record, and for a call of a defined function that function's facts.
   std::uint16_t opcode = 0;
   std::uint32_t ia = 0;
@@ -94,7 +100,9 @@ struct alignas(64) BaselineBlock {
   std::uint32_t locals = 0;
   std::uint32_t max_stack = 0;
   std::uint32_t entry = 0;
+  std::uint32_t unit = 0;  // the unit's index in its layout (for counting the unit's entries)
 };
+static_assert(offsetof(BaselineBlock, end) < 64, "the run loop's fields fill the block's first line");
 
 struct BaselineUnit {
   // The unit's CpuUnitFunction (compiled_code.hpp): a thunk that runs baseline_unit_run over
@@ -106,11 +114,11 @@ struct BaselineUnit {
 };
 
 // How a baseline run goes on into the unit control reaches next without returning to the host
-// (baseline_linked_run): `next` gives the baseline unit that runs block `block` now, or null
-// when that unit has other code (not built yet, or rebuilt at a better tier) and the host must
-// run it. Units are shared by the modules of one binary, so the module's links are passed in.
+// (baseline_linked_run): `next` gives block `block` of the baseline unit that runs it now, or
+// null when that unit has other code (not built yet, or rebuilt at a better tier) and the host
+// must run it. Units are shared by the modules of one binary, so the module's links are passed in.
 struct UnitLinks {
-  const BaselineUnit* (*next)(void* context, std::uint32_t block) = nullptr;
+  const BaselineBlock* (*next)(void* context, std::uint32_t block) = nullptr;
   void* context = nullptr;
 };
 

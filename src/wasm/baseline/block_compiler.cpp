@@ -701,6 +701,10 @@ std::unique_ptr<BaselineUnit> compile_unit(const Program& program, const compile
   if (jit::perf_map_enabled()) names.push_back({entry, code.size() - entry_offset, "wasm_baseline_entry"});
   for (std::uint32_t k = 0; k < out->blocks.size(); ++k) {
     BaselineBlock& described = out->blocks[k];
+    described.unit_blocks = out->blocks.data();  // (the vector is final: no block moves again)
+    described.unit_first = out->first_block;
+    described.unit_size = static_cast<std::uint32_t>(out->blocks.size());
+    described.unit = unit;
     if (described.resumable) continue;
     const std::uint64_t address = span->executable + offsets[k];
     std::memcpy(&described.code, &address, sizeof(address));

@@ -227,7 +227,8 @@ CpuUnitCode& CompiledModule::cpu_code() {
     source.grouped_runs = [this](std::uint32_t unit) { return lane_group_runs(program_, layout_.units.at(unit)); };
     source.successors = [this](std::uint32_t unit) { return successor_units(unit); };
     source.baseline = [this](std::uint32_t unit) { return baseline::compile_unit(program_, layout_, unit); };
-    cpu_code_ = std::make_unique<CpuUnitCode>(static_cast<std::uint32_t>(layout_.units.size()), code_key_,
+    cpu_code_ = std::make_unique<CpuUnitCode>(static_cast<std::uint32_t>(layout_.units.size()),
+                                              static_cast<std::uint32_t>(layout_.block_addresses.size()), code_key_,
                                               std::move(source), weak_from_this(), progress_);
     cpu_code_ready_.store(cpu_code_.get(), std::memory_order_release);
   }
@@ -246,21 +247,9 @@ std::uint32_t CompiledModule::cpu_run(std::uint32_t unit, const std::uint32_t* p
   code.note_runs(unit, 1);
   void* const entry = code.entry(unit, kUnitCode);
   if (const baseline::BaselineUnit* linked = code.baseline_of(unit)) {
-    return baseline::baseline_linked_run(program, state, memory, quantum, budget, linked, links_);
+    return baseline::baseline_linked_run(program, state, memory, quantum, budget, linked, code.links());
   }
   return reinterpret_cast<CpuUnitFunction>(entry)(program, state, memory, quantum, budget);
-}
-
-const baseline::BaselineUnit* CompiledModule::linked_unit(void* self, std::uint32_t block) {
-  auto& module = *static_cast<CompiledModule*>(self);
-  // (The host's ENTRY id is no block: the host makes its calls.)
-  if (block >= module.layout_.block_addresses.size()) return nullptr;
-  const std::uint32_t unit = module.layout_.block_addresses[block].unit;
-  // (The code exists: a unit of it is running.)
-  CpuUnitCode& code = *module.cpu_code_ready_.load(std::memory_order_acquire);
-  const baseline::BaselineUnit* next = code.baseline_of(unit);
-  if (next != nullptr) code.note_runs(unit, 1);  // an entry of the unit, as cpu_run's
-  return next;
 }
 
 CpuUnitGroupFunction CompiledModule::cpu_unit_group(std::uint32_t unit, std::uint32_t callee) {

@@ -92,9 +92,6 @@ class CompiledModule final : public CompiledCode, public std::enable_shared_from
   // without, or the prefixes' text for kind 1).
   std::string cpu_text_locked(std::uint32_t unit, int kind, bool lane_groups);
 
-  // baseline::UnitLinks' `next` for this module: the baseline unit running `block` now.
-  static const baseline::BaselineUnit* linked_unit(void* self, std::uint32_t block);
-
   Program program_;
   std::uint32_t imported_functions_ = 0;
   std::string code_key_;  // the module digest, the options and the generator's fingerprint
@@ -107,8 +104,7 @@ class CompiledModule final : public CompiledCode, public std::enable_shared_from
   BuildProgress progress_;
   std::unique_ptr<CpuUnitCode> cpu_code_;              // created under mutex_
   std::atomic<CpuUnitCode*> cpu_code_ready_{nullptr};  // then published for lock-free readers
-  baseline::UnitLinks links_{&CompiledModule::linked_unit, this};
-  CompileCounters counters_;  // Vulkan builds and shader texts
+  CompileCounters counters_;                           // Vulkan builds and shader texts
 };
 
 // The partition of the module with `module_digest` under `options` from the disk cache, or

@@ -65,8 +65,8 @@ std::uint8_t level_of(const CpuTierPlan& plan, CpuTier tier) {
 
 }  // namespace
 
-CpuUnitCode::CpuUnitCode(std::uint32_t units, std::string code_key, Source source, std::weak_ptr<const void> owner,
-                         BuildProgress& progress)
+CpuUnitCode::CpuUnitCode(std::uint32_t units, std::uint32_t blocks, std::string code_key, Source source,
+                         std::weak_ptr<const void> owner, BuildProgress& progress)
     : units_(units),
       code_key_(std::move(code_key)),
       source_(std::move(source)),
@@ -78,6 +78,16 @@ CpuUnitCode::CpuUnitCode(std::uint32_t units, std::string code_key, Source sourc
       runs_(units),
       hot_asked_(units) {
   for (auto& slots : slots_) slots = std::vector<Slot>(units);
+  linked_blocks_ = std::vector<std::atomic<const baseline::BaselineBlock*>>(blocks);
+}
+
+const baseline::BaselineBlock* CpuUnitCode::linked_next(void* self, std::uint32_t block) {
+  auto& code = *static_cast<CpuUnitCode*>(self);
+  // (The host's ENTRY id is no block: the host makes its calls.)
+  if (block >= code.linked_blocks_.size()) return nullptr;
+  const baseline::BaselineBlock* next = code.linked_blocks_[block].load(std::memory_order_acquire);
+  if (next != nullptr) code.note_runs(next->unit, 1);
+  return next;
 }
 
 CpuTierPlan CpuUnitCode::plan() {
@@ -235,6 +245,16 @@ bool CpuUnitCode::publish_locked(std::uint32_t unit, int kind, const BuiltUnit& 
     groups_[unit].store(built.second, std::memory_order_release);
     if (level == 2) hot_asked_[unit].store(true, std::memory_order_relaxed);
     // (Cleared by a better tier's code: a linked baseline run then leaves for the host there.)
+    if (const baseline::BaselineUnit* before = slot.baseline.load(std::memory_order_relaxed)) {
+      for (std::size_t k = 0; k < before->blocks.size(); ++k) {
+        linked_blocks_[before->first_block + k].store(nullptr, std::memory_order_relaxed);
+      }
+    }
+    if (built.baseline != nullptr) {
+      for (std::size_t k = 0; k < built.baseline->blocks.size(); ++k) {
+        linked_blocks_[built.baseline->first_block + k].store(&built.baseline->blocks[k], std::memory_order_release);
+      }
+    }
     slot.baseline.store(built.baseline, std::memory_order_release);
   }
   slot.level.store(level, std::memory_order_relaxed);

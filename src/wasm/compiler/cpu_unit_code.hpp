@@ -61,8 +61,9 @@ class CpuUnitCode {
   // `code_key`: what identifies the module's units' texts (cache keys); `owner`: kept alive by
   // background builds while they run (a build queued after it is gone is dropped); `progress`:
   // told of every unit a call makes ready, and of build_all's (it outlives this).
-  CpuUnitCode(std::uint32_t units, std::string code_key, Source source, std::weak_ptr<const void> owner,
-              BuildProgress& progress);
+  // `blocks`: the layout's block count.
+  CpuUnitCode(std::uint32_t units, std::uint32_t blocks, std::string code_key, Source source,
+              std::weak_ptr<const void> owner, BuildProgress& progress);
 
   // The unit's entry point of `kind`, built or loaded now if it is not yet (thread-safe; the
   // thread that needs it builds it, others wait; different units build in parallel).
@@ -77,6 +78,10 @@ class CpuUnitCode {
   [[nodiscard]] const baseline::BaselineUnit* baseline_of(std::uint32_t unit) const {
     return slots_[kUnitCode][unit].baseline.load(std::memory_order_acquire);
   }
+  // How a baseline run of this module goes on from unit to unit (baseline_linked_run): block by
+  // block id from one table of the baseline units' blocks published now, so that a crossing
+  // reads one entry and the block (not the layout, the unit's slot and the unit).
+  [[nodiscard]] const baseline::UnitLinks& links() const { return links_; }
 
   // Counts `runs` entries of the unit; past kHotUnitRuns the plan's hot tier (if any) is built in
   // the background. Cheap: a relaxed add, nothing once the rebuild is asked for.
@@ -149,7 +154,14 @@ class CpuUnitCode {
 
   mutable std::mutex mutex_;
   std::condition_variable built_;
+  // UnitLinks' `next`: block `block` where its unit's code is baseline code now (counted as an
+  // entry of the unit toward its hot rebuild), else null.
+  static const baseline::BaselineBlock* linked_next(void* self, std::uint32_t block);
+
   std::array<std::vector<Slot>, 2> slots_;
+  // Per block id: the block of its unit's baseline code, while that is the unit's code.
+  std::vector<std::atomic<const baseline::BaselineBlock*>> linked_blocks_;
+  baseline::UnitLinks links_{&CpuUnitCode::linked_next, this};
   std::vector<std::atomic<void*>> groups_;
   // Per unit: its grouped runs' block ids, written once before its first entry is published.
   std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> grouped_runs_;
