@@ -100,7 +100,6 @@ struct alignas(64) BaselineBlock {
   std::uint32_t locals = 0;
   std::uint32_t max_stack = 0;
   std::uint32_t entry = 0;
-  std::uint32_t unit = 0;  // the unit's index in its layout (for counting the unit's entries)
 };
 static_assert(offsetof(BaselineBlock, end) < 64, "the run loop's fields fill the block's first line");
 

@@ -704,7 +704,6 @@ std::unique_ptr<BaselineUnit> compile_unit(const Program& program, const compile
     described.unit_blocks = out->blocks.data();  // (the vector is final: no block moves again)
     described.unit_first = out->first_block;
     described.unit_size = static_cast<std::uint32_t>(out->blocks.size());
-    described.unit = unit;
     if (described.resumable) continue;
     const std::uint64_t address = span->executable + offsets[k];
     std::memcpy(&described.code, &address, sizeof(address));

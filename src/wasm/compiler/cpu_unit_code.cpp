@@ -78,15 +78,17 @@ CpuUnitCode::CpuUnitCode(std::uint32_t units, std::uint32_t blocks, std::string 
       runs_(units),
       hot_asked_(units) {
   for (auto& slots : slots_) slots = std::vector<Slot>(units);
-  linked_blocks_ = std::vector<std::atomic<const baseline::BaselineBlock*>>(blocks);
+  linked_blocks_ = std::vector<LinkedBlock>(blocks);
 }
 
 const baseline::BaselineBlock* CpuUnitCode::linked_next(void* self, std::uint32_t block) {
   auto& code = *static_cast<CpuUnitCode*>(self);
   // (The host's ENTRY id is no block: the host makes its calls.)
   if (block >= code.linked_blocks_.size()) return nullptr;
-  const baseline::BaselineBlock* next = code.linked_blocks_[block].load(std::memory_order_acquire);
-  if (next != nullptr) code.note_runs(next->unit, 1);
+  const LinkedBlock& linked = code.linked_blocks_[block];
+  const baseline::BaselineBlock* next = linked.block.load(std::memory_order_acquire);
+  // (note_runs' own first test, here: once the rebuild is asked for, nothing else to count.)
+  if (next != nullptr && !code.hot_asked_[linked.unit].load(std::memory_order_relaxed)) code.note_runs(linked.unit, 1);
   return next;
 }
 
@@ -247,12 +249,14 @@ bool CpuUnitCode::publish_locked(std::uint32_t unit, int kind, const BuiltUnit& 
     // (Cleared by a better tier's code: a linked baseline run then leaves for the host there.)
     if (const baseline::BaselineUnit* before = slot.baseline.load(std::memory_order_relaxed)) {
       for (std::size_t k = 0; k < before->blocks.size(); ++k) {
-        linked_blocks_[before->first_block + k].store(nullptr, std::memory_order_relaxed);
+        linked_blocks_[before->first_block + k].block.store(nullptr, std::memory_order_relaxed);
       }
     }
     if (built.baseline != nullptr) {
       for (std::size_t k = 0; k < built.baseline->blocks.size(); ++k) {
-        linked_blocks_[built.baseline->first_block + k].store(&built.baseline->blocks[k], std::memory_order_release);
+        LinkedBlock& linked = linked_blocks_[built.baseline->first_block + k];
+        linked.unit = unit;
+        linked.block.store(&built.baseline->blocks[k], std::memory_order_release);
       }
     }
     slot.baseline.store(built.baseline, std::memory_order_release);

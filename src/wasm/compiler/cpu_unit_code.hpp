@@ -159,8 +159,13 @@ class CpuUnitCode {
   static const baseline::BaselineBlock* linked_next(void* self, std::uint32_t block);
 
   std::array<std::vector<Slot>, 2> slots_;
-  // Per block id: the block of its unit's baseline code, while that is the unit's code.
-  std::vector<std::atomic<const baseline::BaselineBlock*>> linked_blocks_;
+  // Per block id: the block of its unit's baseline code, while that is the unit's code, and
+  // the unit (written before the block's first publication; the one line a crossing reads).
+  struct LinkedBlock {
+    std::atomic<const baseline::BaselineBlock*> block{nullptr};
+    std::uint32_t unit = 0;
+  };
+  std::vector<LinkedBlock> linked_blocks_;
   baseline::UnitLinks links_{&CpuUnitCode::linked_next, this};
   std::vector<std::atomic<void*>> groups_;
   // Per unit: its grouped runs' block ids, written once before its first entry is published.
