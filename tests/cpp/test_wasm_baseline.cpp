@@ -8,13 +8,16 @@
 
 #include <array>
 #include <bit>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "jit/code_arena.hpp"
+#include "wasm/baseline/baseline_helpers.hpp"
 #include "wasm/baseline/block_compiler.hpp"
 #include "wasm/baseline/x86_assembler.hpp"
 
@@ -22,8 +25,11 @@ namespace {
 
 using wavestack::wasm::baseline::Alu;
 using wavestack::wasm::baseline::Assembler;
+using wavestack::wasm::baseline::baseline_helpers;
+using wavestack::wasm::baseline::BlockEnv;
 using wavestack::wasm::baseline::Cond;
 using wavestack::wasm::baseline::Label;
+using wavestack::wasm::baseline::numeric_helper;
 using wavestack::wasm::baseline::Reg;
 using wavestack::wasm::baseline::Shift;
 using wavestack::wasm::baseline::Width;
@@ -340,6 +346,58 @@ TEST(BaselineAssembler, AJumpToAnUnboundLabelLeavesTheCodeUnfinished) {
   as.bind(never);
   EXPECT_TRUE(as.finish());
   EXPECT_THROW(as.bind(never), std::logic_error);
+}
+
+constexpr std::uint32_t kTrapNone = 0;          // traps.glsl's WASM_TRAP_NONE
+constexpr std::uint32_t kTrapDivideByZero = 1;  // ... WASM_TRAP_INTEGER_DIVIDE_BY_ZERO
+
+std::uint64_t f64_bits(double value) {
+  return std::bit_cast<std::uint64_t>(value);
+}
+
+// A numeric instruction's own helper: its result and trap code.
+std::pair<std::uint64_t, std::uint32_t> run_numeric(std::uint32_t opcode, std::uint64_t a, std::uint64_t b) {
+  BlockEnv env;
+  env.trap = 0xDEAD;  // every helper writes it
+  const std::uint64_t result = numeric_helper(opcode)(&env, a, b);
+  return {result, env.trap};
+}
+
+TEST(BaselineNumericHelpers, EachInstructionsHelperComputesThatInstruction) {
+  // Against the host's arithmetic (operands without NaNs, so the bits are the IEEE results).
+  const double x = 1.0 / 3.0;
+  const double y = -2.75e10;
+  EXPECT_EQ(run_numeric(0xA0, f64_bits(x), f64_bits(y)).first, f64_bits(x + y));                          // f64.add
+  EXPECT_EQ(run_numeric(0xA3, f64_bits(x), f64_bits(y)).first, f64_bits(x / y));                          // f64.div
+  EXPECT_EQ(run_numeric(0x9F, f64_bits(2.0), 0).first, f64_bits(std::sqrt(2.0)));                         // f64.sqrt
+  EXPECT_EQ(run_numeric(0x6D, static_cast<std::uint32_t>(-7), 2).first, static_cast<std::uint32_t>(-3));  // i32.div_s
+  EXPECT_EQ(run_numeric(0x82, 1000000000007ULL, 97).first, 1000000000007ULL % 97);                        // i64.rem_u
+  EXPECT_EQ(run_numeric(0xAA, f64_bits(-12.9), 0).first, static_cast<std::uint32_t>(-12));  // i32.trunc_f64_s
+  EXPECT_EQ(run_numeric(0x6D, 1, 0).second, kTrapDivideByZero);
+  EXPECT_NE(run_numeric(0xAA, f64_bits(3e10), 0).second, kTrapNone);    // overflow
+  EXPECT_EQ(run_numeric(0x103, f64_bits(3e10), 0).first, 0xFFFFFFFFU);  // i32.trunc_sat_f64_u saturates
+  EXPECT_EQ(run_numeric(0x6A, 1, 2).second, kTrapNone);
+}
+
+TEST(BaselineNumericHelpers, EveryOpcodesHelperIsTheGenericHelpersCaseOfIt) {
+  // The table maps each opcode to its own instantiation: checked on every numeric opcode.
+  std::vector<std::uint32_t> opcodes;
+  for (std::uint32_t opcode = 0x45; opcode <= 0xC4; ++opcode) opcodes.push_back(opcode);
+  for (std::uint32_t opcode = 0x100; opcode <= 0x107; ++opcode) opcodes.push_back(opcode);
+  const std::vector<std::uint64_t> values = samples();
+  for (const std::uint32_t opcode : opcodes) {
+    ASSERT_NE(numeric_helper(opcode), nullptr) << opcode;
+    for (std::size_t k = 0; k + 1 < values.size(); k += 3) {
+      BlockEnv generic_env;
+      const std::uint64_t generic = baseline_helpers().numeric(&generic_env, opcode, values[k], values[k + 1]);
+      const auto [own, trap] = run_numeric(opcode, values[k], values[k + 1]);
+      EXPECT_EQ(own, generic) << "opcode " << opcode;
+      EXPECT_EQ(trap, generic_env.trap) << "opcode " << opcode;
+    }
+  }
+  EXPECT_EQ(numeric_helper(0x44), nullptr);
+  EXPECT_EQ(numeric_helper(0xC5), nullptr);
+  EXPECT_EQ(numeric_helper(0x108), nullptr);
 }
 
 TEST(BaselineCompiler, SupportedOnThisBuildsProcessor) {

@@ -24,4 +24,9 @@ struct BaselineHelpers {
 
 [[nodiscard]] const BaselineHelpers& baseline_helpers();
 
+// Numeric instruction `opcode`'s own helper (numeric_helpers.cpp): `numeric` with the opcode
+// fixed, taking the operands alone; null for an opcode that is not a numeric instruction.
+using NumericHelper = std::uint64_t (*)(BlockEnv* env, std::uint64_t a, std::uint64_t b);
+[[nodiscard]] NumericHelper numeric_helper(std::uint32_t opcode);
+
 }  // namespace wavestack::wasm::baseline

@@ -392,15 +392,26 @@ class BlockWriter {
       return;
     }
     if (lower_inline_unary(numeric.opcode)) return;
-    as_.mov_imm32(Reg::kRsi, numeric.opcode);
-    if (numeric.arity == 2) {
-      as_.mov_load(Width::k64, Reg::kRdx, kTop, operand(1));
-      as_.mov_load(Width::k64, Reg::kRcx, kTop, operand(0));
+    if (const NumericHelper helper = numeric_helper(numeric.opcode)) {
+      if (numeric.arity == 2) {
+        as_.mov_load(Width::k64, Reg::kRsi, kTop, operand(1));
+        as_.mov_load(Width::k64, Reg::kRdx, kTop, operand(0));
+      } else {
+        as_.mov_load(Width::k64, Reg::kRsi, kTop, operand(0));
+        as_.mov_imm32(Reg::kRdx, 0);
+      }
+      call_helper(helper_address(helper));
     } else {
-      as_.mov_load(Width::k64, Reg::kRdx, kTop, operand(0));
-      as_.mov_imm32(Reg::kRcx, 0);
+      as_.mov_imm32(Reg::kRsi, numeric.opcode);
+      if (numeric.arity == 2) {
+        as_.mov_load(Width::k64, Reg::kRdx, kTop, operand(1));
+        as_.mov_load(Width::k64, Reg::kRcx, kTop, operand(0));
+      } else {
+        as_.mov_load(Width::k64, Reg::kRdx, kTop, operand(0));
+        as_.mov_imm32(Reg::kRcx, 0);
+      }
+      call_helper(helper_address(baseline_helpers().numeric));
     }
-    call_helper(helper_address(baseline_helpers().numeric));
     if (numeric.traps) check_helper_trap();
     depth_ -= numeric.arity;
     push_rax();
