@@ -168,7 +168,10 @@ class BlockWriter {
       lower(ins);
       pc += ins.opcode == op::kBrTable ? compiler::br_table_entry_count(ins) + 1U : 1U;
     }
-    if (!ended_) end_next(block_.successors.at(0));
+    if (!ended_) {
+      flush();
+      end_next(block_.successors.at(0));
+    }
     out_.end_depth = static_cast<std::int32_t>(depth_);
     as_.bind(short_exit);
     leave(kExitShort);
@@ -183,6 +186,117 @@ class BlockWriter {
  private:
   // The slot `k` places below the top (0: the top operand).
   [[nodiscard]] std::int32_t operand(std::int64_t k) const { return slot(depth_ - 1 - k); }
+
+  // Operands that local.get, local.tee and constants push are not stored at once: they stay
+  // pending at the top of the value stack, and the instruction that consumes one reads it where
+  // it is (the local's slot, or an immediate), so `local.get; local.get; i32.add; local.set`
+  // stores once instead of three times. flush() stores them before anything that needs the
+  // stack in memory (the block's end, an instruction lowered without knowing them).
+  struct Pending {
+    bool is_local = false;
+    std::uint32_t local = 0;
+    std::uint64_t value = 0;
+  };
+
+  [[nodiscard]] bool pending(std::int64_t k) const { return k < static_cast<std::int64_t>(pending_.size()); }
+  [[nodiscard]] const Pending& pending_at(std::int64_t k) const {
+    return pending_[pending_.size() - 1 - static_cast<std::size_t>(k)];
+  }
+
+  void push_pending(Pending entry) {
+    pending_.push_back(entry);
+    ++depth_;
+  }
+
+  // dst = the operand `k` below the top, `width` bits (32: zero-extended).
+  void read_operand(Width width, Reg dst, std::int64_t k) {
+    if (!pending(k)) {
+      as_.mov_load(width, dst, kTop, operand(k));
+      return;
+    }
+    const Pending& entry = pending_at(k);
+    if (entry.is_local) {
+      as_.mov_load(width, dst, kFrame, slot(entry.local));
+    } else if (width == Width::k32 || entry.value <= 0xFFFFFFFFU) {
+      as_.mov_imm32(dst, static_cast<std::uint32_t>(entry.value));
+    } else {
+      as_.mov_imm64(dst, entry.value);
+    }
+  }
+
+  // dst = the operand `k` below the top's low 32 bits, sign-extended to 64.
+  void read_operand_sign32(Reg dst, std::int64_t k) {
+    if (!pending(k)) {
+      as_.load_sign32(dst, kTop, operand(k));
+    } else if (pending_at(k).is_local) {
+      as_.load_sign32(dst, kFrame, slot(pending_at(k).local));
+    } else {
+      const auto low = static_cast<std::int32_t>(static_cast<std::uint32_t>(pending_at(k).value));
+      as_.mov_imm64(dst, static_cast<std::uint64_t>(static_cast<std::int64_t>(low)));
+    }
+  }
+
+  // Pops `n` operands (the pending among them consumed).
+  void pop(std::uint32_t n) {
+    depth_ -= n;
+    pending_.resize(pending_.size() > n ? pending_.size() - n : 0);
+  }
+
+  // Stores the pending operands to their slots (rdx the scratch register).
+  void flush() {
+    const auto count = static_cast<std::int64_t>(pending_.size());
+    for (std::int64_t j = 0; j < count; ++j) {
+      const Pending& entry = pending_[static_cast<std::size_t>(j)];
+      const std::int32_t at = slot(depth_ - count + j);
+      if (entry.is_local) {
+        as_.mov_load(Width::k64, Reg::kRdx, kFrame, slot(entry.local));
+        as_.mov_store(Width::k64, kTop, at, Reg::kRdx);
+      } else if (entry.value <= 0x7FFFFFFFU) {
+        as_.store_imm32(Width::k64, kTop, at, static_cast<std::int32_t>(entry.value));
+      } else {
+        if (entry.value <= 0xFFFFFFFFU) {
+          as_.mov_imm32(Reg::kRdx, static_cast<std::uint32_t>(entry.value));
+        } else {
+          as_.mov_imm64(Reg::kRdx, entry.value);
+        }
+        as_.mov_store(Width::k64, kTop, at, Reg::kRdx);
+      }
+    }
+    pending_.clear();
+  }
+
+  // Before local `local` is written: a pending read of it must be stored first.
+  void flush_reads_of(std::uint32_t local) {
+    for (const Pending& entry : pending_) {
+      if (entry.is_local && entry.local == local) {
+        flush();
+        return;
+      }
+    }
+  }
+
+  // Whether lower() handles pending operands for `ins` (every other instruction finds the
+  // stack in memory).
+  static bool knows_pending(const Instruction& ins) {
+    const std::uint16_t opcode = ins.opcode;
+    if (compiler::find_numeric_lowering(opcode) != nullptr) return true;
+    if (opcode >= op::kFirstLoad && opcode <= op::kLastLoad) return true;
+    if (opcode >= op::kFirstStore && opcode <= op::kLastStore) return true;
+    switch (opcode) {
+      case op::kLocalGet:
+      case op::kLocalSet:
+      case op::kLocalTee:
+      case op::kDrop:
+      case op::kNop:
+      case op::kI32Const:
+      case op::kF32Const:
+      case op::kI64Const:
+      case op::kF64Const:
+        return true;
+      default:
+        return false;
+    }
+  }
 
   // A trap exit for the record being lowered; `code` 0 with sets_code false: a helper's.
   Label trap_exit(bool sets_code, std::uint32_t code) {
@@ -254,6 +368,7 @@ class BlockWriter {
   }
 
   void push_rax() {
+    flush();  // (pending operands are only ever the top ones: those below go to memory first)
     as_.mov_store(Width::k64, kTop, slot(depth_), Reg::kRax);
     ++depth_;
   }
@@ -275,7 +390,7 @@ class BlockWriter {
   // top plus `offset`, after the bounds check (memory_range_in: address + offset + width <=
   // the memory's bytes, in 64 bits); then rax += the memory's base.
   void effective_address(std::int64_t k, std::uint32_t offset, std::uint32_t width) {
-    as_.mov_load(Width::k32, Reg::kRax, kTop, operand(k));
+    read_operand(Width::k32, Reg::kRax, k);
     if (offset != 0) {
       as_.mov_imm32(Reg::kRcx, offset);
       as_.alu(Width::k64, Alu::kAdd, Reg::kRax, Reg::kRcx);
@@ -317,13 +432,14 @@ class BlockWriter {
         as_.mov_load(Width::k64, Reg::kRax, Reg::kRax, 0);
         break;
     }
-    as_.mov_store(Width::k64, kTop, operand(0), Reg::kRax);
+    pop(1);
+    push_rax();
   }
 
   void lower_store(const Instruction& ins) {
     const std::uint32_t width = compiler::store_width(ins.opcode);
     effective_address(1, ins.b, width);
-    as_.mov_load(Width::k64, Reg::kRcx, kTop, operand(0));
+    read_operand(Width::k64, Reg::kRcx, 0);
     switch (width) {
       case 1:
         as_.store8(Reg::kRax, 0, Reg::kRcx);
@@ -338,12 +454,12 @@ class BlockWriter {
         as_.mov_store(Width::k64, Reg::kRax, 0, Reg::kRcx);
         break;
     }
-    depth_ -= 2;
+    pop(2);
   }
 
   void lower_inline_binary(const InlineBinary& binary) {
-    as_.mov_load(binary.width, Reg::kRax, kTop, operand(1));
-    as_.mov_load(binary.width, Reg::kRcx, kTop, operand(0));
+    read_operand(binary.width, Reg::kRax, 1);
+    read_operand(binary.width, Reg::kRcx, 0);
     switch (binary.kind) {
       case InlineBinary::kAlu:
         as_.alu(binary.width, binary.alu, Reg::kRax, Reg::kRcx);
@@ -359,8 +475,8 @@ class BlockWriter {
         as_.setcc(binary.cond, Reg::kRax);
         break;
     }
-    --depth_;
-    as_.mov_store(Width::k64, kTop, operand(0), Reg::kRax);  // a 32-bit result's high word is zero
+    pop(2);
+    push_rax();  // a 32-bit result's high word is zero
   }
 
   // eqz, wrap and the extensions of i32 to i64: one operand, inline.
@@ -368,21 +484,22 @@ class BlockWriter {
     switch (opcode) {
       case 0x45:  // i32.eqz
       case 0x50:  // i64.eqz
-        as_.mov_load(opcode == 0x45 ? Width::k32 : Width::k64, Reg::kRax, kTop, operand(0));
+        read_operand(opcode == 0x45 ? Width::k32 : Width::k64, Reg::kRax, 0);
         as_.test(opcode == 0x45 ? Width::k32 : Width::k64, Reg::kRax, Reg::kRax);
         as_.setcc(Cond::kEqual, Reg::kRax);
         break;
       case 0xA7:  // i32.wrap_i64
       case 0xAD:  // i64.extend_i32_u
-        as_.mov_load(Width::k32, Reg::kRax, kTop, operand(0));
+        read_operand(Width::k32, Reg::kRax, 0);
         break;
       case 0xAC:  // i64.extend_i32_s
-        as_.load_sign32(Reg::kRax, kTop, operand(0));
+        read_operand_sign32(Reg::kRax, 0);
         break;
       default:
         return false;
     }
-    as_.mov_store(Width::k64, kTop, operand(0), Reg::kRax);
+    pop(1);
+    push_rax();
     return true;
   }
 
@@ -394,31 +511,32 @@ class BlockWriter {
     if (lower_inline_unary(numeric.opcode)) return;
     if (const NumericHelper helper = numeric_helper(numeric.opcode)) {
       if (numeric.arity == 2) {
-        as_.mov_load(Width::k64, Reg::kRsi, kTop, operand(1));
-        as_.mov_load(Width::k64, Reg::kRdx, kTop, operand(0));
+        read_operand(Width::k64, Reg::kRsi, 1);
+        read_operand(Width::k64, Reg::kRdx, 0);
       } else {
-        as_.mov_load(Width::k64, Reg::kRsi, kTop, operand(0));
+        read_operand(Width::k64, Reg::kRsi, 0);
         as_.mov_imm32(Reg::kRdx, 0);
       }
       call_helper(helper_address(helper));
     } else {
       as_.mov_imm32(Reg::kRsi, numeric.opcode);
       if (numeric.arity == 2) {
-        as_.mov_load(Width::k64, Reg::kRdx, kTop, operand(1));
-        as_.mov_load(Width::k64, Reg::kRcx, kTop, operand(0));
+        read_operand(Width::k64, Reg::kRdx, 1);
+        read_operand(Width::k64, Reg::kRcx, 0);
       } else {
-        as_.mov_load(Width::k64, Reg::kRdx, kTop, operand(0));
+        read_operand(Width::k64, Reg::kRdx, 0);
         as_.mov_imm32(Reg::kRcx, 0);
       }
       call_helper(helper_address(baseline_helpers().numeric));
     }
     if (numeric.traps) check_helper_trap();
-    depth_ -= numeric.arity;
+    pop(numeric.arity);
     push_rax();
   }
 
   void lower(const Instruction& ins) {
     const std::uint16_t opcode = ins.opcode;
+    if (!knows_pending(ins)) flush();
     if (const compiler::NumericLowering* numeric = compiler::find_numeric_lowering(opcode)) {
       lower_numeric(*numeric);
       return;
@@ -479,7 +597,7 @@ class BlockWriter {
         exit_with(kExitEnd);
         return;
       case op::kDrop:
-        --depth_;
+        pop(1);
         return;
       case op::kSelect:
       case op::kSelectTyped:
@@ -492,17 +610,15 @@ class BlockWriter {
         as_.mov_store(Width::k64, kTop, operand(0), Reg::kRax);
         return;
       case op::kLocalGet:
-        as_.mov_load(Width::k64, Reg::kRax, kFrame, slot(ins.a));
-        push_rax();
+        push_pending({true, ins.a, 0});
         return;
       case op::kLocalSet:
-        as_.mov_load(Width::k64, Reg::kRax, kTop, operand(0));
-        as_.mov_store(Width::k64, kFrame, slot(ins.a), Reg::kRax);
-        --depth_;
-        return;
       case op::kLocalTee:
-        as_.mov_load(Width::k64, Reg::kRax, kTop, operand(0));
+        read_operand(Width::k64, Reg::kRax, 0);
+        pop(1);
+        flush_reads_of(ins.a);
         as_.mov_store(Width::k64, kFrame, slot(ins.a), Reg::kRax);
+        if (opcode == op::kLocalTee) push_pending({true, ins.a, 0});  // the value stays: now the local's
         return;
       case op::kGlobalGet:
         as_.mov_imm32(Reg::kRsi, ins.a);
@@ -547,12 +663,14 @@ class BlockWriter {
         return;
       case op::kI32Const:
       case op::kF32Const:
+        push_pending({false, 0, ins.a});
+        return;
       case op::kRefFunc:
         push_constant(ins.a);
         return;
       case op::kI64Const:
       case op::kF64Const:
-        push_constant(std::uint64_t{ins.a} | (std::uint64_t{ins.b} << 32U));
+        push_pending({false, 0, std::uint64_t{ins.a} | (std::uint64_t{ins.b} << 32U)});
         return;
       case op::kRefNull:
         push_constant(kNullRef);
@@ -585,7 +703,8 @@ class BlockWriter {
   Label epilogue_;
   const DirectTarget& direct_;
   std::vector<PendingTrap> traps_;
-  std::int64_t depth_ = 0;  // operands pushed since the block's start (negative: popped below it)
+  std::int64_t depth_ = 0;        // operands pushed since the block's start (negative: popped below it)
+  std::vector<Pending> pending_;  // the top pending_.size() operands, not stored yet (the deepest first)
   std::uint32_t record_ = 0;
   bool ended_ = false;
 };
