@@ -403,8 +403,9 @@ def test_fuel_runs_out_in_the_unit_a_baseline_run_went_on_into(name, args, monke
 
 
 # Operands pushed by local.get, local.tee and constants that the baseline leaves in place until
-# an instruction consumes them (block_compiler.cpp's pending operands): a local read below a
-# write of the same local must keep the value it had, whatever sits between.
+# an instruction consumes them (block_compiler.cpp's pending operands), and results stored
+# straight into the local a local.set or local.tee takes them to: a local read below a write of
+# the same local must keep the value it had, whatever sits between.
 PENDING_OPERANDS = """
 (module
   (memory 1)
@@ -415,6 +416,10 @@ PENDING_OPERANDS = """
   (func (export "deep") (param $a i64) (param $b i64) (result i64)
     (local.get $a) (local.get $b) (i64.const 0x123456789) (local.get $a) (i64.const -7)
     (local.set $a) (local.set $b) (i64.add) (i64.mul) (local.get $a) (i64.xor) (local.get $b) (i64.sub))
+  (func (export "result_to_a_local_read_below") (param $a i32) (result i32)
+    (local.get $a) (local.get $a) (i32.const 1) (i32.add) (local.set $a) (local.get $a) (i32.sub))
+  (func (export "result_teed_above_its_old_value") (param $a i32) (result i32)
+    (local.get $a) (local.get $a) (i32.const 3) (i32.mul) (local.tee $a) (i32.add) (local.get $a) (i32.xor))
   (func (export "through_memory") (param $p i32) (result i64)
     (i32.const 64) (i64.const -2) (local.get $p) (i64.extend_i32_s) (i64.mul) (i64.store)
     (i32.const 64) (i64.load) (f64.const -1.5) (f64.convert_i32_s (local.get $p)) (f64.mul)
@@ -431,7 +436,8 @@ def test_operands_left_in_place_read_the_values_they_had(tiers, monkeypatch):
     store = wasmtime.Store()
     exports = wasmtime.Instance(store, wasmtime.Module(store.engine, binary), []).exports(store)
     calls = [("old_then_new", [(7, 3), (-5, 11)]), ("tee_below", [(2,), (-9,)]),
-             ("deep", [(3, 4), (-(2**40), 17)]), ("through_memory", [(6,), (-1000,)])]
+             ("deep", [(3, 4), (-(2**40), 17)]), ("through_memory", [(6,), (-1000,)]),
+             ("result_to_a_local_read_below", [(41,), (-2,)]), ("result_teed_above_its_old_value", [(5,), (-77,)])]
     with wasmgpu.Module(binary, execution="compiled").spawn(2, device="cpu") as instances:
         for name, rows in calls:
             expected = [exports[name](store, *row) for row in rows]

@@ -165,8 +165,19 @@ class BlockWriter {
     for (std::uint32_t k = 0; k < block_.instruction_count && !ended_; ++k) {
       record_ = k;
       const Instruction& ins = program_.code.at(pc);
+      // A result that a local.set or local.tee takes next goes straight to the local.
+      set_next_ = nullptr;
+      set_taken_ = false;
+      if (k + 1 < block_.instruction_count && result_in_rax(ins)) {
+        const Instruction& next = program_.code.at(pc + 1);
+        if (next.opcode == op::kLocalSet || next.opcode == op::kLocalTee) set_next_ = &next;
+      }
       lower(ins);
       pc += ins.opcode == op::kBrTable ? compiler::br_table_entry_count(ins) + 1U : 1U;
+      if (set_taken_) {  // the local.set or local.tee was lowered with it
+        ++k;
+        ++pc;
+      }
     }
     if (!ended_) {
       flush();
@@ -367,7 +378,23 @@ class BlockWriter {
     as_.jcc(Cond::kNotEqual, trap_exit(false, kTrapNone));
   }
 
+  // Whether lowering `ins` ends with its result pushed from rax (push_rax), where a following
+  // local.set or local.tee can take it instead.
+  static bool result_in_rax(const Instruction& ins) {
+    return compiler::find_numeric_lowering(ins.opcode) != nullptr ||
+           (ins.opcode >= op::kFirstLoad && ins.opcode <= op::kLastLoad);
+  }
+
   void push_rax() {
+    if (set_next_ != nullptr) {
+      const Instruction& set = *set_next_;
+      set_next_ = nullptr;
+      set_taken_ = true;
+      flush_reads_of(set.a);
+      as_.mov_store(Width::k64, kFrame, slot(set.a), Reg::kRax);
+      if (set.opcode == op::kLocalTee) push_pending({true, set.a, 0});
+      return;
+    }
     flush();  // (pending operands are only ever the top ones: those below go to memory first)
     as_.mov_store(Width::k64, kTop, slot(depth_), Reg::kRax);
     ++depth_;
@@ -707,6 +734,8 @@ class BlockWriter {
   std::vector<Pending> pending_;  // the top pending_.size() operands, not stored yet (the deepest first)
   std::uint32_t record_ = 0;
   bool ended_ = false;
+  const Instruction* set_next_ = nullptr;  // the local.set or local.tee after the record being lowered
+  bool set_taken_ = false;                 // ... lowered with it (push_rax stored the result there)
 };
 
 bool resumable_block(const Program& program, const CompiledBlock& block) {
