@@ -166,11 +166,14 @@ class BlockWriter {
       record_ = k;
       const Instruction& ins = program_.code.at(pc);
       // A result that a local.set or local.tee takes next goes straight to the local.
+      // ... and one that a two-way end tests next stays in rax for it.
       set_next_ = nullptr;
       set_taken_ = false;
+      condition_next_ = false;
       if (k + 1 < block_.instruction_count && result_in_rax(ins)) {
         const Instruction& next = program_.code.at(pc + 1);
         if (next.opcode == op::kLocalSet || next.opcode == op::kLocalTee) set_next_ = &next;
+        condition_next_ = next.opcode == op::kBrIf || next.opcode == op::kJumpIfZero;
       }
       lower(ins);
       pc += ins.opcode == op::kBrTable ? compiler::br_table_entry_count(ins) + 1U : 1U;
@@ -346,8 +349,13 @@ class BlockWriter {
   // not; each side continues directly where it can (`taken_direct`: the taken side moves
   // nothing, as a lowered `if`'s jump; br_if's taken side goes through frame_branch).
   void end_two_way(bool taken_on_zero, bool taken_direct) {
-    as_.mov_load(Width::k32, Reg::kRcx, kTop, operand(0));
-    --depth_;
+    if (condition_in_rax_) {  // (never pushed: the depth is the popped one already)
+      condition_in_rax_ = false;
+      as_.mov_rr(Width::k32, Reg::kRcx, Reg::kRax);
+    } else {
+      as_.mov_load(Width::k32, Reg::kRcx, kTop, operand(0));
+      --depth_;
+    }
     const Label taken = as_.new_label();
     as_.test(Width::k32, Reg::kRcx, Reg::kRcx);
     as_.jcc(taken_on_zero ? Cond::kEqual : Cond::kNotEqual, taken);
@@ -393,6 +401,11 @@ class BlockWriter {
       flush_reads_of(set.a);
       as_.mov_store(Width::k64, kFrame, slot(set.a), Reg::kRax);
       if (set.opcode == op::kLocalTee) push_pending({true, set.a, 0});
+      return;
+    }
+    if (condition_next_) {
+      condition_next_ = false;
+      condition_in_rax_ = true;
       return;
     }
     flush();  // (pending operands are only ever the top ones: those below go to memory first)
@@ -736,6 +749,8 @@ class BlockWriter {
   bool ended_ = false;
   const Instruction* set_next_ = nullptr;  // the local.set or local.tee after the record being lowered
   bool set_taken_ = false;                 // ... lowered with it (push_rax stored the result there)
+  bool condition_next_ = false;            // a two-way end tests the record's result next
+  bool condition_in_rax_ = false;          // ... which push_rax left in rax, unpushed
 };
 
 bool resumable_block(const Program& program, const CompiledBlock& block) {
