@@ -20,12 +20,12 @@
 #include "wasm/baseline/baseline_helpers.hpp"
 #include "wasm/baseline/block_compiler.hpp"
 #include "wasm/baseline/x86_assembler.hpp"
+#include "wasm/device/numerics.hpp"
 
 namespace {
 
 using wavestack::wasm::baseline::Alu;
 using wavestack::wasm::baseline::Assembler;
-using wavestack::wasm::baseline::baseline_helpers;
 using wavestack::wasm::baseline::BlockEnv;
 using wavestack::wasm::baseline::Cond;
 using wavestack::wasm::baseline::Label;
@@ -379,8 +379,10 @@ TEST(BaselineNumericHelpers, EachInstructionsHelperComputesThatInstruction) {
   EXPECT_EQ(run_numeric(0x6A, 1, 2).second, kTrapNone);
 }
 
-TEST(BaselineNumericHelpers, EveryOpcodesHelperIsTheGenericHelpersCaseOfIt) {
-  // The table maps each opcode to its own instantiation: checked on every numeric opcode.
+TEST(BaselineNumericHelpers, EveryOpcodesHelperIsTheLibrarysCaseOfIt) {
+  // The table maps each opcode to its own instantiation: checked on every numeric opcode against
+  // the device library's wasm_numeric with the opcode passed at run time.
+  namespace device = wavestack::wasm::device;
   std::vector<std::uint32_t> opcodes;
   for (std::uint32_t opcode = 0x45; opcode <= 0xC4; ++opcode) opcodes.push_back(opcode);
   for (std::uint32_t opcode = 0x100; opcode <= 0x107; ++opcode) opcodes.push_back(opcode);
@@ -388,11 +390,14 @@ TEST(BaselineNumericHelpers, EveryOpcodesHelperIsTheGenericHelpersCaseOfIt) {
   for (const std::uint32_t opcode : opcodes) {
     ASSERT_NE(numeric_helper(opcode), nullptr) << opcode;
     for (std::size_t k = 0; k + 1 < values.size(); k += 3) {
-      BlockEnv generic_env;
-      const std::uint64_t generic = baseline_helpers().numeric(&generic_env, opcode, values[k], values[k + 1]);
+      device::uint generic_trap = device::WASM_TRAP_NONE;
+      const device::uvec2 generic = device::wasm_numeric(
+          opcode, device::uvec2(static_cast<device::uint>(values[k]), static_cast<device::uint>(values[k] >> 32U)),
+          device::uvec2(static_cast<device::uint>(values[k + 1]), static_cast<device::uint>(values[k + 1] >> 32U)),
+          generic_trap);
       const auto [own, trap] = run_numeric(opcode, values[k], values[k + 1]);
-      EXPECT_EQ(own, generic) << "opcode " << opcode;
-      EXPECT_EQ(trap, generic_env.trap) << "opcode " << opcode;
+      EXPECT_EQ(own, std::uint64_t{generic.x} | (std::uint64_t{generic.y} << 32U)) << "opcode " << opcode;
+      EXPECT_EQ(trap, generic_trap) << "opcode " << opcode;
     }
   }
   EXPECT_EQ(numeric_helper(0x44), nullptr);

@@ -10,7 +10,6 @@
 namespace wavestack::wasm::baseline {
 
 struct BaselineHelpers {
-  std::uint64_t (*numeric)(BlockEnv* env, std::uint32_t opcode, std::uint64_t a, std::uint64_t b);
   std::uint64_t (*global_get)(BlockEnv* env, std::uint32_t global);
   void (*global_set)(BlockEnv* env, std::uint32_t global, std::uint64_t value);
   std::uint64_t (*table_get)(BlockEnv* env, std::uint32_t table, std::uint32_t index);
@@ -24,8 +23,10 @@ struct BaselineHelpers {
 
 [[nodiscard]] const BaselineHelpers& baseline_helpers();
 
-// Numeric instruction `opcode`'s own helper (numeric_helpers.cpp): `numeric` with the opcode
-// fixed, taking the operands alone; null for an opcode that is not a numeric instruction.
+// Numeric instruction `opcode`'s own helper (numeric_helpers.cpp): the device library's
+// wasm_numeric with the opcode fixed, taking the operands alone (`a` the deeper; a helper that
+// can trap writes the code into the environment); null for an opcode that is not a numeric
+// instruction.
 using NumericHelper = std::uint64_t (*)(BlockEnv* env, std::uint64_t a, std::uint64_t b);
 [[nodiscard]] NumericHelper numeric_helper(std::uint32_t opcode);
 

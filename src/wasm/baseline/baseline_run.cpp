@@ -246,13 +246,6 @@ uvec2 as_uvec2(std::uint64_t v) {
   return uvec2(static_cast<uint>(v), static_cast<uint>(v >> 32U));
 }
 
-std::uint64_t helper_numeric(BlockEnv* env, std::uint32_t opcode, std::uint64_t a, std::uint64_t b) {
-  uint trap = WASM_TRAP_NONE;
-  const uvec2 result = wasm_numeric(opcode, as_uvec2(a), as_uvec2(b), trap);
-  env->trap = trap;
-  return as_u64(result);
-}
-
 std::uint64_t helper_global_get(BlockEnv* env, std::uint32_t global) {
   return as_u64(context_of(env).global_get(global));
 }
@@ -319,9 +312,9 @@ static_assert(sizeof(BlockEnv) == 64 && offsetof(BlockEnv, frame) == kEnvFrame &
 
 const BaselineHelpers& baseline_helpers() {
   static constexpr BaselineHelpers kHelpers{
-      device::helper_numeric,   device::helper_global_get, device::helper_global_set,  device::helper_table_get,
-      device::helper_table_set, device::helper_table_size, device::helper_memory_size, device::helper_memory_grow,
-      device::helper_data_drop, device::helper_elem_drop,
+      device::helper_global_get,  device::helper_global_set, device::helper_table_get,
+      device::helper_table_set,   device::helper_table_size, device::helper_memory_size,
+      device::helper_memory_grow, device::helper_data_drop,  device::helper_elem_drop,
   };
   return kHelpers;
 }

@@ -293,8 +293,7 @@ class BlockWriter {
   // stack in memory).
   static bool knows_pending(const Instruction& ins) {
     const std::uint16_t opcode = ins.opcode;
-    if (compiler::find_numeric_lowering(opcode) != nullptr) return true;
-    if (opcode >= op::kFirstLoad && opcode <= op::kLastLoad) return true;
+    if (result_in_rax(ins)) return true;
     if (opcode >= op::kFirstStore && opcode <= op::kLastStore) return true;
     switch (opcode) {
       case op::kLocalGet:
@@ -549,26 +548,17 @@ class BlockWriter {
       return;
     }
     if (lower_inline_unary(numeric.opcode)) return;
-    if (const NumericHelper helper = numeric_helper(numeric.opcode)) {
-      if (numeric.arity == 2) {
-        read_operand(Width::k64, Reg::kRsi, 1);
-        read_operand(Width::k64, Reg::kRdx, 0);
-      } else {
-        read_operand(Width::k64, Reg::kRsi, 0);
-        as_.mov_imm32(Reg::kRdx, 0);
-      }
-      call_helper(helper_address(helper));
+    const NumericHelper helper = numeric_helper(numeric.opcode);
+    if (helper == nullptr)
+      throw std::logic_error("baseline: no helper for numeric opcode " + std::to_string(numeric.opcode));
+    if (numeric.arity == 2) {
+      read_operand(Width::k64, Reg::kRsi, 1);
+      read_operand(Width::k64, Reg::kRdx, 0);
     } else {
-      as_.mov_imm32(Reg::kRsi, numeric.opcode);
-      if (numeric.arity == 2) {
-        read_operand(Width::k64, Reg::kRdx, 1);
-        read_operand(Width::k64, Reg::kRcx, 0);
-      } else {
-        read_operand(Width::k64, Reg::kRdx, 0);
-        as_.mov_imm32(Reg::kRcx, 0);
-      }
-      call_helper(helper_address(baseline_helpers().numeric));
+      read_operand(Width::k64, Reg::kRsi, 0);
+      as_.mov_imm32(Reg::kRdx, 0);
     }
+    call_helper(helper_address(helper));
     if (numeric.traps) check_helper_trap();
     pop(numeric.arity);
     push_rax();

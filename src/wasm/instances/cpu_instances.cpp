@@ -585,7 +585,9 @@ std::uint32_t CpuInstances::continue_run(const CpuInstanceView& view, std::uint3
     if (status == dev::STATUS_COMPILED_ELSEWHERE) status = dev::STATUS_RUNNING;  // (unit_of chose this unit)
     const std::uint64_t used = executed_of(view.state) - start;
     if (status != dev::STATUS_RUNNING || used >= quantum) return status;
-    // Still running in the same unit: the quantum's iterations or the budget ended the run.
+    // Still in the unit entered last: the quantum's iterations or the budget ended the run. (A
+    // linked baseline run that went on into other units stops where the next unit's code is not
+    // baseline code; `unit` is then another, unless it was rebuilt meanwhile: one step more.)
     const std::uint32_t next = compiled_->unit_of(view.state[dev::S_PC], view.state[dev::S_CONT_FUNC]);
     if (next == unit) return status;
     unit = next;
