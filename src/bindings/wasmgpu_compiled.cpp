@@ -6,6 +6,8 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <atomic>
+#include <cstddef>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -14,6 +16,7 @@
 
 #include "bindings/wasmgpu_native_module.hpp"
 #include "runtime/device_discovery.hpp"
+#include "runtime/thread_pool.hpp"
 #include "wasm/compiler/build_pool.hpp"
 #include "wasm/compiler/build_progress.hpp"
 #include "wasm/compiler/cpu_tiers.hpp"
@@ -109,7 +112,8 @@ nb::dict compile_counters(NativeModule& module) {
 
 // Builds every unit's pipeline on Vulkan device `device_index` (the shader's SPIR-V and the
 // driver's pipeline cache are kept on disk; the device keeps the most recent pipelines in
-// memory), one after another, then saves the driver's cache once.
+// memory), on every core (drivers create pipelines concurrently), then saves the driver's
+// cache once.
 void precompile_vulkan(NativeModule& module, std::uint32_t device_index) {
   wasm::compiler::CompiledModule& compiled = compiled_of(module);
   std::optional<runtime::DeviceInfo> chosen;
@@ -121,17 +125,15 @@ void precompile_vulkan(NativeModule& module, std::uint32_t device_index) {
   const std::shared_ptr<wasm::VulkanDevice> device = wasm::VulkanDevice::shared(*chosen);
   const std::uint32_t units = compiled.unit_count();
   compiled.progress().begin_total(units);
-  for (std::uint32_t unit = 0; unit < units; ++unit) {
-    const std::string source = compiled.shader_source(unit);
+  std::atomic<std::uint32_t> done{0};
+  runtime::ThreadPool::shared().parallel_for(units, [&](std::size_t unit) {
+    const std::string source = compiled.shader_source(static_cast<std::uint32_t>(unit));
     wasm::PipelineBuild build;
     build.defer_cache_save = true;
-    {
-      const std::lock_guard lock(device->mutex);
-      (void)device->unit(source, /*paged=*/false, build);  // the layout of spawns that fit
-    }
+    (void)device->unit(source, /*paged=*/false, build);  // the layout of spawns that fit
     if (build.built) compiled.add_compile_seconds(build.seconds, build.spirv_from_cache);
-    compiled.progress().note_done(unit + 1);
-  }
+    compiled.progress().note_done(done.fetch_add(1) + 1);
+  });
   // The shaders every module's steps share: the host's call and the outcome.
   for (const std::string& source :
        {wasm::device::compiled_entry_shader_source(), wasm::device::compiled_outcome_shader_source()}) {

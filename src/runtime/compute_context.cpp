@@ -482,6 +482,16 @@ void ComputeContext::fill_zero(DeviceBuffer& buffer) {
 
 ComputePipeline ComputeContext::create_pipeline(std::string_view glsl, const PipelineSpec& spec) {
   State& s = *state_;
+  const auto start = std::chrono::steady_clock::now();
+  ComputePipeline pipeline = create_pipeline_concurrently(glsl, spec);
+  if (!pipeline.spirv_from_cache()) s.save_pipeline_cache();
+  s.timings.compile_ms += elapsed_ms(start);
+  s.timings.spirv_from_cache = pipeline.spirv_from_cache();
+  return pipeline;
+}
+
+ComputePipeline ComputeContext::create_pipeline_concurrently(std::string_view glsl, const PipelineSpec& spec) {
+  State& s = *state_;
   if (spec.push_constant_bytes % 4 != 0) {
     throw InvalidArgument("push_constant_bytes",
                           "must be a multiple of 4, got " + std::to_string(spec.push_constant_bytes));
@@ -491,7 +501,6 @@ ComputePipeline ComputeContext::create_pipeline(std::string_view glsl, const Pip
                                                      " bytes exceed the device limit of " +
                                                      std::to_string(s.info.limits.max_push_constants_bytes));
   }
-  const auto start = std::chrono::steady_clock::now();
   const ShaderBinary binary = compile_compute_shader(glsl, spec.shader, s.cache, s.info.cache_identity());
 
   auto handle = std::make_unique<ComputePipeline::Handle>();
@@ -573,10 +582,6 @@ ComputePipeline ComputeContext::create_pipeline(std::string_view glsl, const Pip
   allocate.descriptorSetCount = 1;
   allocate.pSetLayouts = &h.set_layout;
   check(s.vk.vkAllocateDescriptorSets(s.device, &allocate, &h.set), "vkAllocateDescriptorSets");
-
-  if (!binary.from_cache) s.save_pipeline_cache();
-  s.timings.compile_ms += elapsed_ms(start);
-  s.timings.spirv_from_cache = binary.from_cache;
   return pipeline;
 }
 

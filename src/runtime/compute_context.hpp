@@ -115,6 +115,10 @@ class ComputeContext {
 
   // Compiles (or loads from the disk cache) and creates a compute pipeline.
   [[nodiscard]] ComputePipeline create_pipeline(std::string_view glsl, const PipelineSpec& spec);
+  // The same, safe to call from any thread while another uses the context (Vulkan creates
+  // pipelines concurrently, and so does the shader compiler): it records no timings and leaves
+  // the driver's cache unsaved (save_pipeline_cache, also safe from any thread).
+  [[nodiscard]] ComputePipeline create_pipeline_concurrently(std::string_view glsl, const PipelineSpec& spec);
 
   // Binds buffers in order, pushes the constants, dispatches `groups` and waits.
   void dispatch(const ComputePipeline& pipeline, std::span<DeviceBuffer* const> buffers,
@@ -136,6 +140,7 @@ class ComputeContext {
 
   // Writes the driver's pipeline cache to the disk cache now (also done when the context is
   // destroyed): for contexts kept for the life of the process, after building pipelines.
+  // Safe from any thread (the driver synchronises its cache; the entry is replaced whole).
   void save_pipeline_cache();
 
   [[nodiscard]] const PhaseTimings& timings() const noexcept;

@@ -32,13 +32,11 @@ GlslangTarget glslang_target(VulkanTarget target) {
   return {glslang::EShTargetVulkan_1_1, glslang::EShTargetSpv_1_3, "vulkan1.1"};
 }
 
-// glslang keeps process-wide tables; initialise them once and serialise compilations, which
-// are rare (every result is cached) and share glslang's global pool allocator state.
-std::mutex& glslang_mutex() {
-  static std::mutex mutex;
-  return mutex;
-}
-
+// glslang keeps process-wide tables, initialised once (its built-in symbol tables are then
+// set up under its own lock); each compilation has its own shader, program and thread's pool
+// allocator, so threads compile at once (glslangValidator's multi-threaded mode does the same).
+// Unit pipelines built ahead of need and a precompile's workers rely on that
+// (tests/cpp/test_shader_compiler_threads.cpp).
 void ensure_glslang_initialized() {
   static std::once_flag once;
   std::call_once(once, [] { glslang::InitializeProcess(); });
@@ -52,7 +50,6 @@ std::string build_preamble(const ShaderOptions& options) {
 
 std::vector<uint32_t> run_glslang(std::string_view source, const ShaderOptions& options) {
   ensure_glslang_initialized();
-  std::lock_guard lock(glslang_mutex());
   const GlslangTarget target = glslang_target(options.target);
   const std::string preamble = build_preamble(options);
 

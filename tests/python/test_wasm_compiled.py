@@ -333,8 +333,8 @@ def test_wasi_clocks_read_the_same_in_both_modes(target):
     assert readings["compiled"][0][0] < readings["compiled"][0][1] < readings["compiled"][0][2]
 
 
-def large_function(terms: int) -> str:
-    body = " ".join(f"(local.set 1 (i32.add (i32.mul (local.get 1) (i32.const {k % 7 + 3})) (i32.const {k})))"
+def large_function(terms: int, multiplier: int = 3) -> str:
+    body = " ".join(f"(local.set 1 (i32.add (i32.mul (local.get 1) (i32.const {k % 7 + multiplier})) (i32.const {k})))"
                     for k in range(terms))
     return f'(module (func (export "big") (param i32) (result i32) (local i32) (local.set 1 (local.get 0)) {body} (local.get 1)))'
 
@@ -594,6 +594,31 @@ def test_auto_runs_compiled_code_on_every_device(target):
         assert instances.call("down", [5]) == [5]
         assert instances.last_call.executed_as == "compiled"
         assert instances.last_call.interpreted_instructions == 0 and instances.last_call.compiled_instructions > 0
+
+
+@pytest.mark.parametrize("ahead", ["on", "off"])
+def test_vulkan_builds_each_unit_once_for_the_call_or_ahead_of_need(ahead, monkeypatch):
+    # A function over ten units, each reached only from the one before: with building ahead on,
+    # a unit's successor is queued when the call builds it, and the call takes it from the pool,
+    # waits for it, or builds it itself; never twice. Constants no other test uses, so that no
+    # pipeline of this process has the same text.
+    monkeypatch.setenv("WAVESTACK_WASM_BUILD_AHEAD", ahead)
+    target = spawn_keywords("vulkan")
+    binary = wasm(large_function(400, multiplier=11 if ahead == "on" else 13))
+    module = wasmgpu.Module(binary, execution="compiled")
+    store = wasmtime.Store()
+    reference = wasmtime.Instance(store, wasmtime.Module(store.engine, binary), []).exports(store)["big"]
+    with wasmgpu.Module(wasm(RECURSE), execution="compiled").spawn(1, **target) as other:
+        other.call("down", [2])  # builds the device's shared shaders (the host's call, the outcome)
+    with module.spawn(2, **target) as instances:
+        assert instances.call("big", [5, 9]) == [reference(store, k) for k in (5, 9)]
+        stats = instances.last_call
+        assert stats.units_compiled + stats.units_built_ahead == module.compiled["units"] >= 9
+        assert stats.units_compiled >= 1  # the first, at least
+        if ahead == "off":
+            assert stats.units_built_ahead == 0
+        instances.call("big", [7, 8])
+        assert instances.last_call.units_compiled == instances.last_call.units_built_ahead == 0
 
 
 def test_vulkan_builds_unit_pipelines_once_per_process():

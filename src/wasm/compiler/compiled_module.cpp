@@ -2,13 +2,17 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <stdexcept>
+#include <utility>
 
 #include "runtime/disk_cache.hpp"
 #include "wasm/baseline/baseline_run.hpp"
 #include "wasm/baseline/block_compiler.hpp"
 #include "wasm/compiler/block_codegen.hpp"
+#include "wasm/compiler/build_pool.hpp"
 #include "wasm/compiler/codegen_fingerprint.hpp"
+#include "wasm/compiler/cpu_tiers.hpp"
 #include "wasm/compiler/lane_group_codegen.hpp"
 #include "wasm/compiler/layout_cache.hpp"
 #include "wasm/compiler/unit_codegen.hpp"
@@ -288,6 +292,26 @@ void CompiledModule::add_compile_seconds(double seconds, bool from_cache) {
   counters_.compile_seconds += seconds;
   ++counters_.units_compiled;
   if (from_cache) ++counters_.units_from_cache;
+}
+
+bool CompiledModule::submit_ahead(std::function<void()> task) {
+  // Read at each unit built on need (rare next to the build), so a bad value fails that call.
+  if (!build_ahead_enabled(std::getenv("WAVESTACK_WASM_BUILD_AHEAD"))) return false;
+  return BuildPool::shared(BuildPool::Priority::kAhead).submit(BuildPool::Priority::kAhead, std::move(task));
+}
+
+void CompiledModule::note_built_ahead(double seconds) {
+  {
+    const std::lock_guard lock(mutex_);
+    ++counters_.units_built_ahead;
+    counters_.background_seconds += seconds;
+  }
+  progress_.note_unit(true);
+}
+
+void CompiledModule::add_first_use_seconds(double seconds) {
+  const std::lock_guard lock(mutex_);
+  counters_.compile_seconds += seconds;
 }
 
 CompileCounters CompiledModule::counters() const {

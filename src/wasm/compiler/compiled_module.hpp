@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -75,6 +76,9 @@ class CompiledModule final : public CompiledCode, public std::enable_shared_from
   [[nodiscard]] std::string prefix_shader_source(std::uint32_t unit) override;
   void add_compile_seconds(double seconds, bool from_cache) override;
   void note_pipeline_built() override { progress_.note_unit(false); }
+  bool submit_ahead(std::function<void()> task) override;
+  void note_built_ahead(double seconds) override;
+  void add_first_use_seconds(double seconds) override;
   [[nodiscard]] CompileCounters counters() const override;
 
   // The units' native code on the cpu device (created on first use).
@@ -83,7 +87,7 @@ class CompiledModule final : public CompiledCode, public std::enable_shared_from
   [[nodiscard]] BuildProgress& progress() { return progress_; }
   // The units whose blocks control can reach from `unit`'s blocks next: branch targets and
   // directly called functions' entries (not returns, not call_indirect's callees).
-  [[nodiscard]] std::vector<std::uint32_t> successor_units(std::uint32_t unit) const;
+  [[nodiscard]] std::vector<std::uint32_t> successor_units(std::uint32_t unit) const override;
 
  private:
   // `count`: add the generation's time to the counters (cpu builds count their own).

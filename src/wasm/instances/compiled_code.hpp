@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -94,6 +95,19 @@ class CompiledCode {
   // A Vulkan instance set built a pipeline for a call: counted in the progress a long build
   // shows on stderr, as the cpu device's units are.
   virtual void note_pipeline_built() = 0;
+  // The units whose blocks control can reach from `unit`'s blocks next (branch targets in other
+  // units, direct callees' entries): what is worth building ahead of need.
+  [[nodiscard]] virtual std::vector<std::uint32_t> successor_units(std::uint32_t unit) const = 0;
+  // Runs `task` on the process's pool of builds ahead of need, when building ahead is on
+  // (WAVESTACK_WASM_BUILD_AHEAD); false (and `task` never runs) otherwise or once the pool has
+  // stopped. `task` must catch what it throws.
+  virtual bool submit_ahead(std::function<void()> task) = 0;
+  // A Vulkan instance set's pipeline built ahead of need took `seconds` on the pool.
+  virtual void note_built_ahead(double seconds) = 0;
+  // A call dispatched a pipeline built ahead of need for the first time, which took `seconds`
+  // (waiting for its build, and drivers that finish compiling at the first dispatch): counted
+  // as the call's compilation, while the unit stays counted as built ahead.
+  virtual void add_first_use_seconds(double seconds) = 0;
 
   [[nodiscard]] virtual CompileCounters counters() const = 0;
 };

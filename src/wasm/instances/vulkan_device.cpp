@@ -71,21 +71,62 @@ const runtime::ComputePipeline& VulkanDevice::wasi_service(std::uint32_t id, boo
 
 SharedPipeline VulkanDevice::unit(const std::string& source, bool paged, PipelineBuild& build) {
   const std::string key = runtime::make_cache_key({"wasmgpu-unit-pipeline", paged ? "paged" : "dense", source});
-  if (auto found = unit_index_.find(key); found != unit_index_.end()) {
-    units_.splice(units_.end(), units_, found->second);  // now the most recently used
-    return found->second->second;
+  return find_or_build_unit(key, source, paged, nullptr, build);
+}
+
+void VulkanDevice::build_unit_ahead(const std::string& source, bool paged, const std::function<void(double)>& built) {
+  const std::string key = runtime::make_cache_key({"wasmgpu-unit-pipeline", paged ? "paged" : "dense", source});
+  PipelineBuild build;
+  (void)find_or_build_unit(key, source, paged, &built, build);
+}
+
+SharedPipeline VulkanDevice::find_or_build_unit(const std::string& key, const std::string& source, bool paged,
+                                                const std::function<void(double)>* ahead, PipelineBuild& build) {
+  std::unique_lock lock(units_mutex_);
+  while (true) {
+    if (auto found = unit_index_.find(key); found != unit_index_.end()) {
+      if (ahead != nullptr) return nullptr;
+      units_.splice(units_.end(), units_, found->second);  // now the most recently used
+      CachedUnit& cached = *found->second;
+      build.first_use = !cached.taken;
+      cached.taken = true;
+      return cached.pipeline;
+    }
+    if (!units_building_.contains(key)) break;
+    if (ahead != nullptr) return nullptr;
+    unit_built_.wait(lock);  // another thread builds it
   }
-  runtime::PipelineSpec spec = pipeline_spec(paged);
-  // glslang's SPIR-V optimizer takes longer than it saves: drivers optimize after inlining
-  // anyway (measured on lavapipe; see docs/PERFORMANCE.md).
-  spec.shader.optimize = false;
-  auto pipeline = std::make_shared<const runtime::ComputePipeline>(create(source, spec, build));
-  units_.emplace_back(key, pipeline);
+  units_building_.insert(key);
+  lock.unlock();
+  SharedPipeline pipeline;
+  try {
+    runtime::PipelineSpec spec = pipeline_spec(paged);
+    // glslang's SPIR-V optimizer takes longer than it saves: drivers optimize after inlining
+    // anyway (measured on lavapipe; see docs/PERFORMANCE.md).
+    spec.shader.optimize = false;
+    const auto begin = std::chrono::steady_clock::now();
+    pipeline = std::make_shared<const runtime::ComputePipeline>(context.create_pipeline_concurrently(source, spec));
+    build.built = true;
+    build.spirv_from_cache = pipeline->spirv_from_cache();
+    build.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+    if (!build.defer_cache_save) context.save_pipeline_cache();
+    if (ahead != nullptr) (*ahead)(build.seconds);
+  } catch (...) {
+    lock.lock();
+    units_building_.erase(key);
+    unit_built_.notify_all();  // a waiter builds it again and sees the failure itself
+    throw;
+  }
+  lock.lock();
+  units_building_.erase(key);
+  units_.push_back(CachedUnit{key, pipeline, ahead == nullptr});
   unit_index_[key] = std::prev(units_.end());
+  build.first_use = ahead == nullptr;
   if (units_.size() > kUnitPipelineCapacity) {
-    unit_index_.erase(units_.front().first);
+    unit_index_.erase(units_.front().key);
     units_.pop_front();
   }
+  unit_built_.notify_all();
   return pipeline;
 }
 

@@ -117,6 +117,7 @@ VulkanInstances::VulkanInstances(const Module& module, std::uint32_t count, cons
   device_ = VulkanDevice::shared(device);
   if (compiled_) {
     unit_pipelines_.resize(compiled_->unit_count());
+    queued_ahead_.resize(compiled_->unit_count());
     prefix_pipelines_.resize(compiled_->unit_count());
   }
   {
@@ -289,11 +290,34 @@ void VulkanInstances::dispatch(Group& group, const Push& push, const runtime::Co
                             {(group.count + kWorkgroup - 1) / kWorkgroup, 1, 1});
 }
 
-// Generated and built when an instance first needs it, counted in the module's compile counters.
+// Generated and built when an instance first needs it (unless a build ahead of need got there
+// first), counted in the module's compile counters.
 const runtime::ComputePipeline& VulkanInstances::unit_pipeline(std::uint32_t unit, bool prefix) {
   SharedPipeline& pipeline = (prefix ? prefix_pipelines_ : unit_pipelines_).at(unit);
   if (pipeline) return *pipeline;
-  return built_pipeline(pipeline, prefix ? compiled_->prefix_shader_source(unit) : compiled_->shader_source(unit));
+  const runtime::ComputePipeline& built =
+      built_pipeline(pipeline, prefix ? compiled_->prefix_shader_source(unit) : compiled_->shader_source(unit));
+  if (!prefix) build_successors_ahead(unit);
+  return built;
+}
+
+void VulkanInstances::build_successors_ahead(std::uint32_t unit) {
+  for (const std::uint32_t next : compiled_->successor_units(unit)) {
+    if (unit_pipelines_.at(next) || queued_ahead_.at(next)) continue;
+    const std::weak_ptr<CompiledCode> code = compiled_;
+    const bool queued = compiled_->submit_ahead([code, next, device = device_, paged = paged_] {
+      try {
+        const std::shared_ptr<CompiledCode> alive = code.lock();
+        if (!alive) return;  // the module is gone
+        device->build_unit_ahead(alive->shader_source(next), paged,
+                                 [&alive](double seconds) { alive->note_built_ahead(seconds); });
+      } catch (const std::exception&) {
+        // A unit that does not build fails where a call needs it, with the driver's message.
+      }
+    });
+    if (!queued) return;  // building ahead is off (or the process is exiting)
+    queued_ahead_.at(next) = true;
+  }
 }
 
 const runtime::ComputePipeline& VulkanInstances::entry_pipeline() {
@@ -308,16 +332,21 @@ const runtime::ComputePipeline& VulkanInstances::outcome_pipeline() {
 
 const runtime::ComputePipeline& VulkanInstances::built_pipeline(SharedPipeline& pipeline, const std::string& source) {
   if (!pipeline) {
+    const auto begin = std::chrono::steady_clock::now();
     PipelineBuild build;
     pipeline = device_->unit(source, paged_, build);
-    if (build.built) {
+    if (build.first_use) {
       // Some drivers (lavapipe) finish compiling at the first dispatch: one in which no
-      // invocation does anything (count 0) makes that part of the build, not of the run.
-      const auto begin = std::chrono::steady_clock::now();
+      // invocation does anything (count 0) makes that part of the build, not of the run. The
+      // time counted is the call's: the build or the wait for one ahead of need, then this.
       dispatch(groups_.front(), Push{}, *pipeline);
-      build.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
-      compiled_->add_compile_seconds(build.seconds, build.spirv_from_cache);
-      compiled_->note_pipeline_built();
+      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+      if (build.built) {
+        compiled_->add_compile_seconds(seconds, build.spirv_from_cache);
+        compiled_->note_pipeline_built();
+      } else {
+        compiled_->add_first_use_seconds(seconds);
+      }
     }
   }
   return *pipeline;

@@ -93,6 +93,9 @@ class VulkanInstances final : public InstanceSet {
   [[nodiscard]] std::optional<std::uint32_t> callee_unit(std::uint32_t callee) const;
   // The unit's pipeline, or with `prefix` its prefixes' pipeline (the device mutex is held).
   const runtime::ComputePipeline& unit_pipeline(std::uint32_t unit, bool prefix = false);
+  // Queues the pipelines of the units control can reach next from `unit` on the pool of builds
+  // ahead of need (each once per instance set), so that drivers build them on other cores.
+  void build_successors_ahead(std::uint32_t unit);
   // The pipeline of the host's calls (compiled_glsl.hpp's compiled_entry_shader_source).
   const runtime::ComputePipeline& entry_pipeline();
   // The pipeline that ends a step (compiled_glsl.hpp's compiled_outcome_shader_source).
@@ -143,6 +146,7 @@ class VulkanInstances final : public InstanceSet {
   TransferCounts transfers_;  // every operation below counts into it under the device mutex
   std::shared_ptr<CompiledCode> compiled_;
   std::vector<SharedPipeline> unit_pipelines_;    // compiled mode: per unit, once reached
+  std::vector<bool> queued_ahead_;                // per unit: its build ahead of need was queued
   std::vector<SharedPipeline> prefix_pipelines_;  // per unit, once fuel first runs out in it
   SharedPipeline entry_pipeline_;                 // the host's calls, at the first
   SharedPipeline outcome_pipeline_;               // the end of every step
