@@ -4,11 +4,13 @@
 #include <array>
 #include <bit>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <set>
 #include <stdexcept>
 #include <string>
 
+#include "runtime/switch_setting.hpp"
 #include "wasm/device/compiled_glsl.hpp"
 #include "wasm/device/interpreter_layout.hpp"
 #include "wasm/device/wasi_layout.hpp"
@@ -19,6 +21,7 @@ namespace dev = device;
 
 namespace {
 constexpr std::uint32_t kWorkgroup = 64;
+constexpr const char* kBuildAheadVariable = "WAVESTACK_WASM_BUILD_AHEAD";
 // status, trap, trap index, executed (2), pages, WASI exit state and code, pending WASI
 // function, pc, partial call's callee (interpreter_vulkan_outcome.glsl)
 constexpr std::uint32_t kOutcomeWords = 11;
@@ -302,6 +305,12 @@ const runtime::ComputePipeline& VulkanInstances::unit_pipeline(std::uint32_t uni
 }
 
 void VulkanInstances::build_successors_ahead(std::uint32_t unit) {
+  // Software adapters (lavapipe) compile most of a pipeline at its first dispatch, on the
+  // device's one queue: building ahead there moves only glslang and the create step off the call
+  // and measured no faster, while builds of units a run never reaches take the cores the calls
+  // (and llvmpipe's own threads) use. So there only when asked for (`on`); elsewhere unless `off`.
+  const bool software = device_->context.device().is_software;
+  if (!runtime::switch_setting(kBuildAheadVariable, std::getenv(kBuildAheadVariable), !software)) return;
   for (const std::uint32_t next : compiled_->successor_units(unit)) {
     if (unit_pipelines_.at(next) || queued_ahead_.at(next)) continue;
     const std::weak_ptr<CompiledCode> code = compiled_;
