@@ -14,6 +14,7 @@
 #include "wasm/compiler/build_pool.hpp"
 #include "wasm/compiler/build_progress.hpp"
 #include "wasm/compiler/cpu_tiers.hpp"
+#include "wasm/instances/build_ahead_setting.hpp"
 
 namespace {
 
@@ -84,12 +85,14 @@ TEST(CpuTierPlans, BadPlansNameTheVariable) {
 }
 
 TEST(CpuTierPlans, BuildAheadIsOnOrOff) {
-  using wavestack::wasm::compiler::build_ahead_enabled;
-  EXPECT_TRUE(build_ahead_enabled(nullptr));
-  EXPECT_TRUE(build_ahead_enabled("on"));
-  EXPECT_FALSE(build_ahead_enabled("off"));
+  using wavestack::wasm::build_ahead_enabled;
+  EXPECT_TRUE(build_ahead_enabled(nullptr, true));
+  EXPECT_FALSE(build_ahead_enabled(nullptr, false));  // a software adapter's default
+  EXPECT_FALSE(build_ahead_enabled("", false));
+  EXPECT_TRUE(build_ahead_enabled("on", false));
+  EXPECT_FALSE(build_ahead_enabled("off", true));
   try {
-    (void)build_ahead_enabled("sometimes");
+    (void)build_ahead_enabled("sometimes", true);
     ADD_FAILURE() << "accepted";
   } catch (const InvalidArgument& error) {
     EXPECT_EQ(error.argument(), "WAVESTACK_WASM_BUILD_AHEAD");

@@ -22,19 +22,12 @@ import wasmtime
 
 import wasmgpu
 from device_support import spawn_keywords
+from wasm_builder import large_function
 from wasmgpu import _native
 
 
 def wasm(text: str) -> bytes:
     return wasmtime.wat2wasm(text)
-
-
-def large_function(terms: int) -> str:
-    """One exported function of about 6 * terms lowered instructions (several units)."""
-    body = " ".join(f"(local.set 1 (i32.add (i32.mul (local.get 1) (i32.const {k % 7 + 3})) (i32.const {k})))"
-                    for k in range(terms))
-    return (f'(module (func (export "big") (param i32) (result i32) (local i32) (local.set 1 (local.get 0)) {body} '
-            f'(local.get 1)))')
 
 
 # A loop that a call enters once per quantum (so its unit becomes hot), with calls into a second

@@ -21,6 +21,7 @@ import wasmtime
 
 import wasmgpu
 from device_support import spawn_keywords
+from wasm_builder import large_function
 from wasmgpu import _native
 
 WORKLOAD = """
@@ -333,12 +334,6 @@ def test_wasi_clocks_read_the_same_in_both_modes(target):
     assert readings["compiled"][0][0] < readings["compiled"][0][1] < readings["compiled"][0][2]
 
 
-def large_function(terms: int, multiplier: int = 3) -> str:
-    body = " ".join(f"(local.set 1 (i32.add (i32.mul (local.get 1) (i32.const {k % 7 + multiplier})) (i32.const {k})))"
-                    for k in range(terms))
-    return f'(module (func (export "big") (param i32) (result i32) (local i32) (local.set 1 (local.get 0)) {body} (local.get 1)))'
-
-
 def test_a_function_larger_than_a_unit_spans_several_units(target):
     binary = wasm(large_function(400))  # about 2,400 lowered instructions
     module = wasmgpu.Module(binary, execution="compiled")
@@ -623,6 +618,17 @@ def test_vulkan_builds_each_unit_once_for_the_call_or_ahead_of_need(ahead, monke
             assert stats.units_built_ahead == 0
         instances.call("big", [7, 8])
         assert instances.last_call.units_compiled == instances.last_call.units_built_ahead == 0
+
+
+def test_vulkan_spawn_refuses_a_bad_build_ahead_setting(monkeypatch):
+    # Read at the spawn, so a bad value fails before any instance is made or unit built.
+    monkeypatch.setenv("WAVESTACK_WASM_BUILD_AHEAD", "sometimes")
+    module = wasmgpu.Module(wasm(large_function(60)), execution="compiled")
+    with pytest.raises(ValueError, match="WAVESTACK_WASM_BUILD_AHEAD.*'sometimes'"):
+        module.spawn(2, **spawn_keywords("vulkan"))
+    monkeypatch.setenv("WAVESTACK_WASM_BUILD_AHEAD", "off")
+    with module.spawn(2, **spawn_keywords("vulkan")) as instances:
+        assert len(instances) == 2
 
 
 def test_vulkan_builds_unit_pipelines_once_per_process():

@@ -144,3 +144,13 @@ class ModuleBuilder:
         if self.data:
             out += section(11, vec(self.data))
         return out
+
+
+def large_function(terms: int, multiplier: int = 3) -> str:
+    """A module in the text format with one exported function, `big`, of about 6 * terms lowered
+    instructions (several compiled units): a chain of multiply-adds over a local. `multiplier`
+    varies the constants, so that modules of different multipliers share no unit's text."""
+    body = " ".join(f"(local.set 1 (i32.add (i32.mul (local.get 1) (i32.const {k % 7 + multiplier})) (i32.const {k})))"
+                    for k in range(terms))
+    return (f'(module (func (export "big") (param i32) (result i32) (local i32) (local.set 1 (local.get 0)) {body} '
+            f'(local.get 1)))')

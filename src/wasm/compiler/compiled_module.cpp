@@ -295,8 +295,6 @@ void CompiledModule::add_compile_seconds(double seconds, bool from_cache) {
 }
 
 bool CompiledModule::submit_ahead(std::function<void()> task) {
-  // Read at each unit built on need (rare next to the build), so a bad value fails that call.
-  if (!build_ahead_enabled(std::getenv("WAVESTACK_WASM_BUILD_AHEAD"))) return false;
   return BuildPool::shared(BuildPool::Priority::kAhead).submit(BuildPool::Priority::kAhead, std::move(task));
 }
 

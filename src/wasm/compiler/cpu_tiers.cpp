@@ -6,8 +6,8 @@
 
 #include "jit/jit_loader.hpp"
 #include "runtime/error.hpp"
-#include "runtime/switch_setting.hpp"
 #include "wasm/baseline/block_compiler.hpp"
+#include "wasm/instances/build_ahead_setting.hpp"
 
 namespace wavestack::wasm::compiler {
 namespace {
@@ -96,15 +96,6 @@ CpuTierPlan cpu_tier_plan(const char* value, bool jit_available, const std::stri
   return plan;
 }
 
-bool build_ahead_enabled(const char* value) {
-  if (value == nullptr || *value == '\0') return true;
-  const std::string_view text = value;
-  if (text == "on") return true;
-  if (text == "off") return false;
-  throw runtime::InvalidArgument("WAVESTACK_WASM_BUILD_AHEAD",
-                                 "must be 'on' or 'off', got '" + std::string(text) + "'");
-}
-
 CpuTierPlan cpu_tier_plan_from_environment() {
   const char* value = std::getenv(kVariable);
   // The in-process compiler is loaded (LLVM: a tenth of a second) only where the plan may use it.
@@ -122,7 +113,7 @@ CpuTierPlan cpu_tier_plan_from_environment() {
   const bool available = deferred || (may_use_it && jit::cxx_jit(&why_not) != nullptr);
   CpuTierPlan plan = cpu_tier_plan(value, available, why_not);
   // (Baseline units compile on need in microseconds: none are built ahead.)
-  plan.ahead = build_ahead_enabled(std::getenv("WAVESTACK_WASM_BUILD_AHEAD")) && plan.first != CpuTier::kBaseline;
+  plan.ahead = build_ahead_enabled_from_environment(true) && plan.first != CpuTier::kBaseline;
   return plan;
 }
 

@@ -42,9 +42,6 @@ struct CpuTierPlan {
 // runtime::InvalidArgument naming the variable for an unknown tier, a repeated one, more than
 // two, or an in-process tier when `jit_available` is false (with `why_no_jit` as the reason).
 [[nodiscard]] CpuTierPlan cpu_tier_plan(const char* value, bool jit_available, const std::string& why_no_jit = {});
-// WAVESTACK_WASM_BUILD_AHEAD's value (null or empty: on). Throws runtime::InvalidArgument
-// naming the variable for anything but "on" or "off".
-[[nodiscard]] bool build_ahead_enabled(const char* value);
 // The plan from the environment, for this process's in-process compiler.
 [[nodiscard]] CpuTierPlan cpu_tier_plan_from_environment();
 

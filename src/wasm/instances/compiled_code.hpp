@@ -98,9 +98,9 @@ class CompiledCode {
   // The units whose blocks control can reach from `unit`'s blocks next (branch targets in other
   // units, direct callees' entries): what is worth building ahead of need.
   [[nodiscard]] virtual std::vector<std::uint32_t> successor_units(std::uint32_t unit) const = 0;
-  // Runs `task` on the process's pool of builds ahead of need, when building ahead is on
-  // (WAVESTACK_WASM_BUILD_AHEAD); false (and `task` never runs) otherwise or once the pool has
-  // stopped. `task` must catch what it throws.
+  // Runs `task` on the process's pool of builds ahead of need (the caller has decided that
+  // building ahead is on: build_ahead_setting.hpp); false (and `task` never runs) once the pool
+  // has stopped. `task` must catch what it throws.
   virtual bool submit_ahead(std::function<void()> task) = 0;
   // A Vulkan instance set's pipeline built ahead of need took `seconds` on the pool.
   virtual void note_built_ahead(double seconds) = 0;

@@ -10,10 +10,10 @@
 #include <stdexcept>
 #include <string>
 
-#include "runtime/switch_setting.hpp"
 #include "wasm/device/compiled_glsl.hpp"
 #include "wasm/device/interpreter_layout.hpp"
 #include "wasm/device/wasi_layout.hpp"
+#include "wasm/instances/build_ahead_setting.hpp"
 #include "wasm/load/host_modules.hpp"
 
 namespace wavestack::wasm {
@@ -21,7 +21,6 @@ namespace dev = device;
 
 namespace {
 constexpr std::uint32_t kWorkgroup = 64;
-constexpr const char* kBuildAheadVariable = "WAVESTACK_WASM_BUILD_AHEAD";
 // status, trap, trap index, executed (2), pages, WASI exit state and code, pending WASI
 // function, pc, partial call's callee (interpreter_vulkan_outcome.glsl)
 constexpr std::uint32_t kOutcomeWords = 11;
@@ -107,6 +106,12 @@ VulkanInstances::VulkanInstances(const Module& module, std::uint32_t count, cons
   // arguments packed (2 words a parameter), so that a call uploads its arguments and nothing else.
   const std::uint32_t io_words = io_stride_ + 2 * max_params;
   if (image_.instantiation_trap != 0) throw InstantiationTrap(image_.instantiation_trap);
+  // Software adapters (lavapipe) compile most of a pipeline at its first dispatch, on the
+  // device's one queue: building ahead there moves only glslang and the create step off the call
+  // and measured no faster, while builds of units a run never reaches take the cores the calls
+  // (and llvmpipe's own threads) use. So there only when asked for (`on`); elsewhere unless `off`.
+  // Read here so that a bad value fails the spawn, before any work.
+  build_ahead_ = compiled_ != nullptr && build_ahead_enabled_from_environment(!device.is_software);
 
   const SpawnBytes total = plan_groups(count, io_words, device);
   check_budget(total.committed, limits, count);
@@ -305,12 +310,7 @@ const runtime::ComputePipeline& VulkanInstances::unit_pipeline(std::uint32_t uni
 }
 
 void VulkanInstances::build_successors_ahead(std::uint32_t unit) {
-  // Software adapters (lavapipe) compile most of a pipeline at its first dispatch, on the
-  // device's one queue: building ahead there moves only glslang and the create step off the call
-  // and measured no faster, while builds of units a run never reaches take the cores the calls
-  // (and llvmpipe's own threads) use. So there only when asked for (`on`); elsewhere unless `off`.
-  const bool software = device_->context.device().is_software;
-  if (!runtime::switch_setting(kBuildAheadVariable, std::getenv(kBuildAheadVariable), !software)) return;
+  if (!build_ahead_) return;
   for (const std::uint32_t next : compiled_->successor_units(unit)) {
     if (unit_pipelines_.at(next) || queued_ahead_.at(next)) continue;
     const std::weak_ptr<CompiledCode> code = compiled_;

@@ -147,6 +147,7 @@ class VulkanInstances final : public InstanceSet {
   std::shared_ptr<CompiledCode> compiled_;
   std::vector<SharedPipeline> unit_pipelines_;    // compiled mode: per unit, once reached
   std::vector<bool> queued_ahead_;                // per unit: its build ahead of need was queued
+  bool build_ahead_ = false;                      // WAVESTACK_WASM_BUILD_AHEAD, read at the spawn
   std::vector<SharedPipeline> prefix_pipelines_;  // per unit, once fuel first runs out in it
   SharedPipeline entry_pipeline_;                 // the host's calls, at the first
   SharedPipeline outcome_pipeline_;               // the end of every step
