@@ -3,6 +3,9 @@ results, traps and their prior effects, fuel, cancellation, reset, memory access
 memory.grow, the call stack, bad input (nothing runs), linking, and 100,003 instances on
 the cpu device (10,000 on Vulkan). Modules are built here from bytes (wasm_builder)."""
 
+from pathlib import Path
+from typing import List
+
 import pytest
 
 import wasmgpu
@@ -483,12 +486,42 @@ def test_100003_instances_on_the_cpu_device():
                b"\xad\x7c" + GLOBAL_SET(total) + GLOBAL_GET(total), export="step")
     n = 100_003
     with wasmgpu.Module(b.build()).spawn(n, device="cpu", stack_size=16) as instances:
-        # 24 control words, one global (2 words) and 16 stack slots (32 words): 232 bytes per instance.
-        assert 232 * n <= instances.resident_bytes < 232 * n + 4096
+        # 24 control words, one global (2 words) and 16 stack slots (32 words): 232 bytes per
+        # instance, each instance's state starting a 64-byte line: 256.
+        assert 256 * n <= instances.resident_bytes < 256 * n + 4096
         results = instances.call("step", list(range(n)))
         assert results == [(3 * i, i) for i in range(n)]
         results = instances.call("step", list(range(n)))
         assert results[-1] == (3 * (n - 1), 2 * (n - 1))
+
+
+def mapping_flags(size_bytes: int) -> List[List[str]]:
+    """The VmFlags of this process's mappings of `size_bytes` (rounded up to whole pages)."""
+    size_kb = (size_bytes + 4095) // 4096 * 4
+    found, size = [], None
+    for line in Path("/proc/self/smaps").read_text().splitlines():
+        if line.startswith("Size:"):
+            size = int(line.split()[1])
+        elif line.startswith("VmFlags:") and size == size_kb:
+            found.append(line.split()[1:])
+    return found
+
+
+@pytest.mark.skipif(not Path("/sys/kernel/mm/transparent_hugepage").exists(), reason="no transparent huge pages")
+def test_cpu_device_states_go_on_huge_pages_only_where_every_slice_is_committed():
+    # Small states are committed whole anyway: their mapping is advised onto huge pages (one TLB
+    # entry per 2 MiB at 100,000 instances). A memory of 4 pages is not (an instance touches a
+    # few lines of it: huge pages would commit all 256 KiB).
+    b = ModuleBuilder()
+    b.set_memory(4)
+    b.function([I32], [I32], LOCAL_GET(0) + i32_const(1) + b"\x6a", export="inc")
+    n = 20_011
+    with wasmgpu.Module(b.build()).spawn(n, device="cpu", stack_size=16, memory_pages=4,
+                                             max_resident_bytes=None) as instances:
+        assert instances.call("inc", [7] * n) == [8] * n
+        states, memories = mapping_flags(256 * n), mapping_flags(4 * 65536 * n)
+        assert len(states) == 1 and len(memories) == 1
+        assert "hg" in states[0] and "hg" not in memories[0]
 
 
 def test_10000_instances_on_vulkan():
