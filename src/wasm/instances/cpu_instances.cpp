@@ -137,15 +137,6 @@ std::uint64_t committed_slice_bytes(std::span<const WordRun> runs, std::size_t w
   return std::min<std::uint64_t>(blocks * 4096, 4ull * words);
 }
 
-// Whether a mapping of slices that each commit `committed` of their `slice` bytes goes on
-// transparent huge pages (2 MiB): where every slice is committed whole anyway (small states),
-// they commit nothing more, and a pass over 100,000 instances then misses the TLB once per 2 MiB
-// instead of once per instance or two (the worker's 19 instructions: 13-21% less time per
-// instance at 100,000; docs/PERFORMANCE.md).
-bool on_huge_pages(std::uint64_t committed, std::uint64_t slice) {
-  return committed >= slice;
-}
-
 std::uint64_t physical_memory_bytes() {
   const long pages = sysconf(_SC_PHYS_PAGES);
   const long page_size = sysconf(_SC_PAGE_SIZE);
@@ -186,11 +177,14 @@ std::uint32_t CpuInstances::state_stride(const InstanceImage& image) {
                                     kCacheLineWords);
 }
 
+CpuInstances::SliceBytes CpuInstances::committed_per_instance(const InstanceImage& image) {
+  return {committed_slice_bytes(image.state_nonzero_runs, state_stride(image), image.program[dev::H_STACK]),
+          committed_slice_bytes(image.memory_nonzero_runs, image.memory_words, kNoTouchedWord)};
+}
+
 std::uint64_t CpuInstances::estimate_bytes(const InstanceImage& image, std::uint32_t count) {
-  const std::uint64_t state =
-      committed_slice_bytes(image.state_nonzero_runs, state_stride(image), image.program[dev::H_STACK]);
-  const std::uint64_t memory = committed_slice_bytes(image.memory_nonzero_runs, image.memory_words, kNoTouchedWord);
-  return std::uint64_t{count} * (state + memory) + 4ull * image.program.size();
+  const SliceBytes committed = committed_per_instance(image);
+  return std::uint64_t{count} * (committed.state + committed.memory) + 4ull * image.program.size();
 }
 
 std::uint64_t CpuInstances::reserved_bytes(const InstanceImage& image, std::uint32_t count) {
@@ -237,12 +231,13 @@ CpuInstances::CpuInstances(const Module& module, std::uint32_t count, const Rese
   }
   state_total_words_ = std::size_t{count} * state_stride_;
   memory_total_words_ = std::size_t{count} * image_.memory_words;
-  const bool huge_states =
-      on_huge_pages(committed_slice_bytes(image_.state_nonzero_runs, state_stride_, image_.program[dev::H_STACK]),
-                    4ull * state_stride_);
-  const bool huge_memories =
-      on_huge_pages(committed_slice_bytes(image_.memory_nonzero_runs, image_.memory_words, kNoTouchedWord),
-                    4ull * image_.memory_words);
+  // A mapping whose slices are all committed whole anyway (small states) goes on transparent
+  // huge pages (2 MiB): it commits nothing more, and a pass over 100,000 instances then misses
+  // the TLB once per 2 MiB instead of once per instance or two (the worker's 19 instructions:
+  // 13-21% less time per instance at 100,000; docs/PERFORMANCE.md).
+  const SliceBytes committed = committed_per_instance(image_);
+  const bool huge_states = committed.state >= 4ull * state_stride_;
+  const bool huge_memories = committed.memory >= 4ull * image_.memory_words;
   for (auto [words, into, huge] : {std::tuple{state_total_words_, &state_, huge_states},
                                    std::tuple{memory_total_words_, &memory_, huge_memories}}) {
     if (words == 0) continue;

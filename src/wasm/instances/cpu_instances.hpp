@@ -45,6 +45,13 @@ class CpuInstances final : public InstanceSet {
   // lines, so that every instance's control words and stack base sit on the fewest lines (at
   // 100,000 instances a pass reads them from memory: a line straddled is a line more per call).
   [[nodiscard]] static std::uint32_t state_stride(const InstanceImage& image);
+  // The bytes one instance's state and memory commit (the pages their data blocks cover, and
+  // the state's stack base): what estimate_bytes counts per instance.
+  struct SliceBytes {
+    std::uint64_t state;
+    std::uint64_t memory;
+  };
+  [[nodiscard]] static SliceBytes committed_per_instance(const InstanceImage& image);
   // At most 2^45 bytes (32 TiB, a quarter of x86-64's user address space) reserved per spawn.
   static constexpr std::uint64_t kMaxReservedBytes = std::uint64_t{1} << 45;
 

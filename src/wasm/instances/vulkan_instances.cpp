@@ -4,7 +4,6 @@
 #include <array>
 #include <bit>
 #include <chrono>
-#include <cstdlib>
 #include <cstring>
 #include <set>
 #include <stdexcept>
